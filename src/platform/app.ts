@@ -1,0 +1,115 @@
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Writable } from 'node:stream';
+import { ApiKeyChecker } from './api-key.js';
+import { CorsPolicy } from './cors.js';
+import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { ErrorResponse, unauthorized } from './errors.js';
+import { makeErrorHandler } from './error-handler.js';
+import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
+import { logRequest, loggerOptions } from './request-log.js';
+import { requestIdFor } from './request-id.js';
+import type { PlatformSettings } from './settings.js';
+import { validatorCompiler } from './validation.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers 401 unless a configured API key is presented in X-API-Key. */
+    requiresApiKey?: boolean;
+    /** A route of the platform itself (docs, 405 answers), not of the service. */
+    platformRoute?: boolean;
+  }
+}
+
+/** A Fastify instance of the platform, typed with the TypeBox type provider. */
+export type PlatformApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** Maximum request body: 64 KiB, checked before validation (413 body_too_large). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** What a service gives the platform. */
+export interface ServiceDefinition {
+  openapi: OpenApiInfo;
+  /** Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. */
+  registerRoutes(app: PlatformApp): void | Promise<void>;
+}
+
+export interface AppOptions {
+  /** Where log lines go (tests capture them); default stdout. */
+  logStream?: Writable;
+  /** false silences the logger entirely. */
+  logger?: boolean;
+}
+
+/**
+ * Builds a service on the shared platform: request ids, the log line per request, errors as the error
+ * object, API keys, CORS, 404/405, the body limit, the docs pages. The service adds only its routes.
+ */
+export async function createServiceApp(
+  service: ServiceDefinition,
+  settings: PlatformSettings,
+  options: AppOptions = {},
+): Promise<PlatformApp> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(options.logStream),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdFor,
+    bodyLimit: BODY_LIMIT_BYTES,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    // Slow clients are cut off instead of holding sockets: the whole request within 10 s,
+    // an idle socket after 30 s, idle keep-alive sockets after 5 s.
+    requestTimeout: 10_000,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
+  app.setNotFoundHandler(notFoundHandler);
+  // Only JSON bodies: a text/plain body (which browsers may send without a preflight) is 415.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(ErrorResponse);
+
+  const apiKeys = new ApiKeyChecker(settings.apiKeys);
+  const cors = new CorsPolicy(settings.allowedOrigins);
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => routes.record(route));
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-ID', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    cors.decorate(request, reply);
+    if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
+      throw unauthorized();
+    }
+  });
+  app.addHook('onResponse', logRequest);
+
+  if (settings.showDocs) await registerOpenApi(app, service.openapi);
+  await service.registerRoutes(app);
+  if (settings.showDocs) await registerDocsPages(app, service.openapi);
+  await app.after();
+  addMethodNotAllowedRoutes(app, routes, cors);
+
+  if (!apiKeys.enforced && service.openapi.usesApiKey) {
+    app.log.warn('API_KEY is not set: no API key is enforced');
+  }
+  return app;
+}

@@ -1,0 +1,68 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Browser access (ticket-classifier.md, "Browser access (CORS)"; the same in all three services).
+ * Written by hand rather than with @fastify/cors, whose answers differ from the contract
+ * (it answers a foreign preflight with 204).
+ *
+ * | situation                                   | answer                                                 |
+ * | no origins configured, preflight           | 405 method_not_allowed (browsers then block the page)  |
+ * | preflight from a listed origin              | 200, Access-Control-Allow-Origin = that origin         |
+ * | preflight from another origin               | 400 text/plain "Disallowed CORS origin", no allow-origin |
+ * | real request with any Origin                | processed normally; allow-origin only for a listed one |
+ */
+export const ALLOWED_METHODS = 'GET, POST';
+export const ALLOWED_HEADERS = 'Content-Type, X-API-Key';
+export const DISALLOWED_ORIGIN_TEXT = 'Disallowed CORS origin';
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+export class CorsPolicy {
+  private readonly origins: ReadonlySet<string>;
+
+  constructor(allowedOrigins: readonly string[]) {
+    this.origins = new Set(allowedOrigins.map((origin) => origin.trim()));
+  }
+
+  get enabled(): boolean {
+    return this.origins.size > 0;
+  }
+
+  allows(origin: unknown): origin is string {
+    return typeof origin === 'string' && this.origins.has(origin);
+  }
+
+  /** A CORS preflight: OPTIONS with Origin and Access-Control-Request-Method. */
+  static isPreflight(request: FastifyRequest): boolean {
+    return (
+      request.method === 'OPTIONS' &&
+      request.headers.origin !== undefined &&
+      request.headers['access-control-request-method'] !== undefined
+    );
+  }
+
+  /** Headers for a real (non-preflight) request; called for every response. */
+  decorate(request: FastifyRequest, reply: FastifyReply): void {
+    if (!this.enabled) return;
+    reply.header('Vary', 'Origin');
+    const origin = request.headers.origin;
+    if (this.allows(origin)) reply.header('Access-Control-Allow-Origin', origin);
+  }
+
+  /** Answers a preflight; only called when CORS is enabled and the path exists. */
+  answerPreflight(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const origin = request.headers.origin;
+    reply.header('Vary', 'Origin');
+    if (!this.allows(origin)) {
+      reply.removeHeader('Access-Control-Allow-Origin');
+      return reply.code(400).type('text/plain; charset=utf-8').send(DISALLOWED_ORIGIN_TEXT);
+    }
+    return reply
+      .code(200)
+      .header('Access-Control-Allow-Origin', origin)
+      .header('Access-Control-Allow-Methods', ALLOWED_METHODS)
+      .header('Access-Control-Allow-Headers', ALLOWED_HEADERS)
+      .header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS)
+      .header('Content-Length', '0')
+      .send();
+  }
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The reference pages and the OpenAPI description (conventions.md, "OpenAPI" and SHOW_DOCS).
+ * - /openapi.json: OpenAPI 3.1, generated from the same TypeBox schemas that validate requests;
+ * - /docs: Swagger UI with try-it, its assets served by @fastify/swagger-ui from this service;
+ * - /redoc: ReDoc, from the `redoc` package's standalone bundle, also served from this service.
+ * Nothing is loaded from a CDN, so the pages work offline. With SHOW_DOCS=false none is registered.
+ */
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  tags: { name: string; description: string }[];
+  /** Whether the service has routes protected by X-API-Key (adds the security scheme). */
+  usesApiKey: boolean;
+}
+
+/** Content security policy of the docs pages: everything from this origin, nothing from elsewhere. */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const require = createRequire(import.meta.url);
+let redocBundle: Buffer | undefined;
+function readRedocBundle(): Buffer {
+  redocBundle ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+  return redocBundle;
+}
+
+function redocPage(title: string): string {
+  const safeTitle = title.replace(/[<>&"]/g, '');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${safeTitle} - ReDoc</title>
+<style>body { margin: 0; padding: 0; }</style>
+</head>
+<body>
+<redoc spec-url="/openapi.json" hide-download-button="false"></redoc>
+<script src="/redoc/redoc.standalone.js"></script>
+</body>
+</html>
+`;
+}
+
+/** Registers the OpenAPI generator. Call before the service's routes so that they are collected. */
+export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: info.title, version: info.version, description: info.description },
+      tags: info.tags,
+      components: info.usesApiKey
+        ? { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } }
+        : {},
+    },
+    refResolver: {
+      buildLocalReference(json, _baseUri, _fragment, i) {
+        return typeof json.$id === 'string' ? json.$id : `def-${i}`;
+      },
+    },
+  });
+}
+
+/** Registers /openapi.json, /docs and /redoc. */
+export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
+  app.get('/openapi.json', { schema: { hide: true }, config: { platformRoute: true } }, async () => app.swagger());
+
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { tryItOutEnabled: true, deepLinking: true, displayRequestDuration: true },
+    staticCSP: false,
+  });
+
+  app.get('/redoc', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).send(redocPage(info.title)),
+  );
+  app.get('/redoc/redoc.standalone.js', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(readRedocBundle()),
+  );
+
+  // Swagger UI's pages and assets get the same policy.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/docs')) reply.header('Content-Security-Policy', DOCS_CSP);
+    return payload;
+  });
+}

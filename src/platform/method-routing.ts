@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { ApiError, MESSAGES, notFound } from './errors.js';
+import { CorsPolicy } from './cors.js';
+
+/**
+ * 404 and 405 (conventions.md, "Every response"). Fastify answers 404 for a known path with another
+ * method; the contracts need 405 `method_not_allowed` with an `Allow` header. Every route a service
+ * registers is recorded, and once all are known, each path gets a route for the methods it lacks
+ * that answers 405 (or, for OPTIONS with CORS enabled, the preflight).
+ */
+const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+
+export class RouteTable {
+  private readonly methodsByUrl = new Map<string, Set<string>>();
+
+  record(route: RouteOptions): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let known = this.methodsByUrl.get(route.url);
+    if (!known) {
+      known = new Set();
+      this.methodsByUrl.set(route.url, known);
+    }
+    for (const method of methods) known.add(String(method).toUpperCase());
+  }
+
+  entries(): [string, ReadonlySet<string>][] {
+    return [...this.methodsByUrl.entries()];
+  }
+}
+
+function allowHeader(methods: ReadonlySet<string>): string {
+  return STANDARD_METHODS.filter((method) => methods.has(method)).join(', ');
+}
+
+/** Adds the 405 routes; call after every route of the service has been registered. */
+export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTable, cors: CorsPolicy): void {
+  for (const [url] of table.entries()) {
+    // Ask the router rather than the record: a prefixed '/docs' route also exists as '/docs/'.
+    const present = new Set(STANDARD_METHODS.filter((method) => app.hasRoute({ url, method })));
+    const missing = STANDARD_METHODS.filter((method) => !present.has(method));
+    if (missing.length === 0) continue;
+    const allow = allowHeader(present);
+    app.route({
+      method: missing,
+      url,
+      schema: { hide: true },
+      config: { platformRoute: true },
+      handler: (request: FastifyRequest, reply: FastifyReply) => {
+        if (request.method === 'OPTIONS' && cors.enabled && CorsPolicy.isPreflight(request)) {
+          return cors.answerPreflight(request, reply);
+        }
+        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+      },
+    });
+  }
+}
+
+/** Unknown paths: 404 `not_found` with message `Not Found`. */
+export function notFoundHandler(): never {
+  throw notFound();
+}

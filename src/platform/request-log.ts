@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Writable } from 'node:stream';
+
+/**
+ * Logs (conventions.md): pino, Fastify's own logger, one JSON line per request on stdout with method,
+ * path, status, duration in milliseconds and the request id. Never an API key, never a request body:
+ * Fastify's own request logging is off (it would log headers), the line is built from chosen fields
+ * only, the path is logged without its query string, and any header that might slip into a log
+ * object is redacted.
+ */
+export function loggerOptions(stream?: Writable) {
+  return {
+    level: process.env.LOG_LEVEL ?? 'info',
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'req.headers.authorization', 'headers.authorization', 'body', 'req.body'],
+      censor: '[redacted]',
+    },
+    ...(stream ? { stream } : {}),
+  };
+}
+
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** onResponse hook: the one line per request (the request id is bound to request.log as `request_id`). */
+export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  request.log.info(
+    {
+      method: request.method,
+      path: pathOf(request.url),
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+    },
+    'request',
+  );
+}
