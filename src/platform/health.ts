@@ -21,7 +21,7 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
         tags: ['health'],
         summary: 'Liveness',
         description: 'Answers 200 while the process runs, whatever the readiness state. Needs no key.',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The process is alive' }) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -34,7 +34,7 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
         summary: 'Readiness',
         description: 'Answers 200 when the service can answer its requests, 503 with the error object otherwise. Needs no key.',
         response: {
-          200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false }),
+          200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false, description: 'The service is ready' }),
           503: errorResponse(readiness.unavailableDescription),
         },
       },

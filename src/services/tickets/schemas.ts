@@ -17,7 +17,7 @@ export const Ticket = Type.Object(
   },
 );
 
-export const CategoryEnum = Type.Enum([...CATEGORIES], { description: 'billing, login, shipping, account, other' });
+export const CategoryEnum = Type.Enum([...CATEGORIES], { type: 'string', description: 'billing, login, shipping, account, other' });
 
 export const Classification = Type.Object(
   {
@@ -26,10 +26,10 @@ export const Classification = Type.Object(
     confidence: Type.Number({ minimum: 0.2, maximum: 0.95, description: 'Between 0.2 and 0.95, rounded to 2 decimals' }),
     model_version: Type.String({ description: 'Version of the classifier that answered, e.g. keywords-1.0' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The category and priority assigned to the ticket' },
 );
 
 export const CategoryList = Type.Object(
   { categories: Type.Array(CategoryEnum, { description: 'In the order billing, login, shipping, account, other' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The categories the classifier can assign' },
 );
