@@ -1,0 +1,117 @@
+import type { PlatformApp } from '../../platform/app.js';
+import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
+import { registerHealthRoutes } from '../../platform/health.js';
+import { estimateHouse } from './estimating.js';
+import type { HouseModel } from './house-model.js';
+import type { ModelState } from './model-loading.js';
+import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
+import { BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
+import { ESTIMATE_EXAMPLE } from './openapi-example.js';
+
+const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
+
+/** 503 model_unavailable: the same answer whatever the reason (missing, refused, unparseable); no internals. */
+function modelUnavailable(): ApiError {
+  return unavailable('model_unavailable', 'The price model is unavailable');
+}
+
+const ESTIMATE_ERRORS = {
+  401: errorResponse('Missing or invalid API key (code unauthorized)'),
+  413: errorResponse('Request body larger than 64 KiB (code body_too_large), checked before validation'),
+  415: errorResponse('Content-Type is not application/json (code unsupported_media_type)'),
+  422: errorResponse(
+    'invalid_request: fields names every offending field (schema and cross-field rules together), or body for invalid JSON; ' +
+      'outside_model_area: the house is otherwise valid but lat, long or both lie outside the model area',
+  ),
+  503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION),
+};
+
+export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
+  const model: HouseModel | undefined = state.status === 'loaded' ? state.model : undefined;
+  const loadedModel = (): HouseModel => {
+    if (!model) throw modelUnavailable();
+    return model;
+  };
+
+  registerHealthRoutes(app, {
+    unavailableDescription: MODEL_UNAVAILABLE_DESCRIPTION,
+    check() {
+      loadedModel();
+    },
+  });
+
+  app.post(
+    '/v1/estimates',
+    {
+      config: { requiresApiKey: true },
+      attachValidation: true,
+      schema: {
+        tags: ['estimates'],
+        summary: 'Estimate the price of one house',
+        description:
+          'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
+          'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
+          'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
+        security: [{ apiKey: [] }],
+        body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
+        response: { 200: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
+      },
+    },
+    async (request) => {
+      refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
+      const current = loadedModel();
+      refuseOutsideArea([request.body], current.area, () => '');
+      return estimateHouse(request.body, current);
+    },
+  );
+
+  app.post(
+    '/v1/estimates/batch',
+    {
+      config: { requiresApiKey: true },
+      attachValidation: true,
+      schema: {
+        tags: ['estimates'],
+        summary: 'Estimate the prices of 1 to 100 houses',
+        description:
+          'One estimate per house, in the order of the houses. Every house is checked: error.fields names paths houses.<index>.<field> ' +
+          '(zero-based index), or houses for a batch of 0 or more than 100 houses. When any house is invalid the answer is 422 ' +
+          'invalid_request (even if other houses lie outside the model area); outside_model_area only when every house is otherwise valid. ' +
+          'Needs X-API-Key when the service has keys.',
+        security: [{ apiKey: [] }],
+        body: BatchRequest,
+        response: { 200: BatchAnswer, ...ESTIMATE_ERRORS },
+      },
+    },
+    async (request) => {
+      const body: unknown = request.body;
+      const houses: unknown[] =
+        typeof body === 'object' && body !== null && Array.isArray((body as { houses?: unknown }).houses)
+          ? ((body as { houses: unknown[] }).houses)
+          : [];
+      refuseInvalidHouses(
+        schemaErrorsOf(request),
+        houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),
+      );
+      const current = loadedModel();
+      const valid = request.body.houses;
+      refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
+      return { estimates: valid.map((house) => estimateHouse(house, current)) };
+    },
+  );
+
+  app.get(
+    '/v1/model',
+    {
+      schema: {
+        tags: ['model'],
+        summary: 'The model card',
+        description:
+          'What the model is for, what it must not be used for (lending, underwriting, insurance decisions about a person), how well it did on ' +
+          'held-out sales, the range factors and the model area. Taken from the model file. Needs no key.',
+        response: { 200: ModelCard, 503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION) },
+      },
+    },
+    async () => loadedModel().card,
+  );
+}
