@@ -26,8 +26,15 @@ const ESTIMATE_ERRORS = {
   503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION),
 };
 
+/** The model card of the file, plus the model area the coordinates must lie in. */
+export function modelCardAnswer(model: HouseModel): Record<string, unknown> {
+  const { lat, long } = model.area;
+  return { ...model.card, model_area: { lat_min: lat.min, lat_max: lat.max, long_min: long.min, long_max: long.max } };
+}
+
 export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   const model: HouseModel | undefined = state.status === 'loaded' ? state.model : undefined;
+  const card = model ? modelCardAnswer(model) : undefined;
   const loadedModel = (): HouseModel => {
     if (!model) throw modelUnavailable();
     return model;
@@ -112,6 +119,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         response: { 200: ModelCard, 503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION) },
       },
     },
-    async () => loadedModel().card,
+    async () => {
+      if (!card) throw modelUnavailable();
+      return card;
+    },
   );
 }

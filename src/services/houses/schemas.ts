@@ -27,7 +27,7 @@ const L = HOUSE_LIMITS;
 
 /** The shipped model's area, for the documentation only; the check uses the area in the model file. */
 export const AREA_DESCRIPTION =
-  'must lie inside the model area stored in the model file (see model_area in GET /v1/model); outside it the answer is 422 outside_model_area';
+  'must lie inside the model area stored in the model file (bounds included; see model_area in GET /v1/model); outside it the answer is 422 outside_model_area';
 
 export const House = Type.Object(
   {
@@ -135,6 +135,15 @@ export const ModelCard = Type.Object(
     not_for: Type.Union([Type.String(), Type.Array(Type.String())], {
       description: 'Uses the model must not serve, including lending, underwriting or insurance decisions about a person',
     }),
+    model_area: Type.Object(
+      {
+        lat_min: Type.Number(),
+        lat_max: Type.Number(),
+        long_min: Type.Number(),
+        long_max: Type.Number(),
+      },
+      { additionalProperties: false, description: 'The box (bounds included) that lat and long must lie in; from the model file' },
+    ),
   },
   { additionalProperties: true, description: 'The model card stored in the model file' },
 );
