@@ -1,0 +1,146 @@
+/**
+ * Parity: scikit-learn's predictions for all 21,613 houses of kc_house_data.csv against the
+ * TypeScript evaluator on the committed model file, and the model card's test figures
+ * recomputed from the TypeScript predictions.
+ *
+ * Mechanism: the training command is run again into a temporary folder with
+ * --predictions-out, which writes sklearn's own predictions (model.predict) of the model it
+ * fitted. Its model file must be byte-identical to the committed one (same SHA-256 as the
+ * reviewed configuration), so those predictions are sklearn's predictions of the shipped
+ * model. Needs the CSV (SHARED_DATA_DIR) and training/.venv (training/setup.sh).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
+import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
+import { CSV_PATH, REPO_ROOT, VENV_PYTHON, missing, readSales, warnSkip, type CsvSale } from './support.js';
+
+const absent = missing([CSV_PATH, VENV_PYTHON]);
+warnSkip('house model parity test', absent);
+
+interface SkPrediction {
+  row: number;
+  id: string;
+  date: string;
+  period: string;
+  excluded: boolean;
+  raw: number;
+  estimate: number;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/** Round like Python's round(x, digits) for the values at hand (no exact binary ties). */
+function round(x: number, digits: number): number {
+  return Number(x.toFixed(digits));
+}
+
+describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all rows of the CSV)', () => {
+  let dir = '';
+  let trainedBytes: Buffer;
+  let sk: SkPrediction[] = [];
+  let sales: CsvSale[] = [];
+  let model: ModelFile;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'house-parity-'));
+    const started = Date.now();
+    const result = spawnSync(
+      VENV_PYTHON,
+      ['-m', 'training.train', '--csv', CSV_PATH, '--out', join(dir, 'model.json'), '--predictions-out', join(dir, 'predictions.csv'), '--quiet'],
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 },
+    );
+    if (result.status !== 0) throw new Error(`training failed (${result.status}): ${result.stderr}`);
+    console.log(`training command took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    trainedBytes = readFileSync(join(dir, 'model.json'));
+    const lines = readFileSync(join(dir, 'predictions.csv'), 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,id,date,period,excluded,raw,estimate');
+    sk = lines.slice(1).map((line) => {
+      const [row, id, date, period, excluded, raw, estimate] = line.split(',');
+      return { row: Number(row), id: id as string, date: date as string, period: period as string, excluded: excluded === '1', raw: Number(raw), estimate: Number(estimate) };
+    });
+    sales = readSales(CSV_PATH);
+    model = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
+  }, 600_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('retraining gives the committed file byte for byte (the reviewed SHA-256)', () => {
+    expect(createHash('sha256').update(trainedBytes).digest('hex')).toBe(REVIEWED_MODEL.sha256);
+  });
+
+  it('matches sklearn on every house', () => {
+    expect(sales).toHaveLength(21_613);
+    expect(sk).toHaveLength(sales.length);
+    const evaluator = createEvaluator(model);
+    let maxRawRel = 0;
+    let maxEstRel = 0;
+    let rawExact = 0;
+    let estExact = 0;
+    for (const sale of sales) {
+      const s = sk[sale.row] as SkPrediction;
+      expect(s.id).toBe(sale.id);
+      const p = evaluator.predict(sale.house);
+      const rawRel = Math.abs(p.raw - s.raw) / Math.abs(s.raw);
+      const estRel = Math.abs(p.estimate - s.estimate) / s.estimate;
+      if (p.raw === s.raw) rawExact++;
+      if (p.estimate === s.estimate) estExact++;
+      maxRawRel = Math.max(maxRawRel, rawRel);
+      maxEstRel = Math.max(maxEstRel, estRel);
+    }
+    console.log(
+      `parity over ${sales.length} houses: raw identical ${rawExact}, max relative difference raw ${maxRawRel}, ` +
+        `estimate identical ${estExact}, max relative difference estimate ${maxEstRel}`,
+    );
+    expect(maxRawRel).toBeLessThanOrEqual(1e-9);
+    expect(maxEstRel).toBeLessThanOrEqual(1e-9);
+  });
+
+  it("reproduces the model card's test figures from the TypeScript predictions", () => {
+    const evaluator = createEvaluator(model);
+    const asOf = model.prices_as_of;
+    const test = sales.filter((sale) => sale.date > asOf && !(sk[sale.row] as SkPrediction).excluded);
+    const excluded = sales.filter((sale) => (sk[sale.row] as SkPrediction).excluded);
+    const training = model.card.training as { sales: number; excluded: { training_period: number; test_period: number } };
+    expect(excluded.length).toBe(training.excluded.training_period + training.excluded.test_period);
+    expect(sales.filter((s) => s.date <= asOf && !(sk[s.row] as SkPrediction).excluded)).toHaveLength(training.sales);
+    const answers = test.map((sale) => dollarAnswer(evaluator.predict(sale.house).estimate, model.range));
+    const prices = test.map((sale) => sale.price);
+    const absErr = answers.map((a, i) => Math.abs(((a.estimate_usd - (prices[i] as number)) / (prices[i] as number)) * 100));
+    // Python sums with math.fsum (exactly rounded); a plain sum of 4,752 terms is within 1e-9.
+    const mape = absErr.reduce((s, v) => s + v, 0) / absErr.length;
+    const dates = test.map((s) => s.date).sort();
+    const figures = {
+      sales: test.length,
+      first_sales: `${dates[0]} to ${dates[dates.length - 1]}`,
+      median_error_pct: round(median(absErr), 2),
+      mape_pct: round(mape, 2),
+      within_10pct: round(absErr.filter((e) => e <= 10).length / test.length, 4),
+      over_by_10pct_or_more: round(answers.filter((a, i) => a.estimate_usd >= (prices[i] as number) * 1.1).length / test.length, 4),
+    };
+    const card = model.card.test;
+    expect(figures).toEqual({
+      sales: card.sales,
+      first_sales: card.first_sales,
+      median_error_pct: card.median_error_pct,
+      mape_pct: card.mape_pct,
+      within_10pct: card.within_10pct,
+      over_by_10pct_or_more: card.over_by_10pct_or_more,
+    });
+    const covered = answers.filter((a, i) => a.range_usd.low <= (prices[i] as number) && (prices[i] as number) <= a.range_usd.high).length;
+    expect(round(covered / test.length, 4)).toBe(model.card.range.measured_test_coverage);
+    expect(model.card.range).toEqual(model.range);
+    console.log(`card reproduced from TypeScript: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
+  });
+});
