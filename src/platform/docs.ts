@@ -86,6 +86,13 @@ export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo)
     routePrefix: '/docs',
     uiConfig: { tryItOutEnabled: true, deepLinking: true, displayRequestDuration: true },
     staticCSP: false,
+    // Swagger UI's pages get the same policy (scoped to its routes, not a global hook).
+    uiHooks: {
+      onRequest: (_request, reply, next) => {
+        reply.header('Content-Security-Policy', DOCS_CSP);
+        next();
+      },
+    },
   });
 
   app.get('/redoc', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
@@ -94,10 +101,4 @@ export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo)
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(readRedocBundle()),
   );
-
-  // Swagger UI's pages and assets get the same policy.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/docs')) reply.header('Content-Security-Policy', DOCS_CSP);
-    return payload;
-  });
 }

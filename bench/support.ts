@@ -1,0 +1,113 @@
+import autocannon from 'autocannon';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+/** Shared pieces of the benchmarks: a free loopback port, a service in a child process, autocannon. */
+export const REPO_ROOT = resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ChildService {
+  child: ChildProcess;
+  url: string;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+let built = false;
+
+/** The compiled build, as `npm start` runs it (`tsc` once per benchmark run). */
+function compiledEntry(entry: string): string {
+  if (!entry.endsWith('.ts')) return resolve(REPO_ROOT, entry);
+  if (!built) {
+    execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+    built = true;
+  }
+  return resolve(REPO_ROOT, 'dist', entry.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * Starts an entry point in its own process, as in production: a `src/...ts` entry runs from the
+ * compiled build; logs are discarded. Resolves once it answers `readyPath`.
+ */
+export async function startChild(entry: string, env: Record<string, string> = {}, readyPath = '/health'): Promise<ChildService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [compiledEntry(entry)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(`${url}${readyPath}`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${entry} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    url,
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      return Math.round(kb / 1024);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(
+  name: string,
+  options: { url: string; connections: number; durationSeconds: number; requests?: autocannon.Request[]; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    method: (options.method ?? 'GET') as 'GET',
+    headers: options.headers,
+    body: options.body,
+    requests: options.requests,
+  });
+  return {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export function table(results: LoadResult[]): string {
+  const lines = ['| case | req/s | p50 ms | p99 ms | errors | non-2xx |', '|---|---:|---:|---:|---:|---:|'];
+  for (const r of results) lines.push(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} | ${r.non2xx} |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every test of the project: the training pipeline (pytest), the TypeScript type check and every
+# Vitest suite (the three services, the platform, the model parity, the snapshot ingestion, the
+# PostgreSQL runs). Run after `npm ci` (the README's test command does both).
+#
+# Settings: SHARED_DATA_DIR (default ../shared/data: the King County CSV and the NYC 311 sample),
+# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .test-results
+
+echo "== Python environment for training/ (pinned requirements)"
+bash training/setup.sh
+
+echo "== pytest: training pipeline"
+set +e
+training/.venv/bin/python -m pytest training/tests -q -p no:cacheprovider --junitxml=.test-results/pytest.xml
+pytest_status=$?
+set -e
+# pytest exits 5 when it collects no test: that is a failure here too.
+
+echo "== TypeScript type check"
+npx tsc --noEmit
+
+echo "== Vitest: services, platform, model parity, snapshot"
+set +e
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json
+vitest_status=$?
+set -e
+
+# One closing line for both runners: "N passed, N failed, N skipped".
+node scripts/summarize-tests.mjs .test-results/pytest.xml .test-results/vitest.json
+if [ "$pytest_status" -ne 0 ] || [ "$vitest_status" -ne 0 ]; then
+  echo "pytest exit $pytest_status, vitest exit $vitest_status" >&2
+  exit 1
+fi
