@@ -1,0 +1,62 @@
+import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { CursorCodec } from './cursor.js';
+import { FrozenSnapshotCaching } from './frozen-caching.js';
+import { PostgresServiceRequestStore } from './postgres-store.js';
+import { registerServiceRequestRoutes } from './routes.js';
+import { ServiceRequest } from './schemas.js';
+import type { ServiceRequestStore } from './service-request-store.js';
+import type { DatabaseLocation, RequestSettings } from './settings.js';
+import { SqliteServiceRequestStore } from './sqlite-store.js';
+
+export const REQUESTS_OPENAPI = {
+  title: 'Service Request Data API',
+  version: '0.1.0',
+  description: [
+    'Read-only access to a frozen snapshot of NYC 311 street-repair service requests (Department of Transportation,',
+    'January to June 2025, cleaned), page by page with keyset cursors, with daily numbers.',
+    '',
+    'Decisions on points the contract leaves open (see docs/requests.md): `limit` defaults to 50, at most 1000;',
+    'the 401 code is `unauthorized`; a non-integer id is 422 `invalid_request`; `/ready` answers 503',
+    '`database_unavailable` when the database cannot be read, as does every /v1 path; answers carry an ETag and',
+    '`Cache-Control: private, max-age=300`, and If-None-Match is answered 304.',
+  ].join('\n'),
+  tags: [
+    { name: 'service-requests', description: 'Service requests, page by page, and their complaint types' },
+    { name: 'statistics', description: 'Daily numbers and the description of the snapshot' },
+    { name: 'health', description: 'Liveness and readiness' },
+  ],
+  usesApiKey: true,
+};
+
+export interface RequestsAppOptions extends AppOptions {
+  /** A store to serve instead of the one DATABASE_URL names (tests, bench). Closed with the app. */
+  store?: ServiceRequestStore;
+}
+
+/** The store DATABASE_URL names. The SQLite file is opened on first use; PostgreSQL connects on first use. */
+export function openServiceRequestStore(database: DatabaseLocation): ServiceRequestStore {
+  return database.kind === 'sqlite'
+    ? new SqliteServiceRequestStore(database.path)
+    : new PostgresServiceRequestStore({ url: database.url, schema: database.schema });
+}
+
+export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {
+  const store = options.store ?? openServiceRequestStore(settings.database);
+  const app = await createServiceApp(
+    {
+      openapi: REQUESTS_OPENAPI,
+      registerRoutes: (service) => {
+        service.addSchema(ServiceRequest);
+        registerServiceRequestRoutes(service, {
+          store,
+          cursors: new CursorCodec(settings.cursorSecret),
+          caching: new FrozenSnapshotCaching(settings.cursorSecret),
+        });
+      },
+    },
+    settings,
+    options,
+  );
+  app.addHook('onClose', async () => store.close());
+  return app;
+}

@@ -1,0 +1,94 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../platform/errors.js';
+import { FILTER_NAMES, type ListFilters } from './list-filters.js';
+
+/**
+ * The keyset cursor of `GET /v1/service-requests`.
+ *
+ * Text: `<payload>.<signature>`, both base64url without padding (URL-safe, nothing to escape).
+ * payload: the JSON array `[1, created_at, id, filters_hash, snapshot_id]`: format version, the last
+ * row's (created_at, id), the hash of the five normalized filters, the snapshot id. Not `limit`.
+ * signature: HMAC-SHA256 of the payload text with CURSOR_SECRET, checked in constant time.
+ * About 160 characters, always under the 200 of the contract.
+ */
+export const CURSOR_MAX_LENGTH = 200;
+const CURSOR_VERSION = 1;
+const SIGNATURE_CHARACTERS = 43; // 32 bytes in base64url without padding
+const CURSOR_SHAPE = /^([A-Za-z0-9_-]{1,150})\.([A-Za-z0-9_-]{43})$/;
+const CREATED_AT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+const HASH_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const CURSOR_NOT_VALID = 'The cursor is not valid';
+export const CURSOR_OTHER_FILTERS = 'The cursor belongs to other filters: start again without a cursor';
+
+export interface CursorPosition {
+  created_at: string;
+  id: number;
+}
+
+/** 16 base64url characters (96 bits) of SHA-256 over the normalized filters in a fixed order. */
+export function filtersHash(filters: ListFilters): string {
+  const values = FILTER_NAMES.map((name) => filters[name]);
+  return createHash('sha256').update(JSON.stringify(values)).digest('base64url').slice(0, 16);
+}
+
+function invalidCursor(message: string): ApiError {
+  return new ApiError(422, 'invalid_cursor', message, ['cursor']);
+}
+
+export class CursorCodec {
+  constructor(private readonly secret: Buffer) {}
+
+  private sign(payload: string): Buffer {
+    return createHmac('sha256', this.secret).update(payload).digest();
+  }
+
+  encode(position: CursorPosition, filters: ListFilters, snapshotId: string): string {
+    const payload = Buffer.from(
+      JSON.stringify([CURSOR_VERSION, position.created_at, position.id, filtersHash(filters), snapshotId]),
+    ).toString('base64url');
+    const cursor = `${payload}.${this.sign(payload).toString('base64url')}`;
+    if (cursor.length > CURSOR_MAX_LENGTH) throw new Error(`cursor of ${cursor.length} characters`);
+    return cursor;
+  }
+
+  /**
+   * The position after which the next page starts. 422 invalid_cursor "not valid" when the text is
+   * undecodable, badly signed, malformed or of wrong types; "start again" when it was made under other
+   * filter values or for another snapshot.
+   */
+  decode(cursor: string, filters: ListFilters, snapshotId: string): CursorPosition {
+    const shape = CURSOR_SHAPE.exec(cursor);
+    if (!shape) throw invalidCursor(CURSOR_NOT_VALID);
+    const payload = shape[1] as string;
+    // Compared as text: base64url decoding ignores the last character's spare bits, the text does not.
+    const presented = Buffer.from(shape[2] as string, 'latin1');
+    const expected = Buffer.from(this.sign(payload).toString('base64url'), 'latin1');
+    if (presented.length !== SIGNATURE_CHARACTERS || expected.length !== SIGNATURE_CHARACTERS || !timingSafeEqual(presented, expected)) {
+      throw invalidCursor(CURSOR_NOT_VALID);
+    }
+    let content: unknown;
+    try {
+      content = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw invalidCursor(CURSOR_NOT_VALID);
+    }
+    if (!Array.isArray(content) || content.length !== 5) throw invalidCursor(CURSOR_NOT_VALID);
+    const [version, createdAt, id, hash, snapshot] = content as unknown[];
+    if (
+      version !== CURSOR_VERSION ||
+      typeof createdAt !== 'string' ||
+      !CREATED_AT.test(createdAt) ||
+      typeof id !== 'number' ||
+      !Number.isSafeInteger(id) ||
+      typeof hash !== 'string' ||
+      !HASH_TEXT.test(hash) ||
+      typeof snapshot !== 'string' ||
+      !HASH_TEXT.test(snapshot)
+    ) {
+      throw invalidCursor(CURSOR_NOT_VALID);
+    }
+    if (hash !== filtersHash(filters) || snapshot !== snapshotId) throw invalidCursor(CURSOR_OTHER_FILTERS);
+    return { created_at: createdAt, id };
+  }
+}

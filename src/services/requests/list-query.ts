@@ -1,0 +1,61 @@
+import type { ListPageQuery } from './service-request-store.js';
+import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
+
+/**
+ * The SQL of a list page. Only the fixed filters reach the database, always as bound parameters;
+ * the statement text depends only on which filters are set (a bit mask), so each combination is
+ * prepared once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`,
+ * served by the (created_at, id) and (filter, created_at, id) indexes.
+ */
+const CONDITIONS = [
+  'borough = ?',
+  'complaint_type = ?',
+  'status = ?',
+  'created_at >= ?',
+  'created_at < ?',
+  '(created_at, id) > (?, ?)',
+] as const;
+
+export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
+
+export interface ListStatement {
+  /** Which conditions are present (bit i: CONDITIONS[i]). */
+  mask: number;
+  /** Parameters in the order of the `?` placeholders (the last is the row count). */
+  parameters: (string | number)[];
+}
+
+export function listStatementFor(query: ListPageQuery): ListStatement {
+  const { filters, after } = query;
+  let mask = 0;
+  const parameters: (string | number)[] = [];
+  const add = (bit: number, ...values: (string | number)[]): void => {
+    mask |= 1 << bit;
+    parameters.push(...values);
+  };
+  if (filters.borough !== null) add(0, filters.borough);
+  if (filters.complaint_type !== null) add(1, filters.complaint_type);
+  if (filters.status !== null) add(2, filters.status);
+  if (filters.created_from !== null) add(3, filters.created_from);
+  if (filters.created_to !== null) add(4, filters.created_to);
+  if (after !== null) add(5, after.created_at, after.id);
+  parameters.push(query.fetch);
+  return { mask, parameters };
+}
+
+/** The statement text for a mask, with `?` placeholders. */
+export function listSqlFor(mask: number, table: string): string {
+  const conditions = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return `SELECT ${SELECT_COLUMNS} FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
+}
+
+export function getByIdSql(table: string): string {
+  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id = ?`;
+}
+
+/** `?` placeholders numbered `$1, $2, ...` for PostgreSQL (the statements hold no `?` in text). */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -1,0 +1,203 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { PlatformApp } from '../../platform/app.js';
+import { ApiError, errorResponse, notFound, unavailable } from '../../platform/errors.js';
+import { registerHealthRoutes } from '../../platform/health.js';
+import { CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
+import type { FrozenSnapshotCaching } from './frozen-caching.js';
+import { readListFilters } from './list-filters.js';
+import {
+  ComplaintTypeList,
+  DailyStatList,
+  DailyStatsQuery,
+  Dataset,
+  LIMIT_DEFAULT,
+  NoQuery,
+  ServiceRequest,
+  ServiceRequestIdParams,
+  ServiceRequestListQuery,
+  ServiceRequestPage,
+} from './schemas.js';
+import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
+import { Type } from 'typebox';
+
+const DATABASE_UNAVAILABLE = 'database_unavailable';
+const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
+
+function databaseUnavailable(): ApiError {
+  return unavailable(DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_MESSAGE);
+}
+
+/** Runs a read of the store; a database failure becomes 503 database_unavailable (logged, never 500). */
+async function fromDatabase<T>(log: FastifyBaseLogger, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) {
+      log.warn({ reason: error.message }, 'database unavailable');
+      throw databaseUnavailable();
+    }
+    throw error;
+  }
+}
+
+const secured = { config: { requiresApiKey: true } } as const;
+
+const common = {
+  304: Type.Null({ description: 'Not Modified: If-None-Match matches the ETag; no body' }),
+  401: errorResponse('Missing or invalid API key (code unauthorized)'),
+  503: errorResponse('The database cannot be read (code database_unavailable)'),
+};
+
+const unknownParameter = errorResponse('An unknown query parameter (code invalid_request); fields names it');
+
+export interface RequestRouteDependencies {
+  store: ServiceRequestStore;
+  cursors: CursorCodec;
+  caching: FrozenSnapshotCaching;
+}
+
+export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors, caching }: RequestRouteDependencies): void {
+  registerHealthRoutes(app, {
+    unavailableDescription: 'The database cannot be read (code database_unavailable)',
+    async check() {
+      try {
+        await store.ping();
+      } catch {
+        throw databaseUnavailable();
+      }
+    },
+  });
+
+  app.get(
+    '/v1/service-requests',
+    {
+      ...secured,
+      schema: {
+        tags: ['service-requests'],
+        summary: 'List service requests',
+        description: [
+          'Requests matching every given filter (AND), ordered by created_at then id, in pages of `limit`.',
+          'Send `next_cursor` back as `cursor` with the same filter values for the next page; `limit` may change between pages.',
+          'next_cursor is null on the last page, and an empty last page is never returned. Other parameters, a repeated parameter,',
+          'or a bad value answer 422 invalid_request naming the parameter.',
+        ].join(' '),
+        security: [{ apiKey: [] }],
+        querystring: ServiceRequestListQuery,
+        response: {
+          200: ServiceRequestPage,
+          ...common,
+          422: errorResponse(
+            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}" or "${CURSOR_OTHER_FILTERS}" (fields cursor)`,
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { limit = LIMIT_DEFAULT, cursor } = request.query;
+      const filters = readListFilters(request.query);
+      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      const rows = await fromDatabase(request.log, () => store.listPage({ filters, after, fetch: limit + 1 }));
+      const more = rows.length > limit;
+      const items = more ? rows.slice(0, limit) : rows;
+      const last = items[items.length - 1];
+      return { items, next_cursor: more && last ? cursors.encode(last, filters, snapshotId) : null };
+    },
+  );
+
+  app.get(
+    '/v1/service-requests/:id',
+    {
+      ...secured,
+      schema: {
+        tags: ['service-requests'],
+        summary: 'One service request',
+        description: 'The request with this id. A non-integer id answers 422 invalid_request (fields id); an unknown id 404 not_found.',
+        security: [{ apiKey: [] }],
+        params: ServiceRequestIdParams,
+        querystring: NoQuery,
+        response: {
+          200: ServiceRequest,
+          ...common,
+          404: errorResponse('No request with this id (code not_found)'),
+          422: errorResponse('The id is not an integer, or an unknown query parameter (code invalid_request; fields id or the parameter)'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const row = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => store.getById(id)) : null;
+      if (row === null) throw notFound('No service request with this id');
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      return row;
+    },
+  );
+
+  app.get(
+    '/v1/complaint-types',
+    {
+      ...secured,
+      schema: {
+        tags: ['service-requests'],
+        summary: 'Complaint types with their counts',
+        description: 'Every complaint type of the snapshot with its number of requests, largest first, then by name. No parameters.',
+        security: [{ apiKey: [] }],
+        querystring: NoQuery,
+        response: { 200: ComplaintTypeList, ...common, 422: unknownParameter },
+      },
+    },
+    async (request, reply) => {
+      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      return { items: await fromDatabase(request.log, () => store.complaintTypeCounts()) };
+    },
+  );
+
+  app.get(
+    '/v1/stats/daily',
+    {
+      ...secured,
+      schema: {
+        tags: ['statistics'],
+        summary: 'Daily numbers',
+        description:
+          'One row per day of the snapshot period: requests opened, closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened that day. Optional filters borough and complaint_type (AND).',
+        security: [{ apiKey: [] }],
+        querystring: DailyStatsQuery,
+        response: {
+          200: DailyStatList,
+          ...common,
+          422: errorResponse('A bad or unknown parameter (code invalid_request); fields names it'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      const scope = { borough: request.query.borough ?? null, complaint_type: request.query.complaint_type ?? null };
+      return { items: await fromDatabase(request.log, () => store.dailyStats(scope)) };
+    },
+  );
+
+  app.get(
+    '/v1/dataset',
+    {
+      ...secured,
+      schema: {
+        tags: ['statistics'],
+        summary: 'The snapshot',
+        description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
+        security: [{ apiKey: [] }],
+        querystring: NoQuery,
+        response: { 200: Dataset, ...common, 422: unknownParameter },
+      },
+    },
+    async (request, reply) => {
+      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      return fromDatabase(request.log, () => store.dataset());
+    },
+  );
+}

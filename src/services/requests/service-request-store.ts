@@ -1,0 +1,126 @@
+import type { CursorPosition } from './cursor.js';
+import type { ListFilters } from './list-filters.js';
+
+/**
+ * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with
+ * DatabaseUnavailableError when the database cannot be read; the routes answer 503
+ * database_unavailable (never 500).
+ */
+
+/** One request, the contract's ServiceRequest field for field. */
+export interface ServiceRequestRecord {
+  id: number;
+  created_at: string;
+  closed_at: string | null;
+  status: string;
+  complaint_type: string | null;
+  descriptor: string | null;
+  location_type: string | null;
+  borough: string | null;
+  community_board: string | null;
+  council_district: number | null;
+  incident_zip: string | null;
+  channel: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  days_to_close: number | null;
+}
+
+/** The contract's field order; the SELECT lists follow it. */
+export const SERVICE_REQUEST_COLUMNS = [
+  'id',
+  'created_at',
+  'closed_at',
+  'status',
+  'complaint_type',
+  'descriptor',
+  'location_type',
+  'borough',
+  'community_board',
+  'council_district',
+  'incident_zip',
+  'channel',
+  'latitude',
+  'longitude',
+  'days_to_close',
+] as const satisfies readonly (keyof ServiceRequestRecord)[];
+
+export interface ListPageQuery {
+  filters: ListFilters;
+  /** Rows strictly after this (created_at, id); null for the first page. */
+  after: CursorPosition | null;
+  /** How many rows to fetch (the page size plus one, to know whether more follow). */
+  fetch: number;
+}
+
+export interface ComplaintTypeCountRecord {
+  complaint_type: string;
+  count: number;
+}
+
+export interface DailyStatRecord {
+  date: string;
+  opened: number;
+  closed_within_14_days: number;
+  share_closed_within_14_days: number | null;
+  median_days_to_close: number | null;
+}
+
+export interface DailyScope {
+  borough: string | null;
+  complaint_type: string | null;
+}
+
+export interface CleaningRuleRecord {
+  id: string;
+  kind: string;
+  description: string;
+  rows_removed: number;
+  values_changed: number;
+  applied: boolean;
+}
+
+export interface DatasetRecord {
+  snapshot_id: string;
+  snapshot_date: string;
+  source: {
+    kind: string;
+    description: string;
+    dataset: string;
+    file_name: string;
+    sha256: string;
+    seed: number | null;
+    generator_version: string | null;
+    layout: string;
+  };
+  row_count: number;
+  raw_rows_read: number;
+  created_at_min: string | null;
+  created_at_max: string | null;
+  period: { start: string; end: string };
+  cleaning_rules: CleaningRuleRecord[];
+}
+
+export interface ServiceRequestStore {
+  /** Rows matching the filters, after the position, ordered by (created_at, id), at most `fetch`. */
+  listPage(query: ListPageQuery): Promise<ServiceRequestRecord[]>;
+  getById(id: number): Promise<ServiceRequestRecord | null>;
+  /** Every complaint type with its count, largest first, then by name. */
+  complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]>;
+  /** One row per day of the snapshot's period, for all requests or one borough and/or complaint type. */
+  dailyStats(scope: DailyScope): Promise<DailyStatRecord[]>;
+  dataset(): Promise<DatasetRecord>;
+  /** The snapshot id (read once, then kept: the snapshot is frozen). */
+  snapshotId(): Promise<string>;
+  /** Reads the database; rejects when it cannot be read. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The database could not be read (missing file, closed connection, server down, missing table...). */
+export class DatabaseUnavailableError extends Error {
+  constructor(readonly causeError: unknown) {
+    super(`database unavailable: ${causeError instanceof Error ? causeError.message : String(causeError)}`);
+    this.name = 'DatabaseUnavailableError';
+  }
+}

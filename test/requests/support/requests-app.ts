@@ -1,0 +1,38 @@
+import type { PlatformApp } from '../../../src/platform/app.js';
+import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';
+import { readRequestSettings, type RequestSettings } from '../../../src/services/requests/settings.js';
+import type { AnyResponse } from '../../support/http.js';
+
+export const TEST_API_KEY = 'test-key-requests';
+export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789';
+
+export interface TestApp {
+  app: PlatformApp;
+  settings: RequestSettings;
+  /** GET with the key; `path` includes the query string. */
+  get(path: string, headers?: Record<string, string>): Promise<AnyResponse>;
+}
+
+export async function startTestApp(databaseUrl: string, env: Record<string, string> = {}, options: RequestsAppOptions = {}): Promise<TestApp> {
+  const settings = readRequestSettings({
+    API_KEY: TEST_API_KEY,
+    CURSOR_SECRET: TEST_CURSOR_SECRET,
+    DATABASE_URL: databaseUrl,
+    ...env,
+  });
+  const app = await buildRequestsApp(settings, { logger: false, ...options });
+  await app.ready();
+  return {
+    app,
+    settings,
+    async get(path, headers = {}) {
+      const response = await app.inject({ method: 'GET', url: path, headers: { 'x-api-key': TEST_API_KEY, ...headers } });
+      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+    },
+  };
+}
+
+/** The JSON body of a response. */
+export function json<T = Record<string, unknown>>(response: AnyResponse): T {
+  return JSON.parse(response.body) as T;
+}
