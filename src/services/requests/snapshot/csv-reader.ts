@@ -1,0 +1,192 @@
+/**
+ * A streaming CSV reader (RFC 4180): fields separated by commas, records by LF or CRLF, fields
+ * optionally enclosed in double quotes, a double quote inside a quoted field written twice, commas
+ * and line breaks allowed inside quoted fields. A UTF-8 byte order mark at the start is ignored,
+ * blank lines are skipped. Records are returned in batches (one batch per input chunk) so that the
+ * caller pays one async step per chunk, not per row.
+ */
+import type { Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+
+const QUOTE = 34;
+const COMMA = 44;
+const LF = 10;
+const CR = 13;
+
+export class CsvFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CsvFormatError';
+  }
+}
+
+interface ParseResult {
+  records: string[][];
+  /** Index of the first character not consumed (start of an incomplete record). */
+  consumed: number;
+}
+
+/**
+ * Parse as many complete records as `text` holds from `start`. When `final` is false, a record that
+ * may continue in the next chunk is left unconsumed.
+ */
+function parseCompleteRecords(text: string, start: number, final: boolean, recordOffset: number): ParseResult {
+  const records: string[][] = [];
+  const n = text.length;
+  let i = start;
+  while (i < n) {
+    const recordStart = i;
+    const fields: string[] = [];
+    let complete = false;
+    for (;;) {
+      if (i >= n) {
+        // Only reached after a comma: the record ends with an empty field at the end of the input.
+        if (!final) break;
+        fields.push('');
+        complete = true;
+        break;
+      }
+      let c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        let j = i + 1;
+        let value = '';
+        let closed = false;
+        for (;;) {
+          const q = text.indexOf('"', j);
+          if (q < 0) break;
+          if (q + 1 < n && text.charCodeAt(q + 1) === QUOTE) {
+            value += text.slice(j, q + 1);
+            j = q + 2;
+            continue;
+          }
+          if (q + 1 >= n && !final) break; // the next chunk may start with the second quote
+          value += text.slice(j, q);
+          i = q + 1;
+          closed = true;
+          break;
+        }
+        if (!closed) {
+          if (!final) break;
+          throw new CsvFormatError(
+            `CSV record ${recordOffset + records.length + 1}: a quoted field is not closed before the end of the file`,
+          );
+        }
+        fields.push(value);
+        if (i >= n) {
+          if (!final) break;
+          complete = true;
+          break;
+        }
+        c = text.charCodeAt(i);
+        if (c === COMMA) {
+          i++;
+          continue;
+        }
+        if (c === LF) {
+          i++;
+          complete = true;
+          break;
+        }
+        if (c === CR) {
+          if (i + 1 >= n && !final) break;
+          i += i + 1 < n && text.charCodeAt(i + 1) === LF ? 2 : 1;
+          complete = true;
+          break;
+        }
+        throw new CsvFormatError(
+          `CSV record ${recordOffset + records.length + 1}: unexpected character after a closing quote`,
+        );
+      } else {
+        let j = i;
+        while (j < n) {
+          c = text.charCodeAt(j);
+          if (c === COMMA || c === LF || c === CR) break;
+          j++;
+        }
+        if (j >= n) {
+          if (!final) break;
+          fields.push(text.slice(i, j));
+          i = j;
+          complete = true;
+          break;
+        }
+        fields.push(text.slice(i, j));
+        if (c === COMMA) {
+          i = j + 1;
+          continue;
+        }
+        if (c === LF) {
+          i = j + 1;
+          complete = true;
+          break;
+        }
+        // CR
+        if (j + 1 >= n && !final) break;
+        i = j + 1 < n && text.charCodeAt(j + 1) === LF ? j + 2 : j + 1;
+        complete = true;
+        break;
+      }
+    }
+    if (!complete) return { records, consumed: recordStart };
+    if (fields.length === 1 && fields[0] === '') continue; // blank line
+    records.push(fields);
+  }
+  return { records, consumed: i };
+}
+
+/** Parse a whole CSV text at once. */
+export function parseCsvText(text: string): string[][] {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return parseCompleteRecords(body, 0, true, 0).records;
+}
+
+/**
+ * Read CSV records from text chunks (for example a file stream with `encoding: 'utf8'`).
+ * Yields one batch of complete records per chunk; the first record of the first batch is the header.
+ */
+export async function* readCsvRecordBatches(
+  chunks: AsyncIterable<string> | Iterable<string>,
+): AsyncGenerator<string[][]> {
+  let carry = '';
+  let first = true;
+  let recordCount = 0;
+  for await (const chunk of chunks) {
+    let text = carry.length > 0 ? carry + chunk : chunk;
+    if (first && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+    }
+    const { records, consumed } = parseCompleteRecords(text, 0, false, recordCount);
+    carry = consumed < text.length ? text.slice(consumed) : '';
+    recordCount += records.length;
+    if (records.length > 0) yield records;
+  }
+  if (carry.length > 0) {
+    const { records } = parseCompleteRecords(carry, 0, true, recordCount);
+    if (records.length > 0) yield records;
+  }
+}
+
+/**
+ * Read a file as UTF-8 text chunks of about 1 MiB. `onBytes` receives the bytes read so far;
+ * `hash` (e.g. createHash('sha256')) is fed the raw bytes.
+ */
+export async function* readFileTextChunks(
+  path: string,
+  options: { onBytes?: (bytesRead: number) => void; hash?: Hash } = {},
+): AsyncGenerator<string> {
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const decoder = new StringDecoder('utf8');
+  let bytesRead = 0;
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    bytesRead += bytes.length;
+    options.hash?.update(bytes);
+    options.onBytes?.(bytesRead);
+    const text = decoder.write(bytes);
+    if (text.length > 0) yield text;
+  }
+  const rest = decoder.end();
+  if (rest.length > 0) yield rest;
+}

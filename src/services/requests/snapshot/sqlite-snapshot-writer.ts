@@ -1,0 +1,105 @@
+/**
+ * Writes a snapshot into a SQLite file with better-sqlite3: one transaction, prepared statements,
+ * indexes built after the rows are in. The file is written under a temporary name beside the target
+ * and renamed at the end, so a reader never sees a half-written snapshot.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { SnapshotContent, WriteProgress } from './snapshot-content.js';
+import { snapshotMetaValues } from './snapshot-content.js';
+import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './service-request.js';
+
+const PROGRESS_EVERY = 10_000;
+/** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
+const INSERT_BATCH = 100;
+
+/** Write the snapshot into a new SQLite database at `path` (replacing any file there, atomically). */
+export function writeSqliteSnapshot(path: string, content: SnapshotContent, onProgress?: WriteProgress): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const db = new Database(temporary);
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      db.pragma('temp_store = MEMORY');
+      db.pragma('cache_size = -65536');
+      writeSnapshotTables(db, content, onProgress);
+      db.pragma('journal_mode = DELETE');
+    } finally {
+      db.close();
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Create the tables and store the content, in one transaction, into an open (empty) database. */
+export function writeSnapshotTables(db: Database.Database, content: SnapshotContent, onProgress?: WriteProgress): void {
+  const { rows, dailyStats, complaintTypeCounts, meta } = content;
+  const store = db.transaction(() => {
+    for (const sql of createTablesSql('sqlite')) db.exec(sql);
+    const columns = SERVICE_REQUEST_FIELDS.join(', ');
+    const placeholders = `(${SERVICE_REQUEST_FIELDS.map(() => '?').join(', ')})`;
+    const insertBatch = db.prepare(
+      `INSERT INTO service_requests (${columns}) VALUES ${Array.from({ length: INSERT_BATCH }, () => placeholders).join(', ')}`,
+    );
+    const insertOne = db.prepare(`INSERT INTO service_requests (${columns}) VALUES ${placeholders}`);
+    const values: (string | number | null)[] = new Array(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
+    let written = 0;
+    const fullBatches = Math.floor(rows.length / INSERT_BATCH) * INSERT_BATCH;
+    for (; written < fullBatches; written += INSERT_BATCH) {
+      let k = 0;
+      for (let i = written; i < written + INSERT_BATCH; i++) {
+        const r = rows[i] as ServiceRequest;
+        values[k++] = r.id;
+        values[k++] = r.created_at;
+        values[k++] = r.closed_at;
+        values[k++] = r.status;
+        values[k++] = r.complaint_type;
+        values[k++] = r.descriptor;
+        values[k++] = r.location_type;
+        values[k++] = r.borough;
+        values[k++] = r.community_board;
+        values[k++] = r.council_district;
+        values[k++] = r.incident_zip;
+        values[k++] = r.channel;
+        values[k++] = r.latitude;
+        values[k++] = r.longitude;
+        values[k++] = r.days_to_close;
+      }
+      insertBatch.run(values);
+      if (written % PROGRESS_EVERY < INSERT_BATCH) onProgress?.(written, rows.length);
+    }
+    for (; written < rows.length; written++) {
+      const r = rows[written] as ServiceRequest;
+      insertOne.run(SERVICE_REQUEST_FIELDS.map((field) => r[field]));
+    }
+    onProgress?.(rows.length, rows.length);
+    for (const sql of createIndexesSql('sqlite')) db.exec(sql);
+    const insertDay = db.prepare(
+      'INSERT INTO daily_stats (borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const d of dailyStats) {
+      insertDay.run(d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close);
+    }
+    const insertCount = db.prepare('INSERT INTO complaint_type_counts (complaint_type, request_count) VALUES (?, ?)');
+    for (const c of complaintTypeCounts) insertCount.run(c.complaint_type, c.count);
+    const insertRule = db.prepare(
+      'INSERT INTO cleaning_rules (position, id, kind, description, rows_removed, values_changed, applied) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    meta.cleaning_rules.forEach((rule, i) => {
+      insertRule.run(i + 1, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0);
+    });
+    db.prepare(
+      `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
+    ).run(...snapshotMetaValues(meta));
+    db.exec('ANALYZE');
+  });
+  store();
+}

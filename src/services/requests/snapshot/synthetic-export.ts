@@ -1,0 +1,561 @@
+/**
+ * A deterministic synthetic export of DOT service requests, January to June 2025, written as a raw
+ * CSV in the layout of NYC Open Data's erm2-nwe9 export: the 41 classic columns with
+ * `Council District` and `Police Precinct` after `Community Board` (the newer layout; the reader
+ * finds columns by name, so their position does not matter).
+ *
+ * It is built from exactly SYNTHETIC_REQUEST_COUNT (109,915) distinct requests, each at its own
+ * place, plus the dirt that cleaning removes: repeated submissions (copies of a request 1 to 55
+ * minutes later at the same place), requests closed before they were created, other agencies'
+ * requests, DOT requests outside the period and records repeated with the same Unique Key. The kept
+ * requests also carry dirt that cleaning rewrites: Unspecified / N/A / empty values, mixed case,
+ * extra spaces, UNKNOWN channels, Unspecified statuses. Addresses and streets are generated text.
+ */
+import { SeededRandom } from './seeded-random.js';
+import { epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
+import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
+import type { Borough } from './service-request.js';
+
+export const SYNTHETIC_SEED = 311;
+export const SYNTHETIC_GENERATOR_VERSION = '1.0.0';
+/** Requests left after cleaning the synthetic export. */
+export const SYNTHETIC_REQUEST_COUNT = 109_915;
+/** The synthetic export is taken on this day at 06:00 local time; statuses are as of then. */
+export const SYNTHETIC_SNAPSHOT_DATE = '2025-07-01';
+export const SYNTHETIC_SOURCE_DESCRIPTION = 'synthetic, in the layout of NYC Open Data erm2-nwe9';
+
+export function syntheticExportFileName(seed: number): string {
+  return `311_Service_Requests_DOT_2025-01-01_2025-06-30_synthetic-seed${seed}.csv`;
+}
+
+/** Header of the synthetic export: the 41 columns, with Council District and Police Precinct after Community Board. */
+export const SYNTHETIC_EXPORT_COLUMNS: readonly string[] = (() => {
+  const columns: string[] = [...STANDARD_EXPORT_COLUMNS];
+  columns.splice(columns.indexOf('Community Board') + 1, 0, 'Council District', 'Police Precinct');
+  return columns;
+})();
+
+export interface SyntheticExportCounts {
+  /** Distinct requests: what cleaning keeps. */
+  requests: number;
+  repeatedSubmissions: number;
+  closedBeforeCreation: number;
+  otherAgencies: number;
+  outsidePeriod: number;
+  duplicateUniqueKeys: number;
+  /** Data records of the CSV. */
+  records: number;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+/** 2025-01-01T00:00:00 as a wall time (ms, as if UTC). */
+const PERIOD_START_WALL = Date.UTC(2025, 0, 1);
+const PERIOD_DAYS = 181;
+/** 2025-07-01 06:00 EDT: the moment of the export. */
+const EXPORT_INSTANT = Date.UTC(2025, 6, 1, 10, 0, 0);
+
+interface ComplaintSpec {
+  type: string;
+  descriptor: string;
+  weight: number;
+  season: (day: number) => number;
+  /** Median days to close and spread (log-normal), share never closed. */
+  medianDays: number;
+  sigma: number;
+  neverClosed: number;
+  locationTypes: readonly [string, number][];
+  /** Share of requests placed at an intersection rather than an address. */
+  intersection: number;
+  highway?: boolean;
+  bridge?: boolean;
+}
+
+const flat = (): number => 1;
+const potholeSeason = (d: number): number => 0.7 + 1.6 * Math.exp(-(((d - 72) / 30) ** 2));
+const lightSeason = (d: number): number => 1.2 - (0.35 * d) / PERIOD_DAYS;
+const sidewalkSeason = (d: number): number => 0.75 + (0.5 * d) / PERIOD_DAYS;
+
+const STREET: readonly [string, number][] = [['Street', 6], ['', 3], ['N/A', 0.2]];
+const SIDEWALK: readonly [string, number][] = [['Sidewalk', 6], ['Street', 1], ['', 1]];
+
+const COMPLAINTS: readonly ComplaintSpec[] = [
+  { type: 'Street Condition', descriptor: 'Pothole', weight: 190, season: potholeSeason, medianDays: 2.5, sigma: 1.1, neverClosed: 0.01, locationTypes: STREET, intersection: 0.1 },
+  { type: 'Street Condition', descriptor: 'Cave-in', weight: 8, season: flat, medianDays: 6, sigma: 1.2, neverClosed: 0.03, locationTypes: STREET, intersection: 0.1 },
+  { type: 'Street Condition', descriptor: 'Defective Hardware', weight: 16, season: flat, medianDays: 8, sigma: 1.3, neverClosed: 0.03, locationTypes: STREET, intersection: 0.1 },
+  { type: 'Street Condition', descriptor: 'Rough, Pitted or Cracked Roads', weight: 22, season: potholeSeason, medianDays: 12, sigma: 1.3, neverClosed: 0.05, locationTypes: STREET, intersection: 0.1 },
+  { type: 'Street Condition', descriptor: 'Failed Street Repair', weight: 14, season: flat, medianDays: 20, sigma: 1.2, neverClosed: 0.06, locationTypes: STREET, intersection: 0.1 },
+  { type: 'Street Condition', descriptor: 'Line/Marking - Faded', weight: 9, season: sidewalkSeason, medianDays: 30, sigma: 1.1, neverClosed: 0.1, locationTypes: STREET, intersection: 0.5 },
+  { type: 'Street Condition', descriptor: 'Plate Condition - Noisy', weight: 6, season: flat, medianDays: 3, sigma: 1, neverClosed: 0.02, locationTypes: STREET, intersection: 0.2 },
+  { type: 'Street Light Condition', descriptor: 'Street Light Out', weight: 120, season: lightSeason, medianDays: 4, sigma: 1.2, neverClosed: 0.03, locationTypes: [['', 5], ['Street', 1]], intersection: 0.15 },
+  { type: 'Street Light Condition', descriptor: 'Street Light Cycling', weight: 28, season: lightSeason, medianDays: 5, sigma: 1.2, neverClosed: 0.03, locationTypes: [['', 5], ['Street', 1]], intersection: 0.15 },
+  { type: 'Street Light Condition', descriptor: 'Street Light Dayburning', weight: 18, season: flat, medianDays: 6, sigma: 1.2, neverClosed: 0.03, locationTypes: [['', 5], ['Street', 1]], intersection: 0.15 },
+  { type: 'Street Light Condition', descriptor: 'Lamppost Damaged', weight: 14, season: flat, medianDays: 15, sigma: 1.3, neverClosed: 0.06, locationTypes: [['', 4], ['Street', 1]], intersection: 0.15 },
+  { type: 'Street Light Condition', descriptor: 'Lamppost Base Door/Cover Missing', weight: 10, season: flat, medianDays: 10, sigma: 1.2, neverClosed: 0.04, locationTypes: [['', 4], ['Street', 1]], intersection: 0.1 },
+  { type: 'Street Light Condition', descriptor: 'Wire Exposed', weight: 6, season: flat, medianDays: 1, sigma: 1, neverClosed: 0.01, locationTypes: [['', 4], ['Street', 1]], intersection: 0.1 },
+  { type: 'Traffic Signal Condition', descriptor: 'Controller', weight: 30, season: flat, medianDays: 0.25, sigma: 1.3, neverClosed: 0.005, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Traffic Signal Condition', descriptor: 'Cycle Time', weight: 8, season: flat, medianDays: 6, sigma: 1.2, neverClosed: 0.02, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Traffic Signal Condition', descriptor: 'LED Lense', weight: 18, season: flat, medianDays: 0.4, sigma: 1.2, neverClosed: 0.005, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Traffic Signal Condition', descriptor: 'Ped Multiple Lamps', weight: 10, season: flat, medianDays: 0.5, sigma: 1.2, neverClosed: 0.005, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Traffic Signal Condition', descriptor: 'Veh Signal Head', weight: 9, season: flat, medianDays: 0.5, sigma: 1.2, neverClosed: 0.005, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Traffic Signal Condition', descriptor: 'Post Pole Damaged', weight: 6, season: flat, medianDays: 2, sigma: 1.2, neverClosed: 0.01, locationTypes: [['', 1]], intersection: 1 },
+  { type: 'Sidewalk Condition', descriptor: 'Broken Sidewalk', weight: 52, season: sidewalkSeason, medianDays: 40, sigma: 1.1, neverClosed: 0.12, locationTypes: SIDEWALK, intersection: 0.05 },
+  { type: 'Sidewalk Condition', descriptor: 'Defacement', weight: 6, season: sidewalkSeason, medianDays: 25, sigma: 1.1, neverClosed: 0.08, locationTypes: SIDEWALK, intersection: 0.05 },
+  { type: 'Street Sign - Damaged', descriptor: 'Stop', weight: 12, season: flat, medianDays: 3, sigma: 1.1, neverClosed: 0.02, locationTypes: [['Street', 3], ['', 1]], intersection: 0.7 },
+  { type: 'Street Sign - Damaged', descriptor: 'One Way', weight: 8, season: flat, medianDays: 10, sigma: 1.2, neverClosed: 0.04, locationTypes: [['Street', 3], ['', 1]], intersection: 0.6 },
+  { type: 'Street Sign - Damaged', descriptor: 'Street Cleaning - ASP', weight: 14, season: flat, medianDays: 14, sigma: 1.2, neverClosed: 0.05, locationTypes: [['Street', 3], ['', 1]], intersection: 0.2 },
+  { type: 'Street Sign - Damaged', descriptor: 'Other/Unknown', weight: 10, season: flat, medianDays: 14, sigma: 1.3, neverClosed: 0.05, locationTypes: [['Street', 3], ['', 1]], intersection: 0.3 },
+  { type: 'Street Sign - Missing', descriptor: 'Stop', weight: 9, season: flat, medianDays: 2, sigma: 1.1, neverClosed: 0.02, locationTypes: [['Street', 3], ['', 1]], intersection: 0.8 },
+  { type: 'Street Sign - Missing', descriptor: 'Street Name', weight: 10, season: flat, medianDays: 21, sigma: 1.2, neverClosed: 0.06, locationTypes: [['Street', 3], ['', 1]], intersection: 0.8 },
+  { type: 'Street Sign - Missing', descriptor: 'Street Cleaning - ASP', weight: 14, season: flat, medianDays: 16, sigma: 1.2, neverClosed: 0.05, locationTypes: [['Street', 3], ['', 1]], intersection: 0.2 },
+  { type: 'Street Sign - Dangling', descriptor: 'Street Name', weight: 6, season: flat, medianDays: 5, sigma: 1.1, neverClosed: 0.03, locationTypes: [['Street', 3], ['', 1]], intersection: 0.8 },
+  { type: 'Street Sign - Dangling', descriptor: 'Other/Unknown', weight: 7, season: flat, medianDays: 5, sigma: 1.1, neverClosed: 0.03, locationTypes: [['Street', 3], ['', 1]], intersection: 0.5 },
+  { type: 'Broken Parking Meter', descriptor: 'No Receipt', weight: 14, season: flat, medianDays: 2, sigma: 1, neverClosed: 0.02, locationTypes: [['Street', 1]], intersection: 0 },
+  { type: 'Broken Parking Meter', descriptor: 'Coin or Card Did Not Register', weight: 20, season: flat, medianDays: 2, sigma: 1, neverClosed: 0.02, locationTypes: [['Street', 1]], intersection: 0 },
+  { type: 'Broken Parking Meter', descriptor: 'Out of Order', weight: 18, season: flat, medianDays: 3, sigma: 1, neverClosed: 0.02, locationTypes: [['Street', 1]], intersection: 0 },
+  { type: 'Highway Condition', descriptor: 'Pothole - Highway', weight: 28, season: potholeSeason, medianDays: 4, sigma: 1.2, neverClosed: 0.03, locationTypes: [['Highway', 5], ['', 1]], intersection: 0, highway: true },
+  { type: 'Highway Condition', descriptor: 'Guard Rail - Highway', weight: 6, season: flat, medianDays: 20, sigma: 1.2, neverClosed: 0.08, locationTypes: [['Highway', 5], ['', 1]], intersection: 0, highway: true },
+  { type: 'Highway Condition', descriptor: 'Graffiti - Highway', weight: 5, season: sidewalkSeason, medianDays: 30, sigma: 1.1, neverClosed: 0.1, locationTypes: [['Highway', 5], ['', 1]], intersection: 0, highway: true },
+  { type: 'Curb Condition', descriptor: 'Broken Curb', weight: 16, season: sidewalkSeason, medianDays: 45, sigma: 1.1, neverClosed: 0.15, locationTypes: SIDEWALK, intersection: 0.1 },
+  { type: 'Curb Condition', descriptor: 'Curb Defect-Metal Protruding', weight: 5, season: flat, medianDays: 15, sigma: 1.2, neverClosed: 0.06, locationTypes: SIDEWALK, intersection: 0.1 },
+  { type: 'Bridge Condition', descriptor: 'Pothole - Bridge', weight: 5, season: potholeSeason, medianDays: 6, sigma: 1.2, neverClosed: 0.04, locationTypes: [['Bridge', 1]], intersection: 0, bridge: true },
+  { type: 'Bridge Condition', descriptor: 'Guard Rail - Bridge', weight: 3, season: flat, medianDays: 20, sigma: 1.2, neverClosed: 0.08, locationTypes: [['Bridge', 1]], intersection: 0, bridge: true },
+  { type: 'Bridge Condition', descriptor: 'Graffiti - Bridge', weight: 3, season: sidewalkSeason, medianDays: 25, sigma: 1.1, neverClosed: 0.1, locationTypes: [['Bridge', 1]], intersection: 0, bridge: true },
+  { type: 'Bike Rack Condition', descriptor: 'Bike Rack Damaged', weight: 4, season: sidewalkSeason, medianDays: 30, sigma: 1.1, neverClosed: 0.1, locationTypes: SIDEWALK, intersection: 0 },
+];
+
+interface BoroughSpec {
+  code: Borough;
+  name: string;
+  share: number;
+  lat: [number, number];
+  lon: [number, number];
+  zips: readonly string[];
+  boards: number;
+  council: [number, number];
+  precincts: [number, number];
+  cities: readonly string[];
+  bblPrefix: string;
+}
+
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+
+const BOROUGH_SPECS: readonly BoroughSpec[] = [
+  { code: 'brooklyn', name: 'BROOKLYN', share: 31, lat: [40.58, 40.73], lon: [-74.03, -73.86], zips: range(11201, 11239).filter((z) => z !== '11202' && z !== '11227'), boards: 18, council: [33, 48], precincts: [60, 94], cities: ['BROOKLYN'], bblPrefix: '3' },
+  { code: 'queens', name: 'QUEENS', share: 30, lat: [40.58, 40.79], lon: [-73.96, -73.71], zips: [...range(11101, 11106), ...range(11354, 11379), ...range(11411, 11436), ...range(11691, 11694)], boards: 14, council: [19, 32], precincts: [100, 115], cities: ['ASTORIA', 'FLUSHING', 'JAMAICA', 'LONG ISLAND CITY', 'RIDGEWOOD', 'FAR ROCKAWAY', 'ELMHURST'], bblPrefix: '4' },
+  { code: 'manhattan', name: 'MANHATTAN', share: 16, lat: [40.70, 40.87], lon: [-74.02, -73.93], zips: range(10001, 10040), boards: 12, council: [1, 10], precincts: [1, 34], cities: ['NEW YORK'], bblPrefix: '1' },
+  { code: 'bronx', name: 'BRONX', share: 15, lat: [40.80, 40.91], lon: [-73.93, -73.78], zips: range(10451, 10475), boards: 12, council: [11, 18], precincts: [40, 52], cities: ['BRONX'], bblPrefix: '2' },
+  { code: 'staten_island', name: 'STATEN ISLAND', share: 8, lat: [40.50, 40.65], lon: [-74.25, -74.06], zips: range(10301, 10314), boards: 3, council: [49, 51], precincts: [120, 123], cities: ['STATEN ISLAND'], bblPrefix: '5' },
+];
+
+const STREET_NAMES = [
+  'BROADWAY', 'ATLANTIC AVENUE', 'FLATBUSH AVENUE', 'OCEAN PARKWAY', 'QUEENS BOULEVARD', 'NORTHERN BOULEVARD', 'GRAND CONCOURSE',
+  'JAMAICA AVENUE', 'AMSTERDAM AVENUE', 'LEXINGTON AVENUE', 'FOREST AVENUE', 'HYLAN BOULEVARD', 'VICTORY BOULEVARD', 'FORDHAM ROAD',
+  'LINDEN BOULEVARD', 'MYRTLE AVENUE', 'UNION TURNPIKE', 'JEROME AVENUE', 'WEBSTER AVENUE', 'BEDFORD AVENUE', 'NOSTRAND AVENUE',
+  'ROCKAWAY BOULEVARD', 'MAIN STREET', 'RICHMOND AVENUE', 'EAST  86 STREET', 'WEST  42 STREET', 'EAST TREMONT AVENUE', 'KINGS HIGHWAY',
+  'CHURCH AVENUE', 'ASTORIA BOULEVARD', '31 STREET', '5 AVENUE', '3 AVENUE', 'METROPOLITAN AVENUE', 'WOODHAVEN BOULEVARD',
+];
+const HIGHWAYS = ['BQE/Gowanus Expwy (I-278)', 'Cross Bronx Expwy (I-95)', 'Long Island Expwy (I-495)', 'FDR Dr', 'Belt Pkwy', 'Major Deegan Expwy (I-87)', 'Staten Island Expwy (I-278)', 'Grand Central Pkwy'];
+const BRIDGES = ['Queensboro/59th St Br', 'Brooklyn Br', 'Manhattan Br', 'Williamsburg Br', 'Ed Koch Queensboro Br', 'Pulaski Br'];
+const RESOLUTIONS = [
+  'The Department of Transportation inspected this complaint and repaired the problem.',
+  'The Department of Transportation has completed the request or corrected the condition.',
+  'The Department of Transportation inspected the condition, and determined that no action was necessary at this time.',
+  'The Department of Transportation referred this complaint to the appropriate Maintenance Unit for repair.',
+  'Crew reported "no defect found" at the location; the condition was not observed.',
+  'Work order created.\nA crew was assigned, follow-up pending.',
+];
+const OTHER_AGENCIES: readonly [string, string, string, string][] = [
+  ['NYPD', 'New York City Police Department', 'Illegal Parking', 'Blocked Hydrant'],
+  ['NYPD', 'New York City Police Department', 'Noise - Street/Sidewalk', 'Loud Music/Party'],
+  ['NYPD', 'New York City Police Department', 'Blocked Driveway', 'No Access'],
+  ['DSNY', 'Department of Sanitation', 'Dirty Condition', 'Trash'],
+  ['DEP', 'Department of Environmental Protection', 'Water System', 'Hydrant Leaking (WC1)'],
+  ['DOHMH', 'Department of Health and Mental Hygiene', 'Rodent', 'Rat Sighting'],
+  ['DPR', 'Department of Parks and Recreation', 'Damaged Tree', 'Branch Cracked and Will Fall'],
+];
+const HOUR_WEIGHTS = [1, 0.7, 0.5, 0.4, 0.4, 0.6, 1.2, 2.2, 3.4, 4.2, 4.4, 4.3, 4.1, 4, 3.9, 3.7, 3.4, 3, 2.6, 2.3, 2, 1.7, 1.4, 1.1];
+const WEEKDAY_WEIGHTS = [0.72, 1.18, 1.12, 1.08, 1.05, 0.98, 0.78]; // Sunday first
+
+/** One record of the export before it is written (times as instants). */
+interface SyntheticRecord {
+  createdMs: number;
+  closedMs: number | null;
+  agency: string;
+  agencyName: string;
+  complaintType: string;
+  descriptor: string;
+  locationType: string;
+  borough: BoroughSpec | null;
+  boroughText: string;
+  zip: string;
+  address: string;
+  street: string;
+  cross1: string;
+  cross2: string;
+  inter1: string;
+  inter2: string;
+  addressType: string;
+  city: string;
+  status: string;
+  resolution: string;
+  communityBoard: string;
+  councilDistrict: string;
+  precinct: string;
+  bbl: string;
+  channel: string;
+  latitude: number | null;
+  longitude: number | null;
+  bridgeHighwayName: string;
+  bridgeHighwayDirection: string;
+  roadRamp: string;
+  bridgeHighwaySegment: string;
+  /** Set for a verbatim repetition of a record (duplicate Unique Key). */
+  sameKeyAs?: SyntheticRecord;
+  key: number;
+}
+
+function lognormal(random: SeededRandom, median: number, sigma: number): number {
+  return median * Math.exp(sigma * random.normal());
+}
+
+/** Wall time (as if UTC) to instant for synthetic times, never in the skipped hour of 2025-03-09. */
+function wallToInstant(wallMs: number): number {
+  // EST before 2025-03-09 02:00, EDT from then on (the period ends before November).
+  const dstStart = Date.UTC(2025, 2, 9, 2);
+  return wallMs < dstStart ? wallMs + 5 * HOUR_MS : wallMs + 4 * HOUR_MS;
+}
+
+function allocateDailyCounts(random: SeededRandom, total: number): number[] {
+  const weights: number[] = [];
+  for (let d = 0; d < PERIOD_DAYS; d++) {
+    const weekday = new Date(PERIOD_START_WALL + d * DAY_MS).getUTCDay();
+    let w = 0;
+    for (const c of COMPLAINTS) w += c.weight * c.season(d);
+    // Storm and holiday days: a little noise.
+    w *= (WEEKDAY_WEIGHTS[weekday] as number) * (0.9 + 0.2 * random.next());
+    weights.push(w);
+  }
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const exact = weights.map((w) => (w / sum) * total);
+  const counts = exact.map(Math.floor);
+  let missing = total - counts.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    if (missing-- <= 0) break;
+    counts[i]!++;
+  }
+  return counts;
+}
+
+function mixCase(random: SeededRandom, text: string, p: number): string {
+  if (!random.chance(p)) return text;
+  const r = random.next();
+  return r < 0.4 ? text.toUpperCase() : r < 0.8 ? text.toLowerCase() : ` ${text} `;
+}
+
+function titleCase(text: string): string {
+  return text.toLowerCase().replace(/\b[a-z]/g, (ch) => ch.toUpperCase());
+}
+
+class SyntheticExportBuilder {
+  private readonly random: SeededRandom;
+  private readonly usedPlaces = new Set<string>();
+  private readonly hourTotal = HOUR_WEIGHTS.reduce((a, b) => a + b, 0);
+  private readonly boroughWeights = BOROUGH_SPECS.map((b) => b.share);
+  private placeCounter = 0;
+
+  constructor(seed: number) {
+    this.random = new SeededRandom(seed);
+  }
+
+  build(): { records: SyntheticRecord[]; counts: SyntheticExportCounts } {
+    const random = this.random;
+    const base: SyntheticRecord[] = [];
+    const daily = allocateDailyCounts(random, SYNTHETIC_REQUEST_COUNT);
+    daily.forEach((count, d) => {
+      const weights = COMPLAINTS.map((c) => c.weight * c.season(d));
+      const total = weights.reduce((a, b) => a + b, 0);
+      for (let i = 0; i < count; i++) {
+        const spec = COMPLAINTS[random.weightedIndex(weights, total)] as ComplaintSpec;
+        base.push(this.request(spec, this.createdInDay(d)));
+      }
+    });
+
+    const dirt: SyntheticRecord[] = [];
+    // Repeated submissions: same complaint at the same place, 1 to 55 minutes later.
+    let repeated = 0;
+    for (const original of base) {
+      if (!random.chance(0.028)) continue;
+      const copies = random.chance(0.15) ? 2 : 1;
+      for (let k = 0; k < copies; k++) {
+        const createdMs = original.createdMs + random.int(1, 55) * MINUTE_MS + random.int(0, 59) * 1000;
+        if (epochMsToCityLocalTime(createdMs) >= '2025-07-01') continue;
+        const copy: SyntheticRecord = {
+          ...original,
+          createdMs,
+          complaintType: mixCase(random, original.complaintType, 0.1),
+          descriptor: mixCase(random, original.descriptor, 0.1),
+          channel: random.pick(['PHONE', 'ONLINE', 'MOBILE']),
+          resolution:
+            original.closedMs === null
+              ? original.resolution
+              : 'The Department of Transportation determined that this complaint is a duplicate of a previously filed complaint. The original complaint is being addressed.',
+          key: 0,
+        };
+        if (copy.closedMs !== null && copy.closedMs < createdMs) copy.closedMs = createdMs + random.int(1, 30) * MINUTE_MS;
+        dirt.push(copy);
+        repeated++;
+      }
+    }
+    // Closed before created.
+    const closedBefore = 430;
+    for (let i = 0; i < closedBefore; i++) {
+      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+      record.closedMs = record.createdMs - random.int(1, 3 * 24 * 60) * MINUTE_MS;
+      record.status = 'Closed';
+      dirt.push(record);
+    }
+    // Other agencies, same period.
+    const otherAgencies = 1_380;
+    for (let i = 0; i < otherAgencies; i++) {
+      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+      const [agency, agencyName, type, descriptor] = random.pick(OTHER_AGENCIES);
+      Object.assign(record, { agency, agencyName, complaintType: type, descriptor, locationType: random.pick(['Street/Sidewalk', 'Residential Building/House', 'Street']) });
+      dirt.push(record);
+    }
+    // DOT requests created before or after the period (late December 2024, early 1 July 2025).
+    const outsidePeriod = 160;
+    for (let i = 0; i < outsidePeriod; i++) {
+      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+      const before = i % 4 !== 0;
+      const wall = before
+        ? PERIOD_START_WALL - random.int(1, 7 * 24 * 3600) * 1000
+        : Date.UTC(2025, 6, 1) + random.int(0, 5 * 3600) * 1000;
+      const record = this.request(spec, wallToInstant(wall));
+      dirt.push(record);
+    }
+
+    const all = [...base, ...dirt].sort((a, b) => a.createdMs - b.createdMs);
+    let key = 63_680_000 + random.int(0, 999);
+    for (const record of all) {
+      key += random.int(1, 29);
+      record.key = key;
+    }
+    // Records repeated verbatim (same Unique Key), as paged downloads sometimes hold: placed right after.
+    const withRepeats: SyntheticRecord[] = [];
+    const distinct = new Set(base);
+    let duplicateKeys = 0;
+    for (const record of all) {
+      withRepeats.push(record);
+      if (distinct.has(record) && random.chance(0.0007)) {
+        withRepeats.push({ ...record, sameKeyAs: record });
+        duplicateKeys++;
+      }
+    }
+    return {
+      records: withRepeats,
+      counts: {
+        requests: base.length,
+        repeatedSubmissions: repeated,
+        closedBeforeCreation: closedBefore,
+        otherAgencies,
+        outsidePeriod,
+        duplicateUniqueKeys: duplicateKeys,
+        records: withRepeats.length,
+      },
+    };
+  }
+
+  /** A creation instant on day d of the period (hour by the daily pattern; never in the skipped hour). */
+  private createdInDay(d: number): number {
+    const random = this.random;
+    let hour = random.weightedIndex(HOUR_WEIGHTS, this.hourTotal);
+    if (d === 67 && hour === 2) hour = 3; // 2025-03-09 02:00-02:59 does not exist
+    const wall = PERIOD_START_WALL + d * DAY_MS + hour * HOUR_MS + random.int(0, 3599) * 1000;
+    return wallToInstant(wall);
+  }
+
+  /** A distinct request at its own place. */
+  private request(spec: ComplaintSpec, createdMs: number): SyntheticRecord {
+    const random = this.random;
+    const borough = BOROUGH_SPECS[random.weightedIndex(this.boroughWeights)] as BoroughSpec;
+    let latitude: number | null = null;
+    let longitude: number | null = null;
+    // A few requests have no coordinates (highways, bridges mostly).
+    const noCoordinates = random.chance(spec.highway || spec.bridge ? 0.25 : 0.008);
+    if (!noCoordinates) {
+      for (;;) {
+        latitude = borough.lat[0] + random.next() * (borough.lat[1] - borough.lat[0]);
+        longitude = borough.lon[0] + random.next() * (borough.lon[1] - borough.lon[0]);
+        const place = `${latitude.toFixed(5)},${longitude.toFixed(5)}`;
+        if (!this.usedPlaces.has(place)) {
+          this.usedPlaces.add(place);
+          break;
+        }
+      }
+    }
+    const n = this.placeCounter++;
+    const street = STREET_NAMES[n % STREET_NAMES.length] as string;
+    const atIntersection = random.chance(spec.intersection);
+    // Without coordinates the address is unique: the house number comes from a counter.
+    const houseNumber = noCoordinates ? 10_000 + n : random.int(1, 2500);
+    const cross1 = random.pick(STREET_NAMES);
+    const cross2 = noCoordinates && atIntersection ? `${n} STREET` : random.pick(STREET_NAMES);
+    const closeDays = random.chance(spec.neverClosed) ? Infinity : Math.max(5 / 1440, lognormal(random, spec.medianDays, spec.sigma));
+    const closedAt = createdMs + closeDays * DAY_MS;
+    const closed = closedAt <= EXPORT_INSTANT;
+    let status: string;
+    if (closed) status = 'Closed';
+    else {
+      const r = random.next();
+      status = r < 0.35 ? 'Open' : r < 0.5 ? 'Assigned' : r < 0.85 ? (random.chance(0.2) ? 'Started' : 'In Progress') : 'Pending';
+    }
+    if (random.chance(0.004)) status = 'Unspecified';
+    else if (random.chance(0.01)) status = status.toUpperCase();
+
+    const channelDraw = random.next();
+    let channel = channelDraw < 0.34 ? 'PHONE' : channelDraw < 0.64 ? 'ONLINE' : channelDraw < 0.95 ? 'MOBILE' : channelDraw < 0.97 ? 'OTHER' : 'UNKNOWN';
+    if (random.chance(0.01)) channel = titleCase(channel);
+
+    const boardNumber = random.int(1, borough.boards);
+    const boardDraw = random.next();
+    const unspecifiedBorough = random.chance(0.002);
+    const communityBoard = unspecifiedBorough
+      ? '0 Unspecified'
+      : boardDraw < 0.015
+        ? `Unspecified ${borough.name}`
+        : `${boardNumber < 10 ? '0' : ''}${boardNumber} ${borough.name}`;
+    const zipDraw = random.next();
+    const zip = zipDraw < 0.01 ? '' : zipDraw < 0.013 ? 'N/A' : random.pick(borough.zips);
+    const councilDraw = random.next();
+    const councilDistrict = councilDraw < 0.006 ? '' : councilDraw < 0.008 ? 'Unspecified' : String(random.int(borough.council[0], borough.council[1]));
+    const [locationType] = spec.locationTypes[random.weightedIndex(spec.locationTypes.map(([, w]) => w))] as [string, number];
+    const descriptorDraw = random.next();
+    const descriptor = descriptorDraw < 0.002 ? 'Unspecified' : mixCase(random, spec.descriptor, 0.01);
+
+    return {
+      createdMs,
+      closedMs: closed ? Math.round(closedAt / 1000) * 1000 : null,
+      agency: random.chance(0.005) ? 'dot' : 'DOT',
+      agencyName: 'Department of Transportation',
+      complaintType: mixCase(random, spec.type, 0.012),
+      descriptor,
+      locationType: locationType === 'Street' && random.chance(0.01) ? 'STREET' : locationType,
+      borough: unspecifiedBorough ? null : borough,
+      boroughText: unspecifiedBorough ? 'Unspecified' : random.chance(0.02) ? titleCase(borough.name) : borough.name,
+      zip,
+      address: atIntersection ? '' : `${houseNumber} ${street}`,
+      street: atIntersection ? '' : street,
+      cross1: atIntersection ? '' : cross1,
+      cross2: atIntersection ? '' : cross2,
+      inter1: atIntersection ? street : '',
+      inter2: atIntersection ? cross2 : '',
+      addressType: atIntersection ? 'INTERSECTION' : spec.highway || spec.bridge ? 'BLOCKFACE' : 'ADDRESS',
+      city: random.pick(borough.cities),
+      status,
+      resolution: closed ? (random.pick(RESOLUTIONS) as string) : status === 'Open' ? '' : (RESOLUTIONS[3] as string),
+      communityBoard,
+      councilDistrict,
+      precinct: String(random.int(borough.precincts[0], borough.precincts[1])),
+      bbl: atIntersection || noCoordinates ? '' : `${borough.bblPrefix}${String(random.int(1, 16000)).padStart(5, '0')}${String(random.int(1, 200)).padStart(4, '0')}`,
+      channel,
+      latitude,
+      longitude,
+      bridgeHighwayName: spec.highway ? random.pick(HIGHWAYS) : spec.bridge ? random.pick(BRIDGES) : '',
+      bridgeHighwayDirection: spec.highway || spec.bridge ? random.pick(['North/Eastbound', 'South/Westbound', 'Manhattan Bound', 'Queens Bound']) : '',
+      roadRamp: spec.highway || spec.bridge ? 'Roadway' : '',
+      bridgeHighwaySegment: spec.highway ? `Exit ${random.int(1, 40)}` : spec.bridge ? 'Upper Level' : '',
+      key: 0,
+    };
+  }
+}
+
+function csvField(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+function stateplane(latitude: number, longitude: number): [string, string] {
+  // A rough local projection (feet), enough to look like the export.
+  const x = Math.round(987_000 + (longitude + 73.985) * 276_000);
+  const y = Math.round(210_000 + (latitude - 40.74) * 364_000);
+  return [String(x), String(y)];
+}
+
+function recordLine(r: SyntheticRecord): string {
+  const created = formatExportTimestamp(epochMsToCityLocalTime(r.createdMs));
+  const closed = r.closedMs === null ? '' : formatExportTimestamp(epochMsToCityLocalTime(r.closedMs));
+  const hasPoint = r.latitude !== null && r.longitude !== null;
+  const [x, y] = hasPoint ? stateplane(r.latitude as number, r.longitude as number) : ['', ''];
+  const values: Record<string, string> = {
+    'Unique Key': String(r.key),
+    'Created Date': created,
+    'Closed Date': closed,
+    Agency: r.agency,
+    'Agency Name': r.agencyName,
+    'Complaint Type': r.complaintType,
+    Descriptor: r.descriptor,
+    'Location Type': r.locationType,
+    'Incident Zip': r.zip,
+    'Incident Address': r.address,
+    'Street Name': r.street,
+    'Cross Street 1': r.cross1,
+    'Cross Street 2': r.cross2,
+    'Intersection Street 1': r.inter1,
+    'Intersection Street 2': r.inter2,
+    'Address Type': r.addressType,
+    City: r.city,
+    Landmark: r.street,
+    'Facility Type': 'N/A',
+    Status: r.status,
+    'Due Date': '',
+    'Resolution Description': r.resolution,
+    'Resolution Action Updated Date': r.resolution === '' ? '' : closed === '' ? created : closed,
+    'Community Board': r.communityBoard,
+    'Council District': r.councilDistrict,
+    'Police Precinct': r.precinct,
+    BBL: r.bbl,
+    Borough: r.boroughText,
+    'X Coordinate (State Plane)': x,
+    'Y Coordinate (State Plane)': y,
+    'Open Data Channel Type': r.channel,
+    'Park Facility Name': 'Unspecified',
+    'Park Borough': r.borough === null ? 'Unspecified' : r.borough.name,
+    'Bridge Highway Name': r.bridgeHighwayName,
+    'Bridge Highway Direction': r.bridgeHighwayDirection,
+    'Road Ramp': r.roadRamp,
+    'Bridge Highway Segment': r.bridgeHighwaySegment,
+    Latitude: hasPoint ? String(r.latitude) : '',
+    Longitude: hasPoint ? String(r.longitude) : '',
+    Location: hasPoint ? `(${r.latitude}, ${r.longitude})` : '',
+  };
+  return SYNTHETIC_EXPORT_COLUMNS.map((column) => csvField(values[column] ?? '')).join(',');
+}
+
+export interface SyntheticExport {
+  /** CSV text chunks (header first), LF line endings, UTF-8. */
+  chunks: Iterable<string>;
+  counts: SyntheticExportCounts;
+  seed: number;
+}
+
+/** Build the synthetic export (deterministic for a seed); the text is produced lazily, chunk by chunk. */
+export function generateSyntheticExport(seed: number = SYNTHETIC_SEED): SyntheticExport {
+  const { records, counts } = new SyntheticExportBuilder(seed).build();
+  function* chunks(): Generator<string> {
+    yield SYNTHETIC_EXPORT_COLUMNS.map(csvField).join(',') + '\n';
+    let lines: string[] = [];
+    for (const record of records) {
+      lines.push(recordLine(record));
+      if (lines.length === 2000) {
+        yield lines.join('\n') + '\n';
+        lines = [];
+      }
+    }
+    if (lines.length > 0) yield lines.join('\n') + '\n';
+  }
+  return { chunks: { [Symbol.iterator]: chunks }, counts, seed };
+}
