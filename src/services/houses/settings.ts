@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
-// TEMPORARY until reviewed-model.ts (issue 3) lands.
-const REVIEWED_MODEL = { version: 'kc-hgb-2015-02', path: 'models/kc-hgb-2015-02.json', sha256: '0'.repeat(64) };
+import { REVIEWED_MODEL } from './reviewed-model.js';
 
 export const HOUSES_DEFAULT_PORT = 8002;
 

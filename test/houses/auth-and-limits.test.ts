@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformApp } from '../../src/platform/app.js';
+import { expectError, LogCapture } from '../support/http.js';
+import { buildFixtureApp, house, postJson } from './support.js';
+
+/** house-prices.md "Authentication", rule 1 (413 before validation), and the 404 of the error table. */
+describe('API keys (two keys, for rotation)', () => {
+  let app: PlatformApp;
+  beforeAll(async () => {
+    app = await buildFixtureApp({ API_KEY: 'first-key,second-key' });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  for (const url of ['/v1/estimates', '/v1/estimates/batch']) {
+    const body = url.endsWith('batch') ? { houses: [house()] } : house();
+    it(`POST ${url} without a key is 401 unauthorized`, async () => {
+      expectError(await postJson(app, url, body), 401, 'unauthorized', [], 'Missing or invalid API key');
+    });
+    it(`POST ${url} with a wrong key is 401`, async () => {
+      expectError(await postJson(app, url, body, { 'x-api-key': 'third-key' }), 401, 'unauthorized', [], 'Missing or invalid API key');
+    });
+    it(`POST ${url} accepts either key`, async () => {
+      expect((await postJson(app, url, body, { 'x-api-key': 'first-key' })).statusCode).toBe(200);
+      expect((await postJson(app, url, body, { 'x-api-key': 'second-key' })).statusCode).toBe(200);
+    });
+  }
+  it('the key is checked before the body: an invalid body without key is 401', async () => {
+    expectError(await postJson(app, '/v1/estimates', { nonsense: true }), 401, 'unauthorized', []);
+  });
+  for (const url of ['/v1/model', '/health', '/ready']) {
+    it(`GET ${url} needs no key`, async () => {
+      expect((await app.inject({ url })).statusCode).toBe(200);
+    });
+  }
+});
+
+describe('no API_KEY set', () => {
+  it('enforces no key and logs a warning at start', async () => {
+    const logs = new LogCapture();
+    const app = await buildFixtureApp({}, { logStream: logs });
+    expect((await postJson(app, '/v1/estimates', house())).statusCode).toBe(200);
+    expect(logs.lines().some((line) => line.level === 40 && String(line.msg).includes('API_KEY is not set'))).toBe(true);
+    await app.close();
+  });
+});
+
+describe('body size (64 KiB), checked before validation', () => {
+  let app: PlatformApp;
+  beforeAll(async () => {
+    app = await buildFixtureApp({ API_KEY: 'k' });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  const padding = 'x'.repeat(70_000);
+
+  it('an oversized house with unknown fields is 413 body_too_large, not 422', async () => {
+    const response = await postJson(app, '/v1/estimates', house({ unknown_field: padding, another: 1 }), { 'x-api-key': 'k' });
+    expectError(response, 413, 'body_too_large', []);
+  });
+  it('an oversized batch with unknown fields is 413', async () => {
+    const response = await postJson(app, '/v1/estimates/batch', { houses: [house({ notes: padding })], extra: true }, { 'x-api-key': 'k' });
+    expectError(response, 413, 'body_too_large', []);
+  });
+  it('a batch of 100 houses fits under the limit', async () => {
+    const response = await postJson(app, '/v1/estimates/batch', { houses: Array.from({ length: 100 }, () => house()) }, { 'x-api-key': 'k' });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('other answers', () => {
+  let app: PlatformApp;
+  beforeAll(async () => {
+    app = await buildFixtureApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  it('an unknown path is 404 not_found with message Not Found', async () => {
+    expectError(await app.inject({ url: '/v1/nothing' }), 404, 'not_found', [], 'Not Found');
+  });
+  it('GET on an estimate path is 405 with Allow', async () => {
+    const response = await app.inject({ url: '/v1/estimates' });
+    expectError(response, 405, 'method_not_allowed', []);
+    expect(response.headers.allow).toBe('POST');
+  });
+  it('the error request_id equals a kept incoming X-Request-ID', async () => {
+    const response = await postJson(app, '/v1/estimates', house({ grade: 14 }), { 'x-request-id': 'client-id-42' });
+    expectError(response, 422, 'invalid_request', ['grade']);
+    expect(response.headers['x-request-id']).toBe('client-id-42');
+  });
+  it('/health answers ok and /ready answers ready', async () => {
+    expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'ok' });
+    const ready = await app.inject({ url: '/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+});
