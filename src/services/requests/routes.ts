@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformApp } from '../../platform/app.js';
-import { ApiError, errorResponse, notFound, unavailable } from '../../platform/errors.js';
+import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
@@ -42,6 +42,21 @@ async function fromDatabase<T>(log: FastifyBaseLogger, work: () => Promise<T>): 
 
 const secured = { config: { requiresApiKey: true } } as const;
 
+const DIGITS = /^-?[0-9]+$/;
+
+/**
+ * Query strings and path parameters are coerced by the platform's validator, which reads ` `, `1e3`
+ * or `0x10` as numbers. Integers are written in digits only: checked on the raw text, before validation.
+ */
+function integerTextCheck(part: 'params' | 'query', name: string) {
+  return async (request: { params: unknown; query: unknown }): Promise<void> => {
+    const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
+    if (typeof raw === 'string' && !DIGITS.test(raw)) {
+      throw invalidRequest([name], `The request is not valid: ${name} must be integer`);
+    }
+  };
+}
+
 const common = {
   304: Type.Null({ description: 'Not Modified: If-None-Match matches the ETag; no body' }),
   401: errorResponse('Missing or invalid API key (code unauthorized)'),
@@ -72,6 +87,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors,
     '/v1/service-requests',
     {
       ...secured,
+      preValidation: integerTextCheck('query', 'limit'),
       schema: {
         tags: ['service-requests'],
         summary: 'List service requests',
@@ -110,6 +126,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors,
     '/v1/service-requests/:id',
     {
       ...secured,
+      preValidation: integerTextCheck('params', 'id'),
       schema: {
         tags: ['service-requests'],
         summary: 'One service request',

@@ -1,0 +1,79 @@
+import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { FIXTURE_PERIOD, inApiOrder } from './fixture-database.js';
+
+/** What the API should answer, computed here from the rows themselves (independently of the database). */
+export interface Filters {
+  borough?: string;
+  complaint_type?: string;
+  status?: string;
+  created_from?: string;
+  created_to?: string;
+}
+
+function bound(value: string): string {
+  return value.length === 10 ? `${value}T00:00:00` : value;
+}
+
+export function expectedList(rows: readonly ServiceRequestRecord[], filters: Filters): ServiceRequestRecord[] {
+  return inApiOrder(
+    rows.filter(
+      (row) =>
+        (filters.borough === undefined || row.borough === filters.borough) &&
+        (filters.complaint_type === undefined || row.complaint_type === filters.complaint_type) &&
+        (filters.status === undefined || row.status === filters.status) &&
+        (filters.created_from === undefined || row.created_at >= bound(filters.created_from)) &&
+        (filters.created_to === undefined || row.created_at < bound(filters.created_to)),
+    ),
+  );
+}
+
+export function queryOf(parameters: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) search.set(name, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+export function expectedComplaintTypes(rows: readonly ServiceRequestRecord[]): { complaint_type: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const row of rows) if (row.complaint_type !== null) counts.set(row.complaint_type, (counts.get(row.complaint_type) ?? 0) + 1);
+  return [...counts]
+    .map(([complaint_type, count]) => ({ complaint_type, count }))
+    .sort((a, b) => b.count - a.count || (a.complaint_type < b.complaint_type ? -1 : 1));
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return Math.round(value * 100) / 100;
+}
+
+export function fixtureDays(): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${FIXTURE_PERIOD.start}T00:00:00Z`); t <= Date.parse(`${FIXTURE_PERIOD.end}T00:00:00Z`); t += 86_400_000) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+export function expectedDaily(rows: readonly ServiceRequestRecord[], scope: { borough?: string; complaint_type?: string }) {
+  const scoped = rows.filter(
+    (row) =>
+      (scope.borough === undefined || row.borough === scope.borough) &&
+      (scope.complaint_type === undefined || row.complaint_type === scope.complaint_type),
+  );
+  return fixtureDays().map((date) => {
+    const opened = scoped.filter((row) => row.created_at.startsWith(date));
+    const closeDays = opened.map((row) => row.days_to_close).filter((days): days is number => days !== null);
+    const within = closeDays.filter((days) => days <= 14).length;
+    return {
+      date,
+      opened: opened.length,
+      closed_within_14_days: within,
+      share_closed_within_14_days: opened.length === 0 ? null : Math.round((within / opened.length) * 10_000) / 10_000,
+      median_days_to_close: median(closeDays),
+    };
+  });
+}
