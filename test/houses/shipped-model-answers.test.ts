@@ -1,0 +1,120 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformApp } from '../../src/platform/app.js';
+import { buildHousesApp } from '../../src/services/houses/app.js';
+import { ESTIMATE_EXAMPLE } from '../../src/services/houses/openapi-example.js';
+import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
+import type { Estimate } from '../../src/services/houses/schemas.js';
+import { readHouseSettings } from '../../src/services/houses/settings.js';
+import { REPO_ROOT } from '../support/http.js';
+import { postJson } from './support.js';
+
+/**
+ * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
+ * - the golden houses (test/fixtures/houses/golden-houses.json): exact estimate, range, warnings,
+ *   model version and prices date of at least 20 houses across the whole range;
+ * - the OpenAPI example (src/services/houses/openapi-example.json): its documented answer.
+ * Any change fails. After a deliberate, reviewed change (a retrained model), rewrite both with
+ *   UPDATE_GOLDEN=1 npx vitest run test/houses/shipped-model-answers.test.ts
+ * and review the diff (then npm run openapi:update for the example in the reviewed copy).
+ */
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const GOLDEN_PATH = resolve(REPO_ROOT, 'test/fixtures/houses/golden-houses.json');
+const EXAMPLE_PATH = resolve(REPO_ROOT, 'src/services/houses/openapi-example.json');
+
+interface GoldenAnswer {
+  estimate_usd: number;
+  range_usd: { low: number; high: number };
+  model_version: string;
+  prices_as_of: string;
+  warnings: { code: string; fields: string[] }[];
+}
+interface GoldenFile {
+  description: string;
+  houses: { name: string; house: Record<string, unknown>; expected: GoldenAnswer | null }[];
+}
+
+function goldenAnswer(answer: Estimate): GoldenAnswer {
+  return {
+    estimate_usd: answer.estimate_usd,
+    range_usd: answer.range_usd,
+    model_version: answer.model_version,
+    prices_as_of: answer.prices_as_of,
+    warnings: answer.warnings.map(({ code, fields }) => ({ code, fields })),
+  };
+}
+
+let app: PlatformApp;
+beforeAll(async () => {
+  app = await buildHousesApp(readHouseSettings({}), { logger: false });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+async function answerOf(house: unknown): Promise<Estimate> {
+  const response = await postJson(app, '/v1/estimates', house);
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as Estimate;
+}
+
+describe('the shipped model', () => {
+  it('starts by default (reviewed path and SHA-256) and is ready', async () => {
+    expect((await app.inject({ url: '/ready' })).statusCode).toBe(200);
+    const card = (await app.inject({ url: '/v1/model' })).json() as { model_version: string; prices_as_of: string };
+    expect(card.model_version).toBe(REVIEWED_MODEL.version);
+    expect(card.model_version).toBe('kc-hgb-2015-02');
+    expect(card.prices_as_of).toBe('2015-02-28');
+  });
+});
+
+describe('golden houses', () => {
+  const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
+
+  it('cover the whole range', () => {
+    const houses = golden.houses;
+    expect(houses.length).toBeGreaterThanOrEqual(20);
+    const answers = houses.map((entry) => entry.expected);
+    expect(answers.every((answer) => answer !== null)).toBe(true);
+    const estimates = answers.map((answer) => answer?.estimate_usd ?? 0);
+    expect(Math.min(...estimates)).toBeLessThan(250_000); // cheap
+    expect(Math.max(...estimates)).toBeGreaterThanOrEqual(1_000_000); // expensive
+    expect(houses.some((entry) => entry.house.waterfront === true)).toBe(true);
+    expect(houses.some((entry) => Number(entry.house.yr_built) <= 1910)).toBe(true); // old
+    expect(houses.some((entry) => Number(entry.house.yr_renovated) > 0)).toBe(true); // renovated
+    const codes = answers.flatMap((answer) => answer?.warnings ?? []);
+    expect(codes.some((warning) => warning.code === 'rare_value' && warning.fields.join() === 'sqft_lot,sqft_lot15')).toBe(true);
+    expect(codes.some((warning) => warning.code === 'high_value')).toBe(true);
+  });
+
+  it('answers exactly as recorded', async () => {
+    const actual = await Promise.all(golden.houses.map(async (entry) => ({ ...entry, expected: goldenAnswer(await answerOf(entry.house)) })));
+    if (UPDATE) {
+      writeFileSync(GOLDEN_PATH, `${JSON.stringify({ ...golden, houses: actual }, null, 2)}\n`);
+      return;
+    }
+    for (const [index, entry] of actual.entries()) {
+      expect(entry.expected, `golden house ${index}: ${entry.name}`).toEqual(golden.houses[index]?.expected);
+    }
+  });
+});
+
+describe('the OpenAPI example', () => {
+  it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
+    const answer = await answerOf(ESTIMATE_EXAMPLE.request);
+    if (UPDATE) {
+      writeFileSync(EXAMPLE_PATH, `${JSON.stringify({ request: ESTIMATE_EXAMPLE.request, answer }, null, 2)}\n`);
+      return;
+    }
+    expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
+  });
+  it('is the example of the OpenAPI description', () => {
+    const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
+    const post = spec.paths['/v1/estimates']?.post;
+    const example = post?.requestBody?.content?.['application/json']?.examples?.example1?.value ?? post?.requestBody?.content?.['application/json']?.example;
+    expect(example).toEqual(ESTIMATE_EXAMPLE.request);
+    const answerExample = post?.responses?.['200']?.content?.['application/json']?.examples?.example1?.value ?? post?.responses?.['200']?.content?.['application/json']?.example;
+    expect(answerExample).toEqual(ESTIMATE_EXAMPLE.answer);
+  });
+});
