@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
+import { ensureSnapshot } from './snapshot/ensure-snapshot.js';
+import { createProgressReporter } from './snapshot/progress-reporter.js';
 
 /**
- * The embedded snapshot is built at start when absent (a few seconds, no download), by the snapshot
- * builder of src/services/requests/snapshot/.
+ * The embedded snapshot is built at start when absent (synthetic export, a few seconds, no
+ * download), by the snapshot builder's ensureSnapshot (safe when several processes start at once).
+ * Progress goes to stderr; stdout keeps the log lines.
  */
 export async function ensureDefaultSnapshot(path: string): Promise<void> {
   if (existsSync(path)) return;
-  process.stderr.write(`The snapshot ${path} is absent and cannot be built yet; /ready answers 503 until it exists\n`);
+  process.stderr.write(`Building the embedded snapshot ${path} (synthetic export, no download)\n`);
+  const result = await ensureSnapshot(path, { progress: createProgressReporter(process.stderr) });
+  if (result.build) process.stderr.write(`Snapshot ${result.build.meta.snapshot_id} built: ${result.build.meta.row_count} requests\n`);
 }

@@ -11,24 +11,17 @@ import {
   type ServiceRequestStore,
 } from './service-request-store.js';
 import {
-  cleaningRulesSql,
-  complaintTypeCountsSql,
-  dailyScopeParameters,
-  dailyStatsSql,
-  emptyDays,
-  metaSql,
-  periodSql,
-  snapshotIdSql,
-  toComplaintTypeCounts,
-  toDataset,
-  type CleaningRuleRow,
-  type MetaRow,
-} from './snapshot-tables.js';
+  readComplaintTypeCountsFromPostgres,
+  readDailyStatsFromPostgres,
+  readSnapshotMetaFromPostgres,
+} from './snapshot/snapshot-readers.js';
+import type { SnapshotMeta } from './snapshot/service-request.js';
+import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
   url: string;
-  /** Schema of the snapshot tables; null: the connection's search path. */
-  schema: string | null;
+  /** Schema of the snapshot tables. */
+  schema: string;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
 }
@@ -45,7 +38,9 @@ function quoteIdentifier(name: string): string {
 export class PostgresServiceRequestStore implements ServiceRequestStore {
   private readonly pool: pg.Pool;
   private readonly table: (name: string) => string;
-  private cachedSnapshotId: string | null = null;
+  private readonly schema: string;
+  /** The metadata, read once: the snapshot is frozen. */
+  private meta: SnapshotMeta | null = null;
   private readonly names = new Map<string, string>();
 
   constructor(options: PostgresStoreOptions) {
@@ -63,7 +58,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     // A connection that breaks while idle must not stop the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     const schema = options.schema;
-    this.table = schema === null ? (name) => name : (name) => `${quoteIdentifier(schema)}.${name}`;
+    this.schema = schema;
+    this.table = (name) => `${quoteIdentifier(schema)}.${name}`;
   }
 
   /** A stable statement name per SQL text (named statements are prepared once per connection). */
@@ -98,35 +94,47 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return rows[0] ?? null;
   }
 
+  /** A read through the snapshot builder's readers; any failure becomes DatabaseUnavailableError. */
+  private async viaReaders<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
+    }
+  }
+
+  private async snapshotMeta(): Promise<SnapshotMeta> {
+    this.meta ??= await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, this.schema));
+    return this.meta;
+  }
+
   async complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
-    return toComplaintTypeCounts(await this.rows(complaintTypeCountsSql(this.table)));
+    return toComplaintTypeCountRecords(await this.viaReaders(() => readComplaintTypeCountsFromPostgres(this.pool, this.schema)));
   }
 
   async dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
-    const rows = await this.rows<DailyStatRecord>(dailyStatsSql(this.table), dailyScopeParameters(scope));
-    if (rows.length > 0) return rows;
-    const period = (await this.rows<{ period_start: string; period_end: string }>(periodSql(this.table)))[0];
-    return period ? emptyDays(period.period_start, period.period_end) : [];
+    const meta = await this.snapshotMeta();
+    const stats = await this.viaReaders(() =>
+      readDailyStatsFromPostgres(
+        this.pool,
+        this.schema,
+        { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined },
+        meta,
+      ),
+    );
+    return toDailyStatRecords(stats);
   }
 
   async dataset(): Promise<DatasetRecord> {
-    const meta = (await this.rows<MetaRow>(metaSql(this.table)))[0];
-    if (!meta) throw new DatabaseUnavailableError(new Error('snapshot_meta is empty'));
-    return toDataset(meta, await this.rows<CleaningRuleRow>(cleaningRulesSql(this.table)));
+    return toDatasetRecord(await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, this.schema)));
   }
 
   async snapshotId(): Promise<string> {
-    if (this.cachedSnapshotId !== null) return this.cachedSnapshotId;
-    const row = (await this.rows<{ snapshot_id: string }>(snapshotIdSql(this.table)))[0];
-    if (!row) throw new DatabaseUnavailableError(new Error('snapshot_meta is empty'));
-    this.cachedSnapshotId = row.snapshot_id;
-    return row.snapshot_id;
+    return (await this.snapshotMeta()).snapshot_id;
   }
 
   async ping(): Promise<void> {
-    const row = (await this.rows<{ snapshot_id: string }>(snapshotIdSql(this.table)))[0];
-    if (!row) throw new DatabaseUnavailableError(new Error('snapshot_meta is empty'));
-    await this.rows(`SELECT id FROM ${this.table('service_requests')} LIMIT 1`);
+    for (const sql of readinessSql(this.table)) await this.rows(sql);
   }
 
   async close(): Promise<void> {

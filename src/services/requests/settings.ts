@@ -14,8 +14,8 @@ export const CURSOR_SECRET_MIN_LENGTH = 16;
 
 export type DatabaseLocation =
   | { kind: 'sqlite'; path: string; isDefault: boolean }
-  /** `schema`: the PostgreSQL schema holding the snapshot tables (`?schema=` in the URL); null: the search path. */
-  | { kind: 'postgres'; url: string; schema: string | null };
+  /** `schema`: the PostgreSQL schema holding the snapshot tables (`?schema=` in the URL, default public, as the loader). */
+  | { kind: 'postgres'; url: string; schema: string };
 
 export interface RequestSettings extends PlatformSettings {
   database: DatabaseLocation;
@@ -42,6 +42,7 @@ export function defaultSnapshotPath(): string {
   return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
 }
 
+export const DEFAULT_POSTGRES_SCHEMA = 'public';
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
@@ -65,7 +66,7 @@ export function readDatabaseLocation(env: Env): DatabaseLocation {
       throw new SettingsError('DATABASE_URL', `schema "${schema}" is not a plain identifier (letters, digits, _)`);
     }
     url.searchParams.delete('schema');
-    return { kind: 'postgres', url: url.toString(), schema };
+    return { kind: 'postgres', url: url.toString(), schema: schema ?? DEFAULT_POSTGRES_SCHEMA };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
     throw new SettingsError('DATABASE_URL', 'must be a SQLite file path or a postgres:// URL');

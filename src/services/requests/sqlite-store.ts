@@ -10,22 +10,11 @@ import {
   type ServiceRequestRecord,
   type ServiceRequestStore,
 } from './service-request-store.js';
-import {
-  cleaningRulesSql,
-  complaintTypeCountsSql,
-  dailyScopeParameters,
-  dailyStatsSql,
-  emptyDays,
-  metaSql,
-  periodSql,
-  snapshotIdSql,
-  toComplaintTypeCounts,
-  toDataset,
-  type CleaningRuleRow,
-  type MetaRow,
-} from './snapshot-tables.js';
+import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from './snapshot/snapshot-readers.js';
+import type { SnapshotMeta } from './snapshot/service-request.js';
+import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
-const identity = (table: string): string => table;
+const READINESS_SQL = readinessSql((table) => table);
 
 /**
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
@@ -36,7 +25,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   private database: Database.Database | null = null;
   private readonly listStatements = new Map<number, Database.Statement>();
   private readonly statements = new Map<string, Database.Statement>();
-  private cachedSnapshotId: string | null = null;
+  /** The metadata, read once: the snapshot is frozen. */
+  private meta: SnapshotMeta | null = null;
   private closed = false;
 
   constructor(readonly path: string) {}
@@ -87,41 +77,38 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
-    return this.read(() => toComplaintTypeCounts(this.statement(complaintTypeCountsSql(identity)).all() as never));
+    return this.read((database) => toComplaintTypeCountRecords(readComplaintTypeCounts(database)));
+  }
+
+  private snapshotMeta(database: Database.Database): SnapshotMeta {
+    this.meta ??= readSnapshotMeta(database);
+    return this.meta;
   }
 
   dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
-    return this.read(() => {
-      const rows = this.statement(dailyStatsSql(identity)).all(...dailyScopeParameters(scope)) as DailyStatRecord[];
-      if (rows.length > 0) return rows;
-      const period = this.statement(periodSql(identity)).get() as { period_start: string; period_end: string } | undefined;
-      return period ? emptyDays(period.period_start, period.period_end) : [];
-    });
+    return this.read((database) =>
+      toDailyStatRecords(
+        readDailyStats(
+          database,
+          { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined },
+          this.snapshotMeta(database),
+        ),
+      ),
+    );
   }
 
   dataset(): Promise<DatasetRecord> {
-    return this.read(() => {
-      const meta = this.statement(metaSql(identity)).get() as MetaRow | undefined;
-      if (!meta) throw new Error('snapshot_meta is empty');
-      return toDataset(meta, this.statement(cleaningRulesSql(identity)).all() as CleaningRuleRow[]);
-    });
+    return this.read((database) => toDatasetRecord(readSnapshotMeta(database)));
   }
 
   snapshotId(): Promise<string> {
-    if (this.cachedSnapshotId !== null) return Promise.resolve(this.cachedSnapshotId);
-    return this.read(() => {
-      const row = this.statement(snapshotIdSql(identity)).get() as { snapshot_id: string } | undefined;
-      if (!row) throw new Error('snapshot_meta is empty');
-      this.cachedSnapshotId = row.snapshot_id;
-      return row.snapshot_id;
-    });
+    if (this.meta !== null) return Promise.resolve(this.meta.snapshot_id);
+    return this.read((database) => this.snapshotMeta(database).snapshot_id);
   }
 
   ping(): Promise<void> {
     return this.read(() => {
-      const row = this.statement(snapshotIdSql(identity)).get() as { snapshot_id: string } | undefined;
-      if (!row) throw new Error('snapshot_meta is empty');
-      this.statement('SELECT id FROM service_requests LIMIT 1').get();
+      for (const sql of READINESS_SQL) this.statement(sql).get();
     });
   }
 
