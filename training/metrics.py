@@ -9,7 +9,9 @@ service answers them (``round_dollars``: round half up, like JavaScript's
   when the count is even)
 * mape_pct = mean of |error_pct|
 * within_10pct = share of sales with |error_pct| <= 10
-* over_by_10pct_or_more = share of sales with estimate_usd >= price * 1.10
+* over_by_10pct_or_more = share of sales with error_pct >= 10 (the estimate is
+  10% or more above the price; computed on error_pct rather than as
+  estimate >= price * 1.10, where 1.10 is not exact in binary)
 * range coverage = share of sales with low_usd <= price <= high_usd, where
   low_usd = round_dollars(estimate_usd * low_factor) and
   high_usd = round_dollars(estimate_usd * high_factor)
@@ -53,7 +55,7 @@ def card_figures(estimates_usd: Sequence[float], prices: Sequence[float]) -> dic
         "mape_pct": math.fsum(abs_err) / n,
         "within_10pct": sum(1 for a in abs_err if a <= 10.0) / n,
         "over_by_10pct_or_more": sum(
-            1 for e, p in zip(estimates_usd, prices) if e >= p * 1.10
+            1 for e, p in zip(estimates_usd, prices) if error_pct(e, p) >= 10.0
         ) / n,
     }
 

@@ -8,5 +8,5 @@ export const REVIEWED_MODEL = {
   version: 'kc-hgb-2015-02',
   /** Relative to the repository root. */
   path: 'models/kc-hgb-2015-02.json',
-  sha256: 'c8434adecb53e3d1421872c6ef93600b0dec72a4a72bab0978df5684d18a4eca',
+  sha256: 'ea554529abd26f0eaa0ca7680050259cde258e09ecbb8e1476149d137d0613d3',
 } as const;

@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { parseModelFile, type HouseInput, type ModelFile } from '../../../src/services/houses/model/model-file.js';
+import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
+import { REPO_ROOT } from './support.js';
+
+const HOUSE: HouseInput = {
+  bedrooms: 3,
+  bathrooms: 2.25,
+  floors: 1,
+  sqft_living: 2000,
+  sqft_basement: 500,
+  sqft_lot: 6000,
+  waterfront: false,
+  view: 0,
+  condition: 3,
+  grade: 7,
+  yr_built: 1965,
+  yr_renovated: 1990,
+  lat: 47.55,
+  long: -122.25,
+  sqft_living15: 1900,
+  sqft_lot15: 6000,
+};
+
+/** A tiny model: split on lat_plus_long (feature 2) then on waterfront (feature 1). */
+function tinyModel(): ModelFile {
+  const real = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
+  return {
+    ...real,
+    features: [
+      { name: 'sqft_living', kind: 'input' },
+      { name: 'waterfront', kind: 'input' },
+      { name: 'lat_plus_long', kind: 'add_scaled', x: 'lat', y: 'long', c: 1 },
+      { name: 'yr_last_work', kind: 'max', x: 'yr_built', y: 'yr_renovated' },
+    ],
+    baseline: 5,
+    trees: [
+      {
+        feature: [2, -1, 1, -1, -1],
+        threshold: [-74.7, 0, 0.5, 0, 0],
+        missing_go_to_left: [1, 0, 0, 0, 0],
+        left: [1, 0, 3, 0, 0],
+        right: [2, 0, 4, 0, 0],
+        is_leaf: [0, 1, 0, 1, 1],
+        value: [0, -0.25, 0, 0.125, 0.5],
+      },
+      {
+        feature: [3, -1, -1],
+        threshold: [1980.5, 0, 0],
+        missing_go_to_left: [0, 0, 0],
+        left: [1, 0, 0],
+        right: [2, 0, 0],
+        is_leaf: [0, 1, 1],
+        value: [0, 0.01, 0.02],
+      },
+    ],
+  };
+}
+
+describe('house model evaluator', () => {
+  it('computes the features as in training', () => {
+    const e = createEvaluator(tinyModel());
+    expect(Array.from(e.features(HOUSE))).toEqual([2000, 0, 47.55 + -122.25, 1990]);
+    expect(Array.from(e.features({ ...HOUSE, waterfront: true, yr_renovated: 0 }))).toEqual([2000, 1, 47.55 + -122.25, 1965]);
+  });
+
+  it('walks the trees and sums baseline + tree0 + tree1', () => {
+    const e = createEvaluator(tinyModel());
+    // lat + long = -74.7 exactly? 47.55 + -122.25 = -74.7 in float64 -> goes left
+    expect(47.55 + -122.25 <= -74.7).toBe(true);
+    expect(e.predictRaw(HOUSE)).toBe(0 + 5 + -0.25 + 0.02);
+    const east = { ...HOUSE, long: -122.2 };
+    expect(e.predictRaw(east)).toBe(5 + 0.125 + 0.02);
+    expect(e.predictRaw({ ...east, waterfront: true, yr_renovated: 0 })).toBe(5 + 0.5 + 0.01);
+    const p = e.predict(HOUSE);
+    expect(p.estimate).toBe(Math.exp(p.raw) * 2000);
+  });
+
+  it('sends a missing value the way missing_go_to_left says', () => {
+    const e = createEvaluator(tinyModel());
+    expect(e.predictRaw({ ...HOUSE, lat: Number.NaN })).toBe(5 + -0.25 + 0.02);
+  });
+
+  it('answers in whole dollars with the range from the rounded estimate', () => {
+    expect(dollarAnswer(412345.5, { low_factor: 0.832, high_factor: 1.218 })).toEqual({
+      estimate_usd: 412346,
+      range_usd: { low: Math.round(412346 * 0.832), high: Math.round(412346 * 1.218) },
+    });
+  });
+
+  it('estimates a typical house with the shipped model in a plausible range', () => {
+    const model = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
+    const e = createEvaluator(model);
+    expect(e.treeCount).toBe(model.trees.length);
+    const { estimate } = e.predict(HOUSE);
+    expect(estimate).toBeGreaterThan(200_000);
+    expect(estimate).toBeLessThan(1_500_000);
+  });
+});

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { parseModelFile } from '../../../src/services/houses/model/model-file.js';
+import { REPO_ROOT } from './support.js';
+
+const text = readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path), 'utf8');
+const fresh = (): Record<string, any> => JSON.parse(text) as Record<string, any>;
+
+function refuses(change: (doc: Record<string, any>) => void, message: RegExp): void {
+  const doc = fresh();
+  change(doc);
+  expect(() => parseModelFile(JSON.stringify(doc))).toThrow(message);
+}
+
+describe('model file parser', () => {
+  it('accepts the shipped file, as text, bytes or parsed JSON', () => {
+    const a = parseModelFile(text);
+    expect(parseModelFile(Buffer.from(text))).toEqual(a);
+    expect(parseModelFile(JSON.parse(text))).toEqual(a);
+    expect(a.features.slice(0, 16).map((f) => f.name)).toContain('sqft_lot15');
+  });
+
+  it('refuses a malformed file with a clear message', () => {
+    expect(() => parseModelFile('{"format_version": 1')).toThrow(/malformed model file: not JSON/);
+    expect(() => parseModelFile('[]')).toThrow(/malformed model file: expected an object/);
+    refuses((d) => (d.format_version = 2), /format_version: unsupported 2/);
+    refuses((d) => delete d.trees, /malformed model file: trees: missing/);
+    refuses((d) => (d.trees = []), /trees: no trees/);
+    refuses((d) => (d.trees[3].left[0] = 0), /trees\[3\]\.node 0: child index out of range/);
+    refuses((d) => (d.trees[0].threshold = d.trees[0].threshold.slice(1)), /trees\[0\]\.threshold: expected \d+ items/);
+    refuses((d) => (d.trees[0].feature[0] = 99), /feature index 99 outside/);
+    refuses((d) => (d.trees[0].value[1] = 'x'), /trees\[0\]\.value\[1\]: expected a number/);
+    refuses((d) => (d.features[0].name = 'zipcode'), /features\[0\]\.name: expected one of the 16 request fields/);
+    refuses((d) => (d.features[16].kind = 'log'), /features\[16\]\.kind: unknown feature kind "log"/);
+    refuses((d) => (d.target_transform.name = 'sqrt'), /target_transform: unsupported "sqrt"/);
+    refuses((d) => (d.baseline = null), /baseline: expected a finite number/);
+    refuses((d) => (d.range.low_factor = 1.5), /range: expected 0 < low_factor <= 1 <= high_factor/);
+    refuses((d) => (d.model_area.lat_max = 0), /model_area: empty area/);
+    refuses((d) => delete d.rare_value_thresholds[0].max.sqft_lot15, /rare_value_thresholds\[0\]\.max\.sqft_lot15: missing/);
+    refuses((d) => (d.card.not_for = ['anything']), /card\.not_for: must state: not for lending/);
+    refuses((d) => delete d.card.test.mape_pct, /card\.test\.mape_pct: missing/);
+    refuses((d) => (d.card.model_version = 'other'), /card: model_version \/ prices_as_of differ/);
+  });
+});
