@@ -412,7 +412,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
       const error = await get('/v1/service-requests/999');
       expect(error.headers.etag).toBeUndefined();
       expect(error.headers['cache-control']).toBeUndefined();
-      expect(service.app.inject({ method: 'GET', url: '/v1/dataset', headers: { 'if-none-match': '*' } })).resolves.toMatchObject({ statusCode: 401 });
+      await expect(service.app.inject({ method: 'GET', url: '/v1/dataset', headers: { 'if-none-match': '*' } })).resolves.toMatchObject({ statusCode: 401 });
     });
   });
 
