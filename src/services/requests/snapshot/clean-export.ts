@@ -14,8 +14,9 @@ import {
   isPlaceholder,
   statusCode,
 } from './cleaning-rules.js';
+import { readCsvRecordBatches } from './csv-reader.js';
 import { type ExportLayout, locateExportColumns } from './export-columns.js';
-import { cityLocalTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from './new-york-time.js';
+import { cityLocalTimeToEpochMs, parseExportTimestamp, wallTimeMs } from './new-york-time.js';
 import type { CleaningRuleResult, ServiceRequest, Status } from './service-request.js';
 
 export interface CleaningOptions {
@@ -39,12 +40,34 @@ export interface CleanedExport {
 /** A request that passed the removal rules before the repeat check. */
 interface Candidate {
   row: ServiceRequest;
+  /** Real instant of created_at. */
   createdMs: number;
+  /** created_at as a wall time (sorts like the text). */
+  createdWallMs: number;
   /** Case-folded complaint type, descriptor and place; null when the place is unknown. */
   repeatKey: string | null;
 }
 
 type Counter = Record<CleaningRuleId, number>;
+
+/**
+ * One shared copy of each distinct value of a repetitive field (complaint type, zip, ...). Values
+ * read from the CSV are slices of a large chunk of text; storing them would keep every chunk alive.
+ * The copy is made once per distinct value; later map lookups reuse its cached hash.
+ */
+class ValuePool {
+  private readonly values = new Map<string, string>();
+  intern(value: string): string {
+    let pooled = this.values.get(value);
+    if (pooled === undefined) {
+      pooled = Buffer.from(value, 'utf8').toString('utf8');
+      this.values.set(pooled, pooled);
+    }
+    return pooled;
+  }
+}
+
+const pool = new ValuePool();
 
 function cleanText(raw: string, counter: Counter): string | null {
   if (raw.length === 0) return null;
@@ -53,7 +76,7 @@ function cleanText(raw: string, counter: Counter): string | null {
     return null;
   }
   const trimmed = raw.trim();
-  return /\s{2,}|[\t\r\n]/.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed;
+  return pool.intern(/\s{2,}|[\t\r\n]/.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed);
 }
 
 function cleanCommunityBoard(raw: string, counter: Counter): string | null {
@@ -63,7 +86,7 @@ function cleanCommunityBoard(raw: string, counter: Counter): string | null {
     counter.placeholder_to_null++;
     return null;
   }
-  return text.toUpperCase();
+  return pool.intern(text.toUpperCase());
 }
 
 function cleanZip(raw: string, counter: Counter): string | null {
@@ -73,7 +96,7 @@ function cleanZip(raw: string, counter: Counter): string | null {
     return null;
   }
   const value = raw.trim();
-  if (/^\d{5}$/.test(value) && value !== '00000') return value;
+  if (/^\d{5}$/.test(value) && value !== '00000') return pool.intern(value);
   counter.incident_zip_text++;
   const plus4 = /^(\d{5})-\d{4}$/.exec(value);
   return plus4 && plus4[1] !== '00000' ? (plus4[1] ?? null) : null;
@@ -177,7 +200,7 @@ export async function cleanExportRecords(
   if (layout === undefined) throw new Error('The export is empty: no header row was found.');
 
   applyCanonicalSpellings(candidates, counter);
-  candidates.sort((a, b) => (a.row.created_at < b.row.created_at ? -1 : a.row.created_at > b.row.created_at ? 1 : a.row.id - b.row.id));
+  candidates.sort((a, b) => a.createdWallMs - b.createdWallMs || a.row.id - b.row.id);
 
   const windowMs = REPEAT_WINDOW_MINUTES * 60_000;
   const lastKeptAt = new Map<string, number>();
@@ -207,6 +230,20 @@ export async function cleanExportRecords(
     };
   });
   return { rows, rules, rawRowsRead, layout, filtersApplied: applyFilters, latestTimestamp };
+}
+
+/** Columns the cleaning reads, as a mask for the CSV reader. */
+function usedColumnMask(header: readonly string[]): boolean[] {
+  const used = new Set(Object.values(locateExportColumns(header).columns));
+  return header.map((_, i) => used.has(i));
+}
+
+/** Clean CSV text chunks (header first): the CSV reader skips the columns cleaning never reads. */
+export function cleanExportText(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  options: CleaningOptions = {},
+): Promise<CleanedExport> {
+  return cleanExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
 }
 
 function nextDay(day: string): string {
@@ -269,6 +306,7 @@ function readCandidate(
     longitude = null;
   }
 
+  const createdMs = cityLocalTimeToEpochMs(createdAt);
   const row: ServiceRequest = {
     id,
     created_at: createdAt,
@@ -284,7 +322,7 @@ function readCandidate(
     channel,
     latitude: latitude ?? null,
     longitude: longitude ?? null,
-    days_to_close: closedAt === null ? null : elapsedDaysBetween(createdAt, closedAt),
+    days_to_close: closedAt === null ? null : Math.round(((cityLocalTimeToEpochMs(closedAt) - createdMs) / 86_400_000) * 100) / 100,
   };
 
   const address = c.incidentAddress >= 0 ? (f[c.incidentAddress] as string) : '';
@@ -310,7 +348,8 @@ function readCandidate(
   if (row.days_to_close !== null) counter.days_to_close++;
   return {
     row,
-    createdMs: cityLocalTimeToEpochMs(createdAt),
+    createdMs,
+    createdWallMs: wallTimeMs(createdAt),
     repeatKey,
   };
 }

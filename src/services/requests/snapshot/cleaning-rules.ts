@@ -181,7 +181,8 @@ const CHANNEL_CODES: ReadonlyMap<string, Channel> = new Map([
 
 /** Lower case, trimmed, runs of white space as one space. */
 export function foldText(raw: string): string {
-  return raw.trim().replace(/\s+/g, ' ').toLowerCase();
+  const trimmed = raw.trim();
+  return (/\s\s|[\t\r\n]/.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed).toLowerCase();
 }
 
 export function boroughCode(raw: string): Borough | null | undefined {

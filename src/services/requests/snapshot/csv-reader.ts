@@ -31,7 +31,13 @@ interface ParseResult {
  * Parse as many complete records as `text` holds from `start`. When `final` is false, a record that
  * may continue in the next chunk is left unconsumed.
  */
-function parseCompleteRecords(text: string, start: number, final: boolean, recordOffset: number): ParseResult {
+function parseCompleteRecords(
+  text: string,
+  start: number,
+  final: boolean,
+  recordOffset: number,
+  keep?: readonly boolean[],
+): ParseResult {
   const records: string[][] = [];
   const n = text.length;
   let i = start;
@@ -106,12 +112,12 @@ function parseCompleteRecords(text: string, start: number, final: boolean, recor
         }
         if (j >= n) {
           if (!final) break;
-          fields.push(text.slice(i, j));
+          fields.push(keep === undefined || keep[fields.length] !== false ? text.slice(i, j) : '');
           i = j;
           complete = true;
           break;
         }
-        fields.push(text.slice(i, j));
+        fields.push(keep === undefined || keep[fields.length] !== false ? text.slice(i, j) : '');
         if (c === COMMA) {
           i = j + 1;
           continue;
@@ -135,6 +141,26 @@ function parseCompleteRecords(text: string, start: number, final: boolean, recor
   return { records, consumed: i };
 }
 
+export interface CsvReadOptions {
+  /**
+   * Called with the header; fields of columns marked false are returned as '' (not copied), which
+   * saves time and memory when only some columns are used.
+   */
+  selectColumns?: (header: readonly string[]) => readonly boolean[];
+}
+
+/** Index just after the first line break outside quotes (end of the first record), or -1. */
+function firstRecordEnd(text: string): number {
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) quoted = !quoted;
+    else if (!quoted && c === LF) return i + 1;
+    else if (!quoted && c === CR && i + 1 < text.length) return text.charCodeAt(i + 1) === LF ? i + 2 : i + 1;
+  }
+  return -1;
+}
+
 /** Parse a whole CSV text at once. */
 export function parseCsvText(text: string): string[][] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -147,23 +173,50 @@ export function parseCsvText(text: string): string[][] {
  */
 export async function* readCsvRecordBatches(
   chunks: AsyncIterable<string> | Iterable<string>,
+  options: CsvReadOptions = {},
 ): AsyncGenerator<string[][]> {
   let carry = '';
   let first = true;
   let recordCount = 0;
+  let keep: readonly boolean[] | undefined;
   for await (const chunk of chunks) {
     let text = carry.length > 0 ? carry + chunk : chunk;
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
     }
-    const { records, consumed } = parseCompleteRecords(text, 0, false, recordCount);
+    let consumedHeader = 0;
+    if (keep === undefined && options.selectColumns !== undefined) {
+      // Read the header alone first, so that the rest of the first chunk already skips unused columns.
+      const headerEnd = firstRecordEnd(text);
+      if (headerEnd < 0) {
+        carry = text;
+        continue;
+      }
+      const header = parseCompleteRecords(text.slice(0, headerEnd), 0, true, 0).records[0] ?? [];
+      keep = options.selectColumns(header);
+      consumedHeader = headerEnd;
+      recordCount = 1;
+      yield [header];
+    }
+    const { records, consumed } = parseCompleteRecords(text, consumedHeader, false, recordCount, keep);
     carry = consumed < text.length ? text.slice(consumed) : '';
     recordCount += records.length;
     if (records.length > 0) yield records;
   }
   if (carry.length > 0) {
-    const { records } = parseCompleteRecords(carry, 0, true, recordCount);
+    let start = 0;
+    if (keep === undefined && options.selectColumns !== undefined) {
+      const end = firstRecordEnd(carry);
+      start = end < 0 ? carry.length : end;
+      const header = parseCompleteRecords(carry.slice(0, start), 0, true, 0).records[0];
+      if (header !== undefined) {
+        keep = options.selectColumns(header);
+        recordCount = 1;
+        yield [header];
+      }
+    }
+    const { records } = parseCompleteRecords(carry, start, true, recordCount, keep);
     if (records.length > 0) yield records;
   }
 }

@@ -65,15 +65,17 @@ function offsetForLocalWallTime(wallMs: number): number {
   return offset;
 }
 
+const digits2 = (s: string, i: number): number => (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+
 /** Local wall time `YYYY-MM-DDTHH:MM:SS` read as if UTC, in milliseconds. */
 export function wallTimeMs(local: string): number {
   return Date.UTC(
-    Number(local.slice(0, 4)),
-    Number(local.slice(5, 7)) - 1,
-    Number(local.slice(8, 10)),
-    Number(local.slice(11, 13)),
-    Number(local.slice(14, 16)),
-    Number(local.slice(17, 19)),
+    digits2(local, 0) * 100 + digits2(local, 2),
+    digits2(local, 5) - 1,
+    digits2(local, 8),
+    digits2(local, 11),
+    digits2(local, 14),
+    digits2(local, 17),
   );
 }
 
@@ -116,6 +118,27 @@ function formatLocal(y: number, mo: number, d: number, h: number, mi: number, s:
   return `${y}-${pad2(mo)}-${pad2(d)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}`;
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** `MM/DD/YYYY hh:mm:ss AM` exactly, without regular expressions; null when it is anything else. */
+function parseExportTimestampFast(v: string): string | null {
+  for (const i of [0, 1, 3, 4, 6, 7, 8, 9, 11, 12, 14, 15, 17, 18]) if (!isDigit(v.charCodeAt(i))) return null;
+  if (v.charCodeAt(2) !== 47 || v.charCodeAt(5) !== 47 || v.charCodeAt(10) !== 32 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58 || v.charCodeAt(19) !== 32) {
+    return null;
+  }
+  const m = v.charCodeAt(20) | 32;
+  if ((m !== 97 && m !== 112) || (v.charCodeAt(21) | 32) !== 109) return null;
+  const mo = digits2(v, 0);
+  const d = digits2(v, 3);
+  const y = digits2(v, 6) * 100 + digits2(v, 8);
+  let h = digits2(v, 11);
+  const mi = digits2(v, 14);
+  const sec = digits2(v, 17);
+  if (h < 1 || h > 12) return null;
+  h = (h % 12) + (m === 112 ? 12 : 0);
+  return isValidDateTime(y, mo, d, h, mi, sec) ? formatLocal(y, mo, d, h, mi, sec) : null;
+}
+
 const EXPORT_TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2})(?::(\d{2}))?(?: ?([AaPp])[Mm])?$/;
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
 
@@ -125,6 +148,10 @@ const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:
  * `2022-05-01T00:04:47.000` (the Socrata API). Fractions of a second are dropped.
  */
 export function parseExportTimestamp(raw: string): string | null {
+  if (raw.length === 22) {
+    const fast = parseExportTimestampFast(raw);
+    if (fast !== null) return fast;
+  }
   const value = raw.trim();
   if (value.length === 0) return null;
   let m = EXPORT_TIMESTAMP.exec(value);

@@ -65,45 +65,55 @@ export function computeDailyStats(rows: readonly ServiceRequest[], periodStart: 
   const days = daysInclusive(periodStart, periodEnd);
   const dayIndex = new Map(days.map((day, i) => [day, i]));
   const types = [...new Set(rows.map((r) => r.complaint_type).filter((t): t is string => t !== null))].sort();
-  const scopes = new Map<string, ScopeAccumulator>();
-  const addScope = (borough: string, complaintType: string): void => {
-    scopes.set(`${borough}\u0001${complaintType}`, {
-      borough,
-      complaintType,
-      opened: new Int32Array(days.length),
-      closedWithin: new Int32Array(days.length),
-      closeDays: days.map(() => []),
-    });
-  };
-  for (const borough of [ALL_SCOPE, ...BOROUGHS]) {
-    addScope(borough, ALL_SCOPE);
-    for (const type of types) addScope(borough, type);
-  }
-  for (const row of rows) {
-    const d = dayIndex.get(row.created_at.slice(0, 10));
-    if (d === undefined) continue;
-    const keys = [`${ALL_SCOPE}\u0001${ALL_SCOPE}`];
-    if (row.borough !== null) keys.push(`${row.borough}\u0001${ALL_SCOPE}`);
-    if (row.complaint_type !== null) {
-      keys.push(`${ALL_SCOPE}\u0001${row.complaint_type}`);
-      if (row.borough !== null) keys.push(`${row.borough}\u0001${row.complaint_type}`);
+  const typeIndex = new Map(types.map((type, i) => [type, i + 1]));
+  const boroughs: string[] = [ALL_SCOPE, ...BOROUGHS];
+  const boroughIndex = new Map(boroughs.map((b, i) => [b, i]));
+  // scopes[b * (types + 1) + t]; index 0 of each axis means all.
+  const width = types.length + 1;
+  const scopes: ScopeAccumulator[] = [];
+  for (const borough of boroughs) {
+    for (const complaintType of [ALL_SCOPE, ...types]) {
+      scopes.push({
+        borough,
+        complaintType,
+        opened: new Int32Array(days.length),
+        closedWithin: new Int32Array(days.length),
+        closeDays: days.map(() => []),
+      });
     }
-    for (const key of keys) {
-      const scope = scopes.get(key) as ScopeAccumulator;
-      scope.opened[d]!++;
-      if (row.days_to_close !== null) {
-        (scope.closeDays[d] as number[]).push(row.days_to_close);
-        if (row.days_to_close <= CLOSED_WITHIN_DAYS) scope.closedWithin[d]!++;
-      }
+  }
+  const add = (scope: ScopeAccumulator, d: number, daysToClose: number | null): void => {
+    scope.opened[d]!++;
+    if (daysToClose !== null) {
+      (scope.closeDays[d] as number[]).push(daysToClose);
+      if (daysToClose <= CLOSED_WITHIN_DAYS) scope.closedWithin[d]!++;
+    }
+  };
+  let lastDay = '';
+  let d: number | undefined;
+  for (const row of rows) {
+    const day = row.created_at.slice(0, 10);
+    if (day !== lastDay) {
+      lastDay = day;
+      d = dayIndex.get(day);
+    }
+    if (d === undefined) continue;
+    const b = row.borough === null ? -1 : (boroughIndex.get(row.borough) as number);
+    const t = row.complaint_type === null ? -1 : (typeIndex.get(row.complaint_type) as number);
+    add(scopes[0] as ScopeAccumulator, d, row.days_to_close);
+    if (b > 0) add(scopes[b * width] as ScopeAccumulator, d, row.days_to_close);
+    if (t > 0) {
+      add(scopes[t] as ScopeAccumulator, d, row.days_to_close);
+      if (b > 0) add(scopes[b * width + t] as ScopeAccumulator, d, row.days_to_close);
     }
   }
   const out: DailyStatRow[] = [];
-  for (const scope of scopes.values()) {
-    days.forEach((day, d) => {
+  for (const scope of scopes) {
+    days.forEach((day, i) => {
       out.push({
         borough: scope.borough,
         complaint_type: scope.complaintType,
-        ...dailyStatOf(day, scope.opened[d] as number, scope.closedWithin[d] as number, scope.closeDays[d] as number[]),
+        ...dailyStatOf(day, scope.opened[i] as number, scope.closedWithin[i] as number, scope.closeDays[i] as number[]),
       });
     });
   }
@@ -122,8 +132,9 @@ export function computeComplaintTypeCounts(rows: readonly ServiceRequest[]): Com
 }
 
 /**
- * SHA-256 of the rows (in the given order; per row its values in contract field order, each followed
- * by a tab, null as \\N, one row per line) and the rule counts.
+ * SHA-256 of the content: the rows in the given order (their text fields, one line per row, fields
+ * separated by \u0001, null as \u0000; then their numeric fields as float64, NaN for null), the
+ * rule counts and `extra`.
  */
 export function computeContentSha256(
   rows: readonly ServiceRequest[],
@@ -131,21 +142,37 @@ export function computeContentSha256(
   extra: Record<string, string | number | boolean>,
 ): string {
   const hash = createHash('sha256');
-  const parts: string[] = [];
+  const textFields = SERVICE_REQUEST_FIELDS.filter((f) => typeof NUMERIC_FIELDS[f] === 'undefined');
+  const numericFields = SERVICE_REQUEST_FIELDS.filter((f) => typeof NUMERIC_FIELDS[f] !== 'undefined');
+  const numbers = new Float64Array(rows.length * numericFields.length);
+  let k = 0;
+  let text = '';
   for (const row of rows) {
-    let line = '';
-    for (const field of SERVICE_REQUEST_FIELDS) {
+    for (const field of textFields) {
       const value = row[field];
-      line += value === null ? '\\N\t' : `${value}\t`;
+      text += value === null ? '\u0000\u0001' : `${value as string}\u0001`;
     }
-    parts.push(line);
-    if (parts.length === 4096) {
-      hash.update(parts.join('\n') + '\n');
-      parts.length = 0;
+    text += '\n';
+    if (text.length > 1 << 20) {
+      hash.update(text);
+      text = '';
+    }
+    for (const field of numericFields) {
+      const value = row[field];
+      numbers[k++] = value === null ? Number.NaN : (value as number);
     }
   }
-  if (parts.length > 0) hash.update(parts.join('\n') + '\n');
+  hash.update(text);
+  hash.update(new Uint8Array(numbers.buffer));
   hash.update(JSON.stringify(rules.map((r) => [r.id, r.rows_removed, r.values_changed, r.applied])));
   hash.update(JSON.stringify(extra));
   return hash.digest('hex');
 }
+
+const NUMERIC_FIELDS: Partial<Record<keyof ServiceRequest, true>> = {
+  id: true,
+  council_district: true,
+  latitude: true,
+  longitude: true,
+  days_to_close: true,
+};
