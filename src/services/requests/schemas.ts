@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { LOCAL_DATE_OR_DATE_TIME_PATTERN } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
 
@@ -15,8 +15,13 @@ const TIMESTAMP_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2
 const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
 
 /** A value or null, as a JSON-schema type list (OpenAPI 3.1; fast to serialize). */
-function nullable<T>(schema: Record<string, unknown> & { type: string }): TSchema & { static: T | null } {
-  return Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'] }) as never;
+function nullable<T>(schema: Record<string, unknown> & { type: string }) {
+  return Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'] });
+}
+
+/** A string from a fixed list, with its type in the description (OpenAPI: `type` and `enum`). */
+function stringEnum<const T extends readonly string[]>(values: T, options: { description: string }) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
 const boroughDescription = 'bronx, brooklyn, manhattan, queens or staten_island (lower case)';
@@ -27,7 +32,7 @@ export const ServiceRequest = Type.Object(
     id: Type.Integer({ description: 'Identifier of the request, unique' }),
     created_at: Type.String({ pattern: TIMESTAMP_PATTERN, description: 'When the request was made, local time of New York, YYYY-MM-DDTHH:MM:SS' }),
     closed_at: nullable<string>({ type: 'string', pattern: TIMESTAMP_PATTERN, description: 'When it was closed, same format; null when not closed' }),
-    status: Type.Enum([...STATUSES], { description: statusDescription }),
+    status: stringEnum(STATUSES, { description: statusDescription }),
     complaint_type: nullable<string>({ type: 'string', description: 'What the request is about' }),
     descriptor: nullable<string>({ type: 'string', description: 'Detail of the complaint' }),
     location_type: nullable<string>({ type: 'string', description: 'Kind of place' }),
@@ -52,7 +57,7 @@ export const ServiceRequestPage = Type.Object(
     items: Type.Array(Type.Ref('ServiceRequest'), { description: 'At most `limit` requests, by created_at then id' }),
     next_cursor: nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'A page of service requests' },
 );
 
 const timeBound = (description: string) =>
@@ -63,11 +68,11 @@ const timeBound = (description: string) =>
 
 export const ServiceRequestListQuery = Type.Object(
   {
-    borough: Type.Optional(Type.Enum([...BOROUGHS], { description: `Equals; ${boroughDescription}` })),
+    borough: Type.Optional(stringEnum(BOROUGHS, { description: `Equals; ${boroughDescription}` })),
     complaint_type: Type.Optional(
       Type.String({ minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH, description: 'Equals (exact text, as in GET /v1/complaint-types)' }),
     ),
-    status: Type.Optional(Type.Enum([...STATUSES], { description: `Equals; ${statusDescription}` })),
+    status: Type.Optional(stringEnum(STATUSES, { description: `Equals; ${statusDescription}` })),
     created_from: Type.Optional(timeBound('created_at at or after this value (inclusive)')),
     created_to: Type.Optional(timeBound('created_at before this value (exclusive)')),
     limit: Type.Optional(
@@ -100,12 +105,12 @@ export const ComplaintTypeList = Type.Object(
       { description: 'Every complaint type, largest count first, then by name; requests without a type are not counted' },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The complaint types with their counts' },
 );
 
 export const DailyStatsQuery = Type.Object(
   {
-    borough: Type.Optional(Type.Enum([...BOROUGHS], { description: `Only requests of this borough; ${boroughDescription}` })),
+    borough: Type.Optional(stringEnum(BOROUGHS, { description: `Only requests of this borough; ${boroughDescription}` })),
     complaint_type: Type.Optional(
       Type.String({ minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH, description: 'Only requests of this complaint type (exact text)' }),
     ),
@@ -137,7 +142,7 @@ export const DailyStatList = Type.Object(
       { description: 'One row per day of the snapshot period (181 for January to June 2025), oldest first, days without requests included' },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The daily numbers' },
 );
 
 export const Dataset = Type.Object(
@@ -183,5 +188,5 @@ export const Dataset = Type.Object(
       { description: 'The cleaning rules in the order they were applied' },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The snapshot: source, date, size and cleaning' },
 );
