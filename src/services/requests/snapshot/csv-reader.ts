@@ -78,7 +78,7 @@ function parseCompleteRecords(
             `CSV record ${recordOffset + records.length + 1}: a quoted field is not closed before the end of the file`,
           );
         }
-        fields.push(value);
+        fields.push(keep === undefined || keep[fields.length] !== false ? value : '');
         if (i >= n) {
           if (!final) break;
           complete = true;

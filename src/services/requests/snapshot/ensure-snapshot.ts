@@ -9,7 +9,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildSnapshot, type BuildSnapshotResult } from './build-snapshot.js';
+import { buildSnapshot, type BuildSnapshotResult, type SnapshotInput } from './build-snapshot.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
 
 /** Default location of the embedded snapshot, relative to the working directory. */
@@ -21,6 +21,10 @@ export interface EnsureSnapshotOptions {
   waitMs?: number;
   /** A lock older than this is considered left by a crashed build (default 10 min). */
   staleLockMs?: number;
+  /** What to build when absent (default: the synthetic export with its fixed seed). */
+  input?: SnapshotInput;
+  /** Apply the DOT and period filters (default true). */
+  applyFilters?: boolean;
 }
 
 export interface EnsureSnapshotResult {
@@ -66,7 +70,10 @@ export async function ensureSnapshot(path: string = DEFAULT_SNAPSHOT_PATH, optio
   }
   try {
     if (existsSync(path)) return { path, built: false, build: null };
-    const build = await buildSnapshot({ kind: 'synthetic' }, { kind: 'sqlite', path }, { progress: options.progress ?? silentProgress });
+    const build = await buildSnapshot(options.input ?? { kind: 'synthetic' }, { kind: 'sqlite', path }, {
+      progress: options.progress ?? silentProgress,
+      ...(options.applyFilters !== undefined ? { applyFilters: options.applyFilters } : {}),
+    });
     return { path, built: true, build };
   } finally {
     if (locked) rmSync(lockPath, { force: true });
