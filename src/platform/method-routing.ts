@@ -8,7 +8,8 @@ import { CorsPolicy } from './cors.js';
  * registers is recorded, and once all are known, each path gets a route for the methods it lacks
  * that answers 405 (or, for OPTIONS with CORS enabled, the preflight).
  */
-const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
+// TRACE and QUERY too: a known path answers 405 for any method it lacks (found by Schemathesis, ST204).
+const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'] as const;
 
 export class RouteTable {
   private readonly methodsByUrl = new Map<string, Set<string>>();
@@ -45,10 +46,15 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
       url,
       schema: { hide: true },
       config: { platformRoute: true },
-      handler: (request: FastifyRequest, reply: FastifyReply) => {
+      // Answered in onRequest, before any body is read or parsed: a wrong method is the first problem
+      // of the request, whatever its body (a QUERY without Content-Type, invalid JSON, a large body).
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
         if (request.method === 'OPTIONS' && cors.enabled && CorsPolicy.isPreflight(request)) {
           return cors.answerPreflight(request, reply);
         }
+        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+      },
+      handler: () => {
         throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
       },
     });
