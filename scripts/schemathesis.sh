@@ -25,7 +25,6 @@ services=("$@")
 if [ ${#services[@]} -eq 0 ]; then services=(tickets houses requests); fi
 
 bash tools/schemathesis/setup.sh
-st=tools/schemathesis/.venv/bin/schemathesis
 mkdir -p "$report_dir"
 rm -f "$report_dir"/schemathesis-*.xml
 
@@ -43,6 +42,15 @@ in_git() {
   else
     [ -f "$1" ]
   fi
+}
+
+# The checks on the process itself (starts, exits 0 on SIGTERM, no key in its log), as one JUnit
+# test per service, so that scripts/summarize-tests.mjs counts them with the Schemathesis runs.
+write_process_report() { # service failed(0|1) message
+  local failures_attr=0 body=""
+  if [ "$2" -ne 0 ]; then failures_attr=1; body="<failure message=\"$3\"/>"; fi
+  printf '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="schemathesis-process" tests="1" failures="%s" errors="0" skipped="0"><testcase name="%s: starts, no API key in its log, exits 0 on SIGTERM">%s</testcase></testsuite></testsuites>\n' \
+    "$failures_attr" "$1" "$body" >"$report_dir/schemathesis-$1-process.xml"
 }
 
 random_text() { node -e "process.stdout.write(require('node:crypto').randomBytes(12).toString('hex'))"; }
@@ -75,6 +83,7 @@ for service in "${services[@]}"; do
     cat "$log" >&2
     failures=$((failures + 1))
     summary+=("$service: did not start")
+    write_process_report "$service" 1 "did not start"
     service_pid=""
     continue
   fi
@@ -92,10 +101,12 @@ for service in "${services[@]}"; do
       no-key) ;;
     esac
     echo "== schemathesis: $service, $mode (max $examples examples per operation, seed $seed)"
+    report_path="$(cd "$report_dir" && pwd)/schemathesis-$service-$mode.xml"
     set +e
-    "$st" --config-file "tools/schemathesis/$service.toml" run "$base_url/openapi.json" \
+    # Run from tools/schemathesis so that Schemathesis's own cache (.schemathesis/) stays there.
+    (cd tools/schemathesis && .venv/bin/schemathesis --config-file "$service.toml" run "$base_url/openapi.json" \
       "${auth[@]}" --mode all --max-examples "$examples" --seed "$seed" --no-color \
-      --report junit --report-junit-path "$report_dir/schemathesis-$service-$mode.xml"
+      --report junit --report-junit-path "$report_path")
     status=$?
     set -e
     if [ "$status" -ne 0 ]; then
@@ -124,6 +135,9 @@ for service in "${services[@]}"; do
     service_failed=1
     summary+=("$service: API key found in the log")
   fi
+  process_failed=0
+  if [ "$exit_code" -ne 0 ] || grep -q -e "$old_key" -e "$new_key" -e 'wrong-[0-9a-f]\{24\}' "$log"; then process_failed=1; fi
+  write_process_report "$service" "$process_failed" "exit $exit_code after SIGTERM, or an API key in the log"
   failures=$((failures + service_failed))
 done
 

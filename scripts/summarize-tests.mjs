@@ -1,8 +1,9 @@
-// Prints one closing line over pytest's JUnit XML and Vitest's JSON report:
-// "total: N passed, N failed, N skipped".
+// Prints one closing line over pytest's JUnit XML, Vitest's JSON report and any further JUnit XML
+// files (Schemathesis, one per service and key mode): "total: N passed, N failed, N skipped".
+// Usage: node scripts/summarize-tests.mjs pytest.xml vitest.json [more.xml ...]
 import { existsSync, readFileSync } from 'node:fs';
 
-const [pytestXml, vitestJson] = process.argv.slice(2);
+const [pytestXml, vitestJson, ...junitXmls] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -30,6 +31,20 @@ if (vitestJson && existsSync(vitestJson)) {
 } else {
   failed += 1;
   console.log('vitest wrote no report');
+}
+
+// Further JUnit reports (a pattern that matched nothing arrives unexpanded and is skipped).
+for (const path of junitXmls) {
+  if (!existsSync(path)) continue;
+  const xml = readFileSync(path, 'utf8');
+  for (const suite of xml.match(/<testsuite\b[^>]*>/g) ?? []) {
+    const attr = (name) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
+    const suiteFailed = attr('failures') + attr('errors');
+    const suiteSkipped = attr('skipped');
+    passed += attr('tests') - suiteFailed - suiteSkipped;
+    failed += suiteFailed;
+    skipped += suiteSkipped;
+  }
 }
 
 console.log(`total: ${passed} passed, ${failed} failed, ${skipped} skipped`);

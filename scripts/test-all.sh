@@ -28,9 +28,16 @@ npx vitest run --reporter=default --reporter=json --outputFile.json=.test-result
 vitest_status=$?
 set -e
 
-# One closing line for both runners: "N passed, N failed, N skipped".
-node scripts/summarize-tests.mjs .test-results/pytest.xml .test-results/vitest.json
-if [ "$pytest_status" -ne 0 ] || [ "$vitest_status" -ne 0 ]; then
-  echo "pytest exit $pytest_status, vitest exit $vitest_status" >&2
+echo "== Schemathesis: property-based API tests of each service from its OpenAPI description"
+set +e
+bash scripts/schemathesis.sh
+schemathesis_status=$?
+set -e
+
+# One closing line for every runner: "N passed, N failed, N skipped" (Schemathesis: one JUnit XML
+# per service and key mode, one test per API operation).
+node scripts/summarize-tests.mjs .test-results/pytest.xml .test-results/vitest.json .test-results/schemathesis-*.xml
+if [ "$pytest_status" -ne 0 ] || [ "$vitest_status" -ne 0 ] || [ "$schemathesis_status" -ne 0 ]; then
+  echo "pytest exit $pytest_status, vitest exit $vitest_status, schemathesis exit $schemathesis_status" >&2
   exit 1
 fi
