@@ -160,7 +160,9 @@ describe('SQLite snapshot of the synthetic export', () => {
       const byDay = new Map<string, ServiceRequest[]>();
       for (const r of rows) {
         const key = r.created_at.slice(0, 10);
-        byDay.set(key, [...(byDay.get(key) ?? []), r]);
+        const list = byDay.get(key);
+        if (list) list.push(r);
+        else byDay.set(key, [r]);
       }
       for (const day of days) {
         const opened = byDay.get(day.day) ?? [];
