@@ -66,6 +66,19 @@ function measure(batch: number, runs: number): number {
   return samples[Math.floor(samples.length / 2)] as number;
 }
 
+function measureMany(runs: number): number {
+  const samples: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const start = performance.now();
+    for (let k = 0; k < 20; k++) {
+      for (const p of evaluator.predictMany(houses)) sink += dollarAnswer(p.estimate, model.range).estimate_usd;
+    }
+    samples.push(((performance.now() - start) * 1000) / (20 * houses.length));
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] as number;
+}
+
 function measureSingleCall(runs: number): number {
   // One house per timed call: many calls, the median of per-call times over groups of 200.
   const samples: number[] = [];
@@ -80,10 +93,13 @@ function measureSingleCall(runs: number): number {
 }
 
 measure(100, 50); // warm-up (JIT)
+measureMany(20);
 const one = measureSingleCall(2000);
 const hundred = measure(100, 400);
+const many = measureMany(200);
 console.log(`model ${model.model_version}: ${model.trees.length} trees, ${model.features.length} features`);
 console.log(`load: parse+check ${parseMs.toFixed(1)} ms, flatten ${compileMs.toFixed(1)} ms`);
 console.log(`1 house:    ${one.toFixed(2)} µs per house (median)`);
 console.log(`100 houses: ${hundred.toFixed(2)} µs per house, ${(hundred * 100).toFixed(0)} µs per batch (median)`);
+console.log(`100 houses with predictMany (tree by tree): ${many.toFixed(2)} µs per house, ${(many * 100).toFixed(0)} µs per batch (median)`);
 console.log(`node ${process.version}, ${process.arch}; checksum ${sink > 0 ? 'ok' : '?'}`);

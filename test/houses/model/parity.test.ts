@@ -99,6 +99,10 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
       maxRawRel = Math.max(maxRawRel, rawRel);
       maxEstRel = Math.max(maxEstRel, estRel);
     }
+    // The batch path gives the very same numbers.
+    const batch = evaluator.predictMany(sales.map((s) => s.house));
+    expect(batch.every((p, i) => p.raw === (sk[i] as SkPrediction).raw)).toBe(true);
+    expect(batch.map((p) => p.estimate)).toEqual(sales.map((s) => evaluator.predict(s.house).estimate));
     console.log(
       `parity over ${sales.length} houses: raw identical ${rawExact}, max relative difference raw ${maxRawRel}, ` +
         `estimate identical ${estExact}, max relative difference estimate ${maxEstRel}`,

@@ -27,6 +27,11 @@ export interface Evaluator {
   features(house: HouseInput): Float64Array;
   predictRaw(house: HouseInput): number;
   predict(house: HouseInput): Prediction;
+  /**
+   * Predictions of several houses, identical to predict() on each: the trees are walked
+   * tree by tree over all houses (better cache use), each house's sum in the same order.
+   */
+  predictMany(houses: readonly HouseInput[]): Prediction[];
 }
 
 /** Round half up to whole dollars (Math.round); the service and the model card use this. */
@@ -88,28 +93,33 @@ export function createEvaluator(model: ModelFile): Evaluator {
   const nTrees = model.trees.length;
   let total = 0;
   for (const t of model.trees) total += t.feature.length;
+  // Flat layout, each tree re-laid breadth-first so that the right child always follows the
+  // left one: a split moves to child[i] + (x > threshold), without an unpredictable branch.
   const roots = new Int32Array(nTrees);
   const feat = new Int32Array(total); // -1 on leaves
   const thr = new Float64Array(total);
-  const left = new Int32Array(total); // absolute node indices
-  const right = new Int32Array(total);
+  const child = new Int32Array(total); // absolute index of the left child; right = left + 1
   const missLeft = new Uint8Array(total);
   const value = new Float64Array(total);
   let offset = 0;
   model.trees.forEach((t, ti) => {
     roots[ti] = offset;
-    const n = t.feature.length;
-    for (let i = 0; i < n; i++) {
-      const k = offset + i;
-      const leaf = t.is_leaf[i] === 1;
-      feat[k] = leaf ? -1 : (t.feature[i] as number);
-      thr[k] = t.threshold[i] as number;
-      left[k] = offset + (t.left[i] as number);
-      right[k] = offset + (t.right[i] as number);
-      missLeft[k] = t.missing_go_to_left[i] as number;
-      value[k] = t.value[i] as number;
+    const order: number[] = [0]; // original node index at each new position
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k] as number;
+      const pos = offset + k;
+      if (t.is_leaf[i] === 1) {
+        feat[pos] = -1;
+        value[pos] = t.value[i] as number;
+      } else {
+        feat[pos] = t.feature[i] as number;
+        thr[pos] = t.threshold[i] as number;
+        missLeft[pos] = t.missing_go_to_left[i] as number;
+        child[pos] = offset + order.length;
+        order.push(t.left[i] as number, t.right[i] as number);
+      }
     }
-    offset += n;
+    offset += order.length;
   });
   const baseline = model.baseline;
   const fields = new Float64Array(REQUEST_FIELDS.length);
@@ -131,16 +141,31 @@ export function createEvaluator(model: ModelFile): Evaluator {
 
   function predictRaw(house: HouseInput): number {
     const x = fill(house);
+    let hasNaN = false;
+    for (let k = 0; k < x.length; k++) if (Number.isNaN(x[k])) hasNaN = true;
     let sum = 0;
     sum += baseline;
+    if (!hasNaN) {
+      for (let t = 0; t < nTrees; t++) {
+        let i = roots[t] as number;
+        let f = feat[i] as number;
+        while (f >= 0) {
+          i = (child[i] as number) + ((x[f] as number) > (thr[i] as number) ? 1 : 0);
+          f = feat[i] as number;
+        }
+        sum += value[i] as number;
+      }
+      return sum;
+    }
+    // A missing value follows missing_go_to_left (scikit-learn's rule); never the case for a
+    // validated request, kept for fidelity.
     for (let t = 0; t < nTrees; t++) {
       let i = roots[t] as number;
       let f = feat[i] as number;
       while (f >= 0) {
         const v = x[f] as number;
-        if (v <= (thr[i] as number)) i = left[i] as number;
-        else if (v !== v) i = missLeft[i] === 1 ? (left[i] as number) : (right[i] as number);
-        else i = right[i] as number;
+        const goLeft = v !== v ? missLeft[i] === 1 : v <= (thr[i] as number);
+        i = (child[i] as number) + (goLeft ? 0 : 1);
         f = feat[i] as number;
       }
       sum += value[i] as number;
@@ -148,14 +173,48 @@ export function createEvaluator(model: ModelFile): Evaluator {
     return sum;
   }
 
+  function predictMany(houses: readonly HouseInput[]): Prediction[] {
+    const n = houses.length;
+    const width = prog.n;
+    const X = new Float64Array(n * width);
+    const sums = new Float64Array(n);
+    let hasNaN = false;
+    for (let h = 0; h < n; h++) {
+      X.set(fill(houses[h] as HouseInput), h * width);
+      sums[h] = 0 + baseline; // as predictRaw: 0, then += baseline
+    }
+    for (let k = 0; k < X.length; k++) if (Number.isNaN(X[k])) hasNaN = true;
+    if (hasNaN) return houses.map((house) => predictOne(house));
+    for (let t = 0; t < nTrees; t++) {
+      const root = roots[t] as number;
+      for (let h = 0; h < n; h++) {
+        const base = h * width;
+        let i = root;
+        let f = feat[i] as number;
+        while (f >= 0) {
+          i = (child[i] as number) + ((X[base + f] as number) > (thr[i] as number) ? 1 : 0);
+          f = feat[i] as number;
+        }
+        sums[h] = (sums[h] as number) + (value[i] as number);
+      }
+    }
+    return houses.map((house, h) => {
+      const raw = sums[h] as number;
+      return { raw, estimate: Math.exp(raw) * house.sqft_living };
+    });
+  }
+
+  function predictOne(house: HouseInput): Prediction {
+    const raw = predictRaw(house);
+    return { raw, estimate: Math.exp(raw) * house.sqft_living };
+  }
+
   return {
     featureCount: prog.n,
     treeCount: nTrees,
     features: (house) => Float64Array.from(fill(house)),
     predictRaw,
-    predict(house) {
-      const raw = predictRaw(house);
-      return { raw, estimate: Math.exp(raw) * house.sqft_living };
-    },
+    predict: predictOne,
+    predictMany,
   };
 }
