@@ -14,6 +14,5 @@ want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
 echo "$want" > "$stamp"
