@@ -3,6 +3,7 @@ import { CursorCodec } from './cursor.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
+import { ServiceRequestTexts } from './row-texts.js';
 import { ServiceRequest } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
 import type { DatabaseLocation, RequestSettings } from './settings.js';
@@ -49,6 +50,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
         service.addSchema(ServiceRequest);
         registerServiceRequestRoutes(service, {
           store,
+          texts: new ServiceRequestTexts(store),
           cursors: new CursorCodec(settings.cursorSecret),
           caching: new FrozenSnapshotCaching(settings.cursorSecret),
         });

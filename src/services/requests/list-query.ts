@@ -43,15 +43,24 @@ export function listStatementFor(query: ListPageQuery): ListStatement {
   return { mask, parameters };
 }
 
-/** The statement text for a mask, with `?` placeholders. */
+/**
+ * The statement text for a mask, with `?` placeholders. It selects only (created_at, id), which the
+ * (created_at, id) and (filter, created_at, id) indexes hold: the rows themselves are read by id.
+ */
 export function listSqlFor(mask: number, table: string): string {
   const conditions = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return `SELECT ${SELECT_COLUMNS} FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
+  return `SELECT created_at, id FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
 }
 
-export function getByIdSql(table: string): string {
-  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id = ?`;
+/** SQLite: the rows whose ids are in the JSON array given as the one parameter. */
+export function sqliteRowsByIdSql(table: string): string {
+  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`;
+}
+
+/** PostgreSQL: the rows whose ids are in the integer array given as the one parameter. */
+export function postgresRowsByIdSql(table: string): string {
+  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id = ANY($1::integer[])`;
 }
 
 /** `?` placeholders numbered `$1, $2, ...` for PostgreSQL (the statements hold no `?` in text). */

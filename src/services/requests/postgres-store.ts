@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { getByIdSql, listSqlFor, listStatementFor, numberPlaceholders } from './list-query.js';
+import { listSqlFor, listStatementFor, numberPlaceholders, postgresRowsByIdSql } from './list-query.js';
+import type { CursorPosition } from './cursor.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -73,7 +74,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number)[] = []): Promise<T[]> {
-    const text = numberPlaceholders(sqlWithQuestionMarks);
+    const text = sqlWithQuestionMarks.includes('?') ? numberPlaceholders(sqlWithQuestionMarks) : sqlWithQuestionMarks;
     try {
       const result = await this.pool.query({ name: this.nameOf(text), text, values: [...values] });
       return result.rows as T[];
@@ -82,16 +83,16 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
-  async listPage(query: ListPageQuery): Promise<ServiceRequestRecord[]> {
+  async listPositions(query: ListPageQuery): Promise<CursorPosition[]> {
     const { mask, parameters } = listStatementFor(query);
-    return this.rows<ServiceRequestRecord>(listSqlFor(mask, this.table('service_requests')), parameters);
+    return this.rows<CursorPosition>(listSqlFor(mask, this.table('service_requests')), parameters);
   }
 
-  async getById(id: number): Promise<ServiceRequestRecord | null> {
+  async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
     // The column is a 4-byte integer: a larger id cannot exist (and would be an error, not a miss).
-    if (!Number.isSafeInteger(id) || id < -2_147_483_648 || id > 2_147_483_647) return null;
-    const rows = await this.rows<ServiceRequestRecord>(getByIdSql(this.table('service_requests')), [id]);
-    return rows[0] ?? null;
+    const possible = ids.filter((id) => Number.isSafeInteger(id) && id >= -2_147_483_648 && id <= 2_147_483_647);
+    if (possible.length === 0) return [];
+    return this.rows<ServiceRequestRecord>(postgresRowsByIdSql(this.table('service_requests')), [possible as never]);
   }
 
   /** A read through the snapshot builder's readers; any failure becomes DatabaseUnavailableError. */

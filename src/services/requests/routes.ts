@@ -18,6 +18,7 @@ import {
   ServiceRequestPage,
 } from './schemas.js';
 import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestTexts } from './row-texts.js';
 import { Type } from 'typebox';
 
 const DATABASE_UNAVAILABLE = 'database_unavailable';
@@ -65,13 +66,16 @@ const common = {
 
 const unknownParameter = errorResponse('An unknown query parameter (code invalid_request); fields names it');
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export interface RequestRouteDependencies {
   store: ServiceRequestStore;
+  texts: ServiceRequestTexts;
   cursors: CursorCodec;
   caching: FrozenSnapshotCaching;
 }
 
-export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors, caching }: RequestRouteDependencies): void {
+export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
   registerHealthRoutes(app, {
     unavailableDescription: 'The database cannot be read (code database_unavailable)',
     async check() {
@@ -114,11 +118,14 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors,
       const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      const rows = await fromDatabase(request.log, () => store.listPage({ filters, after, fetch: limit + 1 }));
-      const more = rows.length > limit;
-      const items = more ? rows.slice(0, limit) : rows;
-      const last = items[items.length - 1];
-      return { items, next_cursor: more && last ? cursors.encode(last, filters, snapshotId) : null };
+      const positions = await fromDatabase(request.log, () => store.listPositions({ filters, after, fetch: limit + 1 }));
+      const more = positions.length > limit;
+      const onPage = more ? positions.slice(0, limit) : positions;
+      const items = await fromDatabase(request.log, () => texts.textsOf(onPage.map((position) => position.id)));
+      const last = onPage[onPage.length - 1];
+      const nextCursor = more && last ? cursors.encode(last, filters, snapshotId) : null;
+      // The body is assembled from the rows' JSON texts (the schema above describes it).
+      return reply.type(JSON_TYPE).send(`{"items":[${items.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`);
     },
   );
 
@@ -145,10 +152,10 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, cursors,
     async (request, reply) => {
       const { id } = request.params;
       const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
-      const row = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => store.getById(id)) : null;
-      if (row === null) throw notFound('No service request with this id');
+      const [text] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
+      if (text === undefined) throw notFound('No service request with this id');
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return row;
+      return reply.type(JSON_TYPE).send(text);
     },
   );
 

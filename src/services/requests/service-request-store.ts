@@ -102,9 +102,13 @@ export interface DatasetRecord {
 }
 
 export interface ServiceRequestStore {
-  /** Rows matching the filters, after the position, ordered by (created_at, id), at most `fetch`. */
-  listPage(query: ListPageQuery): Promise<ServiceRequestRecord[]>;
-  getById(id: number): Promise<ServiceRequestRecord | null>;
+  /**
+   * The (created_at, id) of the rows matching the filters after the position, ordered by
+   * (created_at, id), at most `fetch`: the keyset query, answered from the indexes.
+   */
+  listPositions(query: ListPageQuery): Promise<CursorPosition[]>;
+  /** The rows with these ids, in any order; unknown ids are absent. */
+  rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]>;
   /** One row per day of the snapshot's period, for all requests or one borough and/or complaint type. */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { getByIdSql, listSqlFor, listStatementFor } from './list-query.js';
+import { listSqlFor, listStatementFor, sqliteRowsByIdSql } from './list-query.js';
+import type { CursorPosition } from './cursor.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -60,7 +61,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return statement;
   }
 
-  listPage(query: ListPageQuery): Promise<ServiceRequestRecord[]> {
+  listPositions(query: ListPageQuery): Promise<CursorPosition[]> {
     return this.read((database) => {
       const { mask, parameters } = listStatementFor(query);
       let statement = this.listStatements.get(mask);
@@ -68,12 +69,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
         statement = database.prepare(listSqlFor(mask, 'service_requests'));
         this.listStatements.set(mask, statement);
       }
-      return statement.all(...parameters) as ServiceRequestRecord[];
+      return statement.all(...parameters) as CursorPosition[];
     });
   }
 
-  getById(id: number): Promise<ServiceRequestRecord | null> {
-    return this.read(() => (this.statement(getByIdSql('service_requests')).get(id) as ServiceRequestRecord | undefined) ?? null);
+  rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.read(() => this.statement(sqliteRowsByIdSql('service_requests')).all(JSON.stringify(ids)) as ServiceRequestRecord[]);
   }
 
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {

@@ -1,0 +1,167 @@
+import { Agent, request } from 'node:http';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { buildRequestsApp } from '../src/services/requests/app.js';
+import { readRequestSettings } from '../src/services/requests/settings.js';
+import { buildSnapshot } from '../src/services/requests/snapshot/build-snapshot.js';
+import { ensureSnapshot } from '../src/services/requests/snapshot/ensure-snapshot.js';
+import { buildTicketsApp } from '../src/services/tickets/app.js';
+import { readTicketSettings } from '../src/services/tickets/settings.js';
+import { REALISTIC_TICKETS } from './realistic-tickets.js';
+import { REPO_ROOT, load, table, type LoadResult } from './support.js';
+
+/**
+ * Service-request API speed (issue 6), in one run on loopback: the ticket classifier and this service
+ * in this process (logger off), the snapshot on SQLite (data/service-requests.sqlite, built when
+ * absent) and loaded into a PostgreSQL schema of its own (dropped at the end).
+ * - req/s of POST /v1/classify vs a page of 50 without and with filters (target >= 50% of classify);
+ *   the pages start at cursors spread over the whole snapshot;
+ * - p50 of a page of 50 on one connection (target < 1 ms);
+ * - a full walk of the 109,915 requests in pages of 1000 (target < 3 s).
+ * Usage: npx tsx bench/requests.ts [seconds per load case, default 5]
+ * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test.
+ */
+const seconds = Number(process.argv[2] ?? 5);
+const connections = 10;
+const KEY = 'bench-key';
+const FILTERS = 'borough=brooklyn&status=closed';
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function get(base: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request(`${base}${path}`, { agent: keepAlive, headers: { 'x-api-key': KEY } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+interface Walk {
+  rows: number;
+  pages: number;
+  ms: number;
+  cursors: string[];
+}
+
+/** Follows next_cursor from the first page to the last; checks no id repeats. */
+async function walk(base: string, query: string, limit: number): Promise<Walk> {
+  const started = performance.now();
+  const cursors: string[] = [];
+  const seen = new Set<number>();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response = await get(base, `/v1/service-requests?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    if (response.status !== 200) throw new Error(`page ${pages}: ${response.status} ${response.body}`);
+    const page = JSON.parse(response.body) as { items: { id: number }[]; next_cursor: string | null };
+    for (const item of page.items) {
+      if (seen.has(item.id)) throw new Error(`id ${item.id} repeated`);
+      seen.add(item.id);
+    }
+    pages++;
+    cursor = page.next_cursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  return { rows: seen.size, pages, ms: performance.now() - started, cursors };
+}
+
+/** p50 and p99 (ms) of sequential requests on one keep-alive connection. */
+async function sequentialLatency(base: string, paths: string[], count: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const response = await get(base, paths[i % paths.length]!);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (response.status !== 200) throw new Error(`${response.status}`);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 1000) / 1000;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+interface BackendFigures {
+  backend: string;
+  loads: LoadResult[];
+  oneConnection: { p50: number; p99: number };
+  fullWalk: Walk;
+}
+
+async function measure(backend: string, databaseUrl: string, classify: LoadResult): Promise<BackendFigures> {
+  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
+  const app = await buildRequestsApp(settings, { logger: false });
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    // cursors spread over the snapshot (a cursor is not bound to limit)
+    const spread = await walk(base, '', 1000);
+    const filtered = await walk(base, FILTERS, 1000);
+    const plainPaths = ['/v1/service-requests?limit=50', ...spread.cursors.map((c) => `/v1/service-requests?limit=50&cursor=${c}`)];
+    const filteredPaths = [`/v1/service-requests?${FILTERS}&limit=50`, ...filtered.cursors.map((c) => `/v1/service-requests?${FILTERS}&limit=50&cursor=${c}`)];
+    const asRequests = (paths: string[]) => paths.map((path) => ({ method: 'GET' as const, path, headers: { 'x-api-key': KEY } }));
+    await load('warm-up', { url: base, connections, durationSeconds: 1, requests: asRequests(plainPaths) });
+    const loads = [
+      classify,
+      await load(`${backend}: page of 50, no filter`, { url: base, connections, durationSeconds: seconds, requests: asRequests(plainPaths) }),
+      await load(`${backend}: page of 50, ${FILTERS}`, { url: base, connections, durationSeconds: seconds, requests: asRequests(filteredPaths) }),
+    ];
+    const oneConnection = await sequentialLatency(base, plainPaths, 3000);
+    const fullWalk = await walk(base, '', 1000);
+    return { backend, loads, oneConnection, fullWalk };
+  } finally {
+    await app.close();
+  }
+}
+
+const sqlitePath = resolve(REPO_ROOT, 'data/service-requests.sqlite');
+await ensureSnapshot(sqlitePath);
+
+const schema = `bench_requests_${process.pid}`;
+const pgUrl = new URL(postgresUrl);
+pgUrl.searchParams.set('schema', schema);
+const loadStarted = performance.now();
+await buildSnapshot({ kind: 'synthetic' }, { kind: 'postgres', url: postgresUrl, schema });
+const pgLoadSeconds = (performance.now() - loadStarted) / 1000;
+
+const tickets = await buildTicketsApp(readTicketSettings({ API_KEY: KEY }), { logger: false });
+const ticketsBase = await tickets.listen({ host: '127.0.0.1', port: 0 });
+const classifyRequests = REALISTIC_TICKETS.map((ticket) => ({
+  method: 'POST' as const,
+  path: '/v1/classify',
+  headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+  body: JSON.stringify(ticket),
+}));
+
+const figures: BackendFigures[] = [];
+try {
+  await load('warm-up', { url: ticketsBase, connections, durationSeconds: 1, requests: classifyRequests });
+  for (const [backend, url] of [
+    ['SQLite', sqlitePath],
+    ['PostgreSQL', pgUrl.toString()],
+  ] as const) {
+    const classify = await load('POST /v1/classify (same run)', { url: ticketsBase, connections, durationSeconds: seconds, requests: classifyRequests });
+    figures.push(await measure(backend, url, classify));
+  }
+} finally {
+  await tickets.close();
+  keepAlive.destroy();
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
+
+for (const f of figures) {
+  const [classify, plain, filtered] = f.loads as [LoadResult, LoadResult, LoadResult];
+  const share = (r: LoadResult) => `${((r.requestsPerSecond / classify.requestsPerSecond) * 100).toFixed(0)}%`;
+  console.log(`\n### ${f.backend}\n`);
+  console.log(table(f.loads));
+  console.log(`\n- page of 50 / classify: no filter ${share(plain)}, with filters ${share(filtered)} (target >= 50%)`);
+  console.log(`- page of 50 on one connection: p50 ${f.oneConnection.p50} ms, p99 ${f.oneConnection.p99} ms (target p50 < 1 ms)`);
+  console.log(`- full walk in pages of 1000: ${f.fullWalk.rows} requests, ${f.fullWalk.pages} pages, ${(f.fullWalk.ms / 1000).toFixed(2)} s (target < 3 s)`);
+}
+console.log(`\nPostgreSQL load of the synthetic snapshot (generate, clean, COPY, index): ${pgLoadSeconds.toFixed(1)} s`);
+console.log(`node ${process.version}, ${seconds} s per load case, ${connections} connections, everything in one process on loopback`);
