@@ -92,8 +92,20 @@ export function epochMsToCityLocalTime(epochMs: number): string {
 
 /** Format a wall time (ms, as if UTC) as `YYYY-MM-DDTHH:MM:SS`. */
 export function formatWallTime(wallMs: number): string {
-  return new Date(Math.floor(wallMs / 1000) * 1000).toISOString().slice(0, 19);
+  const seconds = Math.floor(wallMs / 1000);
+  const dayNumber = Math.floor(seconds / 86_400);
+  let date = dateByDayNumber.get(dayNumber);
+  if (date === undefined) {
+    date = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+    dateByDayNumber.set(dayNumber, date);
+  }
+  const inDay = seconds - dayNumber * 86_400;
+  const h = Math.floor(inDay / 3600);
+  const m = Math.floor((inDay % 3600) / 60);
+  return `${date}T${pad2(h)}:${pad2(m)}:${pad2(inDay % 60)}`;
 }
+
+const dateByDayNumber = new Map<number, string>();
 
 /** Real elapsed days between two New York local times, rounded to 2 decimals. */
 export function elapsedDaysBetween(createdLocal: string, closedLocal: string): number {

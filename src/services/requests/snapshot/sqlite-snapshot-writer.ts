@@ -99,6 +99,8 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
     db.prepare(
       `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
     ).run(...snapshotMetaValues(meta));
+    // Statistics for the query planner, from a sample of each index (enough for these few indexes).
+    db.pragma('analysis_limit = 1000');
     db.exec('ANALYZE');
   });
   store();

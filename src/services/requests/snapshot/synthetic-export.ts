@@ -475,7 +475,9 @@ class SyntheticExportBuilder {
 }
 
 function csvField(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  return value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\n') < 0 && value.indexOf('\r') < 0
+    ? value
+    : `"${value.replace(/"/g, '""')}"`;
 }
 
 function stateplane(latitude: number, longitude: number): [string, string] {
@@ -485,54 +487,73 @@ function stateplane(latitude: number, longitude: number): [string, string] {
   return [String(x), String(y)];
 }
 
+const COLUMN = Object.fromEntries(SYNTHETIC_EXPORT_COLUMNS.map((name, i) => [name, i])) as Record<string, number>;
+const col = (name: string): number => {
+  const index = COLUMN[name];
+  if (index === undefined) throw new Error(`no column ${name}`);
+  return index;
+};
+const C = {
+  key: col('Unique Key'), created: col('Created Date'), closed: col('Closed Date'), agency: col('Agency'), agencyName: col('Agency Name'),
+  type: col('Complaint Type'), descriptor: col('Descriptor'), locationType: col('Location Type'), zip: col('Incident Zip'),
+  address: col('Incident Address'), street: col('Street Name'), cross1: col('Cross Street 1'), cross2: col('Cross Street 2'),
+  inter1: col('Intersection Street 1'), inter2: col('Intersection Street 2'), addressType: col('Address Type'), city: col('City'),
+  landmark: col('Landmark'), facility: col('Facility Type'), status: col('Status'), resolution: col('Resolution Description'),
+  resolutionDate: col('Resolution Action Updated Date'), board: col('Community Board'), council: col('Council District'),
+  precinct: col('Police Precinct'), bbl: col('BBL'), borough: col('Borough'), x: col('X Coordinate (State Plane)'),
+  y: col('Y Coordinate (State Plane)'), channel: col('Open Data Channel Type'), parkFacility: col('Park Facility Name'),
+  parkBorough: col('Park Borough'), bridgeName: col('Bridge Highway Name'), bridgeDirection: col('Bridge Highway Direction'),
+  roadRamp: col('Road Ramp'), bridgeSegment: col('Bridge Highway Segment'), latitude: col('Latitude'), longitude: col('Longitude'),
+  location: col('Location'),
+};
+
 function recordLine(r: SyntheticRecord): string {
   const created = formatExportTimestamp(epochMsToCityLocalTime(r.createdMs));
   const closed = r.closedMs === null ? '' : formatExportTimestamp(epochMsToCityLocalTime(r.closedMs));
   const hasPoint = r.latitude !== null && r.longitude !== null;
   const [x, y] = hasPoint ? stateplane(r.latitude as number, r.longitude as number) : ['', ''];
-  const values: Record<string, string> = {
-    'Unique Key': String(r.key),
-    'Created Date': created,
-    'Closed Date': closed,
-    Agency: r.agency,
-    'Agency Name': r.agencyName,
-    'Complaint Type': r.complaintType,
-    Descriptor: r.descriptor,
-    'Location Type': r.locationType,
-    'Incident Zip': r.zip,
-    'Incident Address': r.address,
-    'Street Name': r.street,
-    'Cross Street 1': r.cross1,
-    'Cross Street 2': r.cross2,
-    'Intersection Street 1': r.inter1,
-    'Intersection Street 2': r.inter2,
-    'Address Type': r.addressType,
-    City: r.city,
-    Landmark: r.street,
-    'Facility Type': 'N/A',
-    Status: r.status,
-    'Due Date': '',
-    'Resolution Description': r.resolution,
-    'Resolution Action Updated Date': r.resolution === '' ? '' : closed === '' ? created : closed,
-    'Community Board': r.communityBoard,
-    'Council District': r.councilDistrict,
-    'Police Precinct': r.precinct,
-    BBL: r.bbl,
-    Borough: r.boroughText,
-    'X Coordinate (State Plane)': x,
-    'Y Coordinate (State Plane)': y,
-    'Open Data Channel Type': r.channel,
-    'Park Facility Name': 'Unspecified',
-    'Park Borough': r.borough === null ? 'Unspecified' : r.borough.name,
-    'Bridge Highway Name': r.bridgeHighwayName,
-    'Bridge Highway Direction': r.bridgeHighwayDirection,
-    'Road Ramp': r.roadRamp,
-    'Bridge Highway Segment': r.bridgeHighwaySegment,
-    Latitude: hasPoint ? String(r.latitude) : '',
-    Longitude: hasPoint ? String(r.longitude) : '',
-    Location: hasPoint ? `(${r.latitude}, ${r.longitude})` : '',
-  };
-  return SYNTHETIC_EXPORT_COLUMNS.map((column) => csvField(values[column] ?? '')).join(',');
+  const v: string[] = new Array<string>(SYNTHETIC_EXPORT_COLUMNS.length).fill('');
+  v[C.key] = String(r.key);
+  v[C.created] = created;
+  v[C.closed] = closed;
+  v[C.agency] = r.agency;
+  v[C.agencyName] = r.agencyName;
+  v[C.type] = r.complaintType;
+  v[C.descriptor] = r.descriptor;
+  v[C.locationType] = r.locationType;
+  v[C.zip] = r.zip;
+  v[C.address] = r.address;
+  v[C.street] = r.street;
+  v[C.cross1] = r.cross1;
+  v[C.cross2] = r.cross2;
+  v[C.inter1] = r.inter1;
+  v[C.inter2] = r.inter2;
+  v[C.addressType] = r.addressType;
+  v[C.city] = r.city;
+  v[C.landmark] = r.street;
+  v[C.facility] = 'N/A';
+  v[C.status] = r.status;
+  v[C.resolution] = r.resolution;
+  v[C.resolutionDate] = r.resolution === '' ? '' : closed === '' ? created : closed;
+  v[C.board] = r.communityBoard;
+  v[C.council] = r.councilDistrict;
+  v[C.precinct] = r.precinct;
+  v[C.bbl] = r.bbl;
+  v[C.borough] = r.boroughText;
+  v[C.x] = x;
+  v[C.y] = y;
+  v[C.channel] = r.channel;
+  v[C.parkFacility] = 'Unspecified';
+  v[C.parkBorough] = r.borough === null ? 'Unspecified' : r.borough.name;
+  v[C.bridgeName] = r.bridgeHighwayName;
+  v[C.bridgeDirection] = r.bridgeHighwayDirection;
+  v[C.roadRamp] = r.roadRamp;
+  v[C.bridgeSegment] = r.bridgeHighwaySegment;
+  v[C.latitude] = hasPoint ? String(r.latitude) : '';
+  v[C.longitude] = hasPoint ? String(r.longitude) : '';
+  v[C.location] = hasPoint ? `(${r.latitude}, ${r.longitude})` : '';
+  for (let i = 0; i < v.length; i++) v[i] = csvField(v[i] as string);
+  return v.join(',');
 }
 
 export interface SyntheticExport {
