@@ -100,6 +100,16 @@ describe('golden houses', () => {
   });
 });
 
+describe('golden houses in one batch', () => {
+  it('answer exactly as one by one (the batch evaluates the trees for all houses at once)', async () => {
+    const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
+    const response = await postJson(app, '/v1/estimates/batch', { houses: golden.houses.map((entry) => entry.house) });
+    expect(response.statusCode).toBe(200);
+    const { estimates } = response.json() as { estimates: Estimate[] };
+    expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+  });
+});
+
 describe('the OpenAPI example', () => {
   it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
     const answer = await answerOf(ESTIMATE_EXAMPLE.request);

@@ -8,7 +8,17 @@ import { warningsFor } from './warnings.js';
  * range_usd.low = Math.round(estimate_usd x low_factor), range_usd.high = Math.round(estimate_usd x high_factor).
  */
 export function estimateHouse(house: House, model: HouseModel): Estimate {
-  const estimateUsd = Math.round(model.priceInDollars(house));
+  return answerFor(house, model.priceInDollars(house), model);
+}
+
+/** The answers for several houses, in order; the trees are evaluated for all houses at once. */
+export function estimateHouses(houses: readonly House[], model: HouseModel): Estimate[] {
+  const dollars = model.pricesInDollars(houses);
+  return houses.map((house, index) => answerFor(house, dollars[index] ?? NaN, model));
+}
+
+function answerFor(house: House, dollars: number, model: HouseModel): Estimate {
+  const estimateUsd = Math.round(dollars);
   return {
     estimate_usd: estimateUsd,
     range_usd: {

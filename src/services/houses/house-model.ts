@@ -32,4 +32,6 @@ export interface HouseModel {
   card: Record<string, unknown>;
   /** The model's price for a valid house inside the area, in US dollars (not rounded). */
   priceInDollars(house: House): number;
+  /** The same for several houses at once (identical to priceInDollars on each, faster). */
+  pricesInDollars(houses: readonly House[]): number[];
 }

@@ -26,5 +26,6 @@ export function parseHouseModel(bytes: Buffer): HouseModel {
     range: { lowFactor: file.range.low_factor, highFactor: file.range.high_factor },
     card: file.card,
     priceInDollars: (house: House) => evaluator.predict(house).estimate,
+    pricesInDollars: (houses: readonly House[]) => evaluator.predictMany(houses).map((prediction) => prediction.estimate),
   };
 }

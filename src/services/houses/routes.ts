@@ -1,7 +1,7 @@
 import type { PlatformApp } from '../../platform/app.js';
 import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { estimateHouse } from './estimating.js';
+import { estimateHouse, estimateHouses } from './estimating.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
@@ -103,7 +103,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       const current = loadedModel();
       const valid = request.body.houses;
       refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
-      return { estimates: valid.map((house) => estimateHouse(house, current)) };
+      return { estimates: estimateHouses(valid, current) };
     },
   );
 
