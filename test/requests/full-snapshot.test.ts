@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/http.js';
+import { json, startTestApp, type TestApp } from './support/requests-app.js';
+
+/** Over the embedded synthetic snapshot, when it has been built (npm run start:requests builds it). */
+const SNAPSHOT = resolve(REPO_ROOT, 'data/service-requests.sqlite');
+
+interface Page {
+  items: { id: number; created_at: string; borough: string | null }[];
+  next_cursor: string | null;
+}
+
+describe.skipIf(!existsSync(SNAPSHOT))('the full synthetic snapshot (SQLite)', () => {
+  let service: TestApp;
+  beforeAll(async () => {
+    service = await startTestApp(SNAPSHOT);
+  });
+  afterAll(async () => service?.app.close());
+
+  async function walk(query: string): Promise<Page['items']> {
+    const rows: Page['items'] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await service.get(`/v1/service-requests?${query}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(response.statusCode).toBe(200);
+      const page = json<Page>(response);
+      rows.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    return rows;
+  }
+
+  it('109,915 requests, 181 days, and the numbers agree with the rows', async () => {
+    const dataset = json<{ row_count: number; period: { start: string; end: string } }>(await service.get('/v1/dataset'));
+    expect(dataset.row_count).toBe(109_915);
+    expect(dataset.period).toEqual({ start: '2025-01-01', end: '2025-06-30' });
+
+    const all = await walk('');
+    expect(all).toHaveLength(109_915);
+    expect(new Set(all.map((row) => row.id)).size).toBe(109_915);
+    const outOfOrder = all.findIndex((b, i) => {
+      const a = all[i - 1];
+      return a !== undefined && !(a.created_at < b.created_at || (a.created_at === b.created_at && a.id < b.id));
+    });
+    expect(outOfOrder, 'first row out of (created_at, id) order').toBe(-1);
+
+    const daily = json<{ items: { date: string; opened: number }[] }>(await service.get('/v1/stats/daily')).items;
+    expect(daily).toHaveLength(181);
+    expect(daily.reduce((sum, day) => sum + day.opened, 0)).toBe(109_915);
+    const perDay = new Map<string, number>();
+    for (const row of all) perDay.set(row.created_at.slice(0, 10), (perDay.get(row.created_at.slice(0, 10)) ?? 0) + 1);
+    for (const day of daily) expect(day.opened, day.date).toBe(perDay.get(day.date) ?? 0);
+
+    const statenIsland = await walk('borough=staten_island');
+    expect(statenIsland.map((row) => row.id)).toEqual(all.filter((row) => row.borough === 'staten_island').map((row) => row.id));
+    const statenDaily = json<{ items: { opened: number }[] }>(await service.get('/v1/stats/daily?borough=staten_island')).items;
+    expect(statenDaily.reduce((sum, day) => sum + day.opened, 0)).toBe(statenIsland.length);
+
+    const types = json<{ items: { count: number }[] }>(await service.get('/v1/complaint-types')).items;
+    expect(types.reduce((sum, type) => sum + type.count, 0)).toBeLessThanOrEqual(109_915);
+  });
+});
