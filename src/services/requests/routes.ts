@@ -18,7 +18,7 @@ import {
   ServiceRequestPage,
 } from './schemas.js';
 import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
-import type { ServiceRequestTexts } from './row-texts.js';
+import { pageText, type ServiceRequestTexts } from './row-texts.js';
 import { Type } from 'typebox';
 
 const DATABASE_UNAVAILABLE = 'database_unavailable';
@@ -125,7 +125,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const last = onPage[onPage.length - 1];
       const nextCursor = more && last ? cursors.encode(last, filters, snapshotId) : null;
       // The body is assembled from the rows' JSON texts (the schema above describes it).
-      return reply.type(JSON_TYPE).send(`{"items":[${items.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`);
+      return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
     },
   );
 

@@ -8,22 +8,22 @@ import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequest
  * that the cache starts again empty.
  */
 export class ServiceRequestTexts {
-  private readonly texts = new Map<number, string>();
+  private readonly texts = new Map<number, Buffer>();
 
   constructor(
     private readonly store: ServiceRequestStore,
     private readonly capacity = 250_000,
   ) {}
 
-  /** The texts of the rows with these ids, in the order of `ids`; unknown ids are left out. */
-  async textsOf(ids: readonly number[]): Promise<string[]> {
+  /** The texts (UTF-8) of the rows with these ids, in the order of `ids`; unknown ids are left out. */
+  async textsOf(ids: readonly number[]): Promise<Buffer[]> {
     const missing = ids.filter((id) => !this.texts.has(id));
     if (missing.length > 0) {
       const rows = await this.store.rowsById(missing);
       if (this.texts.size + rows.length > this.capacity) this.texts.clear();
-      for (const row of rows) this.texts.set(row.id, textOf(row));
+      for (const row of rows) this.texts.set(row.id, Buffer.from(textOf(row), 'utf8'));
     }
-    const found: string[] = [];
+    const found: Buffer[] = [];
     for (const id of ids) {
       const text = this.texts.get(id);
       if (text !== undefined) found.push(text);
@@ -37,4 +37,18 @@ export function textOf(row: ServiceRequestRecord): string {
   const ordered: Record<string, unknown> = {};
   for (const column of SERVICE_REQUEST_COLUMNS) ordered[column] = row[column] ?? null;
   return JSON.stringify(ordered);
+}
+
+const PAGE_START = Buffer.from('{"items":[');
+const COMMA = Buffer.from(',');
+
+/** The page `{"items": [...], "next_cursor": ...}` from the rows' texts, as one buffer. */
+export function pageText(items: readonly Buffer[], nextCursor: string | null): Buffer {
+  const parts: Buffer[] = [PAGE_START];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  });
+  parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`));
+  return Buffer.concat(parts);
 }
