@@ -9,11 +9,13 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
+import { bodyDeadline, handleClientError, handleFrameworkError } from './client-errors.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
 import { ErrorResponse, unauthorized } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
+import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
@@ -36,6 +38,9 @@ export type PlatformApp = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
+
+/** The whole request (headers and body) must arrive within this time (408 request_timeout). */
+export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** Maximum request body: 64 KiB, checked before validation (413 body_too_large). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -72,11 +77,17 @@ export async function createServiceApp(
     onConstructorPoisoning: 'error',
     // Slow clients are cut off instead of holding sockets: the whole request within 10 s,
     // an idle socket after 30 s, idle keep-alive sockets after 5 s.
-    requestTimeout: 10_000,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Node checks those timeouts every 30 s by default: a slow client then holds a socket up to 40 s.
+    http: { connectionsCheckingInterval: 1_000 },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Requests refused by Node's HTTP parser (headers over 16 KiB, malformed) get the error object.
+    clientErrorHandler: handleClientError,
+    // A path parameter over 200 characters, a broken percent-encoding: the error object too.
+    frameworkErrors: handleFrameworkError,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -85,6 +96,8 @@ export async function createServiceApp(
   app.setNotFoundHandler(notFoundHandler);
   // Only JSON bodies: a text/plain body (which browsers may send without a preflight) is 415.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies: valid UTF-8, no duplicate keys, no U+0000 or lone surrogates in strings (422).
+  registerStrictJsonParser(app, BODY_LIMIT_BYTES);
   app.addSchema(ErrorResponse);
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
@@ -92,6 +105,7 @@ export async function createServiceApp(
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
 
+  app.addHook('onRequest', bodyDeadline(REQUEST_TIMEOUT_MS));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -100,6 +114,7 @@ export async function createServiceApp(
       throw unauthorized();
     }
   });
+  app.addHook('preValidation', refuseUnusableParameters);
   app.addHook('onResponse', logRequest);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);

@@ -75,6 +75,9 @@ export function makeErrorHandler(bodyLimit: number) {
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     reply.header('X-Request-ID', request.id);
+    // A request refused before its body was read (405, 401, 413 by Content-Length...): close the
+    // connection after the answer instead of reading (and discarding) a body nobody needs.
+    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(errorBody(answer.code, answer.message, request.id, answer.fields));
   };
 }

@@ -1,0 +1,163 @@
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+
+/**
+ * Request bodies (docs/decisions.md, "Content type"; docs/reliability.md, "Hostile input"). On top of
+ * Fastify's JSON parser (size limit, prototype poisoning), a JSON body is refused with 422
+ * `invalid_request` when:
+ * - its bytes are not valid UTF-8 (JSON text must be UTF-8; decoding would silently turn them into
+ *   U+FFFD), fields `body`;
+ * - an object has the same key twice (parsers disagree on which one wins, so a proxy, a log or a
+ *   client library could see another value than the service), fields: the path of the key;
+ * - a string holds U+0000 or a lone surrogate (`"\ud800"`): neither is text, PostgreSQL cannot store
+ *   U+0000 and a lone surrogate cannot be written as UTF-8, fields: the path of the string.
+ * Query strings and path parameters get the same string rule (see `refuseUnusableParameters`).
+ */
+type Done = (error: Error | null, body?: unknown) => void;
+type JsonParser = (request: FastifyRequest, body: string, done: Done) => void;
+
+function invalidBody(field: string, problem: string): ApiError {
+  return new ApiError(422, 'invalid_request', `The request is not valid: ${field} ${problem}`, [field]);
+}
+
+function joinPath(parent: string, child: string | number): string {
+  return parent === '' ? String(child) : `${parent}.${child}`;
+}
+
+/** U+0000, or a UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export function isUnusableText(value: string): boolean {
+  return value.includes('\u0000') || LONE_SURROGATE.test(value);
+}
+
+/**
+ * The path of the first string (or key) in `value` that holds U+0000 or a lone surrogate.
+ * Iterative: a body may nest 30,000 levels deep within the size limit.
+ */
+export function findUnusableString(value: unknown): string | undefined {
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length > 0) {
+    const [item, path] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (isUnusableText(item)) return path || 'body';
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i -= 1) pending.push([item[i], joinPath(path, i)]);
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [key, child] = entries[i]!;
+        if (isUnusableText(key)) return joinPath(path, key);
+        pending.push([child, joinPath(path, key)]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The path of the first key that an object of `text` (valid JSON) holds twice, or undefined.
+ * One pass over the text, with a stack of the open objects' keys and arrays' indexes; iterative,
+ * so that 60,000 nested brackets cannot exhaust the call stack.
+ */
+export function findDuplicateKey(text: string): string | undefined {
+  interface Frame {
+    keys?: Set<string>;
+    index: number;
+    /** path of this container */
+    path: string;
+    /** key of the value being read (objects) */
+    key?: string;
+  }
+  const stack: Frame[] = [];
+  let expectingKey = false;
+  const childPath = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return '';
+    return top.keys ? joinPath(top.path, top.key ?? '') : joinPath(top.path, top.index);
+  };
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let j = i + 1;
+      let escaped = false;
+      while (j < text.length) {
+        const d = text.charCodeAt(j);
+        if (d === 0x5c /* \ */) {
+          escaped = true;
+          j += 2;
+          continue;
+        }
+        if (d === 0x22) break;
+        j += 1;
+      }
+      if (expectingKey) {
+        const raw = text.slice(i, j + 1);
+        const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        const top = stack[stack.length - 1]!;
+        if (top.keys!.has(key)) return joinPath(top.path, key);
+        top.keys!.add(key);
+        top.key = key;
+        expectingKey = false;
+      }
+      i = j;
+    } else if (c === 0x7b /* { */) {
+      stack.push({ keys: new Set(), index: 0, path: childPath() });
+      expectingKey = true;
+    } else if (c === 0x5b /* [ */) {
+      stack.push({ index: 0, path: childPath() });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+    } else if (c === 0x2c /* , */) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectingKey = true;
+      else if (top) top.index += 1;
+    }
+  }
+  return undefined;
+}
+
+/** Replaces Fastify's application/json parser with one that adds the checks above. */
+export function registerStrictJsonParser(app: FastifyInstance, bodyLimit: number): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error') as unknown as JsonParser;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, raw, done) => {
+    const bytes = raw as Buffer;
+    if (!isUtf8(bytes)) {
+      done(invalidBody('body', 'is not valid UTF-8'));
+      return;
+    }
+    const text = bytes.toString('utf8');
+    parseJson(request, text, (error, body) => {
+      if (error) {
+        done(error);
+        return;
+      }
+      const duplicate = findDuplicateKey(text);
+      if (duplicate !== undefined) {
+        done(invalidBody(duplicate, 'is given twice'));
+        return;
+      }
+      const unusable = findUnusableString(body);
+      if (unusable !== undefined) {
+        done(invalidBody(unusable, 'must not contain U+0000 or a lone surrogate'));
+        return;
+      }
+      done(null, body);
+    });
+  });
+}
+
+/** preValidation: query and path parameters holding U+0000 or a lone surrogate answer 422. */
+export async function refuseUnusableParameters(request: FastifyRequest): Promise<void> {
+  for (const part of [request.query, request.params]) {
+    if (part === null || typeof part !== 'object') continue;
+    for (const [name, value] of Object.entries(part as Record<string, unknown>)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (isUnusableText(name) || values.some((item) => typeof item === 'string' && isUnusableText(item))) {
+        throw invalidBody(name, 'must not contain U+0000 or a lone surrogate');
+      }
+    }
+  }
+}

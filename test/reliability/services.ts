@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import type { PlatformApp } from '../../src/platform/app.js';
+import { REPO_ROOT } from '../support/http.js';
+
+/**
+ * The services under the reliability tests, table-driven: each entry builds its service in-process
+ * (Fastify inject, or app.listen on a free loopback port for raw sockets). A service whose app.ts is
+ * not in the repository yet is listed with `available: false` and its tests are skipped.
+ */
+export interface JsonEndpoint {
+  path: string;
+  /** A body that the service accepts (200). */
+  validBody: Record<string, unknown>;
+  /** A string field of validBody, and a number field (the same for tickets, which has none). */
+  stringField: string;
+  numberField: string;
+}
+
+export interface ServiceUnderTest {
+  name: 'tickets' | 'houses' | 'requests';
+  available: boolean;
+  /** Builds the service with these keys (API_KEY) and its log lines written to `logs`. */
+  build(apiKey: string, logs?: Writable): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
+  /** A POST with a JSON body, or undefined when the service has none (requests: GET only). */
+  json?: JsonEndpoint;
+  /** A GET that needs the key and answers 200 with it. */
+  keyedGet: string;
+  /** A path with an id, for path traversal. */
+  traversalPath: string;
+  /** A path that needs a key (for the 401 checks). */
+  protectedRequest: { method: 'GET' | 'POST'; url: string; payload?: unknown };
+}
+
+const exists = (relative: string) => existsSync(resolve(REPO_ROOT, relative));
+
+export const TICKETS: ServiceUnderTest = {
+  name: 'tickets',
+  available: exists('src/services/tickets/app.ts'),
+  async build(apiKey, logs) {
+    const { buildTicketsApp } = await import('../../src/services/tickets/app.js');
+    const { readTicketSettings } = await import('../../src/services/tickets/settings.js');
+    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), logs ? { logStream: logs } : { logger: false });
+    return { app, cleanup: async () => {} };
+  },
+  json: { path: '/v1/classify', validBody: { subject: 'I was charged twice', body: 'refund please' }, stringField: 'subject', numberField: 'subject' },
+  keyedGet: '/v1/categories',
+  traversalPath: '/v1/categories/..%2F..%2Fetc%2Fpasswd',
+  protectedRequest: { method: 'POST', url: '/v1/classify', payload: { subject: 'refund' } },
+};
+
+export const HOUSES: ServiceUnderTest = {
+  name: 'houses',
+  available: exists('src/services/houses/app.ts'),
+  async build(apiKey, logs) {
+    const support = await import('../houses/support.js');
+    const app = await support.buildFixtureApp({ API_KEY: apiKey }, logs ? { logStream: logs } : { logger: false });
+    return { app, cleanup: async () => {} };
+  },
+  json: {
+    path: '/v1/estimates',
+    validBody: {
+      bedrooms: 3, bathrooms: 2.25, floors: 2, sqft_living: 2170, sqft_basement: 400, sqft_lot: 7242, waterfront: false, view: 0,
+      condition: 3, grade: 7, yr_built: 1951, yr_renovated: 1991, lat: 47.721, long: -122.319, sqft_living15: 1690, sqft_lot15: 7639,
+    },
+    stringField: 'waterfront',
+    numberField: 'sqft_lot',
+  },
+  keyedGet: '/v1/model',
+  traversalPath: '/v1/model/..%2F..%2Fetc%2Fpasswd',
+  protectedRequest: { method: 'POST', url: '/v1/estimates' },
+};
+
+export const REQUESTS: ServiceUnderTest = {
+  name: 'requests',
+  available: exists('src/services/requests/app.ts'),
+  async build(apiKey, logs) {
+    const { createSqliteFixture } = await import('../requests/support/fixture-database.js');
+    const { buildRequestsApp } = await import('../../src/services/requests/app.js');
+    const { readRequestSettings } = await import('../../src/services/requests/settings.js');
+    const fixture = createSqliteFixture();
+    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123', DATABASE_URL: fixture.databaseUrl });
+    const app = await buildRequestsApp(settings, logs ? { logStream: logs } : { logger: false });
+    return { app, cleanup: () => fixture.drop() };
+  },
+  keyedGet: '/v1/service-requests?limit=2',
+  traversalPath: '/v1/service-requests/..%2F..%2Fetc%2Fpasswd',
+  protectedRequest: { method: 'GET', url: '/v1/service-requests' },
+};
+
+export const SERVICES: readonly ServiceUnderTest[] = [TICKETS, HOUSES, REQUESTS];
+HOUSES.protectedRequest.payload = HOUSES.json!.validBody;
