@@ -21,7 +21,7 @@ import { readTicketSettings } from '../src/services/tickets/settings.js';
 const seconds = Number(process.argv[2] ?? 5);
 const ROUNDS = 3;
 const connections = 10;
-const BATCH_ROUNDS = 400;
+const BATCH_ROUNDS = 1000;
 const KEY = 'bench-key';
 const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
 
