@@ -17,6 +17,7 @@ import { writeSqliteSnapshot } from './sqlite-snapshot-writer.js';
 import type { SnapshotMeta, SnapshotSource } from './service-request.js';
 import {
   SYNTHETIC_GENERATOR_VERSION,
+  SYNTHETIC_RECORDS_PER_CHUNK,
   SYNTHETIC_SEED,
   SYNTHETIC_SNAPSHOT_DATE,
   SYNTHETIC_SOURCE_DESCRIPTION,
@@ -58,13 +59,17 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
 
   if (input.kind === 'synthetic') {
     const seed = input.seed ?? SYNTHETIC_SEED;
-    progress.phase('generating synthetic export');
     const generated = generateSyntheticExport(seed);
     syntheticCounts = generated.counts;
-    const chunks = [...generated.chunks];
-    for (const chunk of chunks) hash.update(chunk);
+    progress.phase('generating synthetic export (records)', generated.counts.records);
+    const chunks: string[] = [];
+    for (const chunk of generated.chunks) {
+      hash.update(chunk);
+      chunks.push(chunk);
+      progress.update((chunks.length - 1) * SYNTHETIC_RECORDS_PER_CHUNK);
+    }
     generateMs = performance.now() - started;
-    progress.phase('reading and cleaning', generated.counts.records);
+    progress.phase('reading and cleaning (records)', generated.counts.records);
     cleaned = await cleanExportText(chunks, {
       applyFilters,
       onRecords: (n) => progress.update(n),
@@ -80,7 +85,7 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
     };
   } else {
     const size = statSync(input.path).size;
-    progress.phase(`reading and cleaning ${basename(input.path)}`, size);
+    progress.phase(`reading and cleaning ${basename(input.path)} (bytes)`, size);
     cleaned = await cleanExportText(readFileTextChunks(input.path, { hash, onBytes: (n) => progress.update(n) }), { applyFilters });
     source = {
       kind: 'file',
@@ -143,7 +148,7 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
 
 /** Store prepared content in SQLite or PostgreSQL. */
 export async function writeSnapshot(output: SnapshotOutput, content: SnapshotContent, progress: ProgressReporter = silentProgress): Promise<void> {
-  progress.phase(output.kind === 'sqlite' ? 'writing SQLite' : 'loading PostgreSQL', content.rows.length);
+  progress.phase(output.kind === 'sqlite' ? 'writing SQLite (rows)' : 'loading PostgreSQL (rows)', content.rows.length);
   if (output.kind === 'sqlite') {
     writeSqliteSnapshot(output.path, content, (n) => progress.update(n));
   } else {

@@ -33,7 +33,7 @@ export function createProgressReporter(
 
   const text = (): string => {
     const elapsed = ((Date.now() - started) / 1000).toFixed(1);
-    if (total === undefined || total <= 0) return `${name}: ${done.toLocaleString('en-US')} (${elapsed} s)`;
+    if (total === undefined || total <= 0) return `${name} (${elapsed} s)`;
     const share = Math.min(1, done / total);
     const pct = `${Math.floor(share * 100)}%`.padStart(4);
     if (!tty) return `${name}: ${pct} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${elapsed} s)`;

@@ -24,6 +24,9 @@ export const SYNTHETIC_REQUEST_COUNT = 109_915;
 export const SYNTHETIC_SNAPSHOT_DATE = '2025-07-01';
 export const SYNTHETIC_SOURCE_DESCRIPTION = 'synthetic, in the layout of NYC Open Data erm2-nwe9';
 
+/** Records per text chunk of the synthetic export (after the header chunk). */
+export const SYNTHETIC_RECORDS_PER_CHUNK = 2000;
+
 export function syntheticExportFileName(seed: number): string {
   return `311_Service_Requests_DOT_2025-01-01_2025-06-30_synthetic-seed${seed}.csv`;
 }
@@ -571,7 +574,7 @@ export function generateSyntheticExport(seed: number = SYNTHETIC_SEED): Syntheti
     let lines: string[] = [];
     for (const record of records) {
       lines.push(recordLine(record));
-      if (lines.length === 2000) {
+      if (lines.length === SYNTHETIC_RECORDS_PER_CHUNK) {
         yield lines.join('\n') + '\n';
         lines = [];
       }
