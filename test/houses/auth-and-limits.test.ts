@@ -70,6 +70,22 @@ describe('body size (64 KiB), checked before validation', () => {
   });
 });
 
+describe('CORS (ALLOWED_ORIGINS)', () => {
+  it('a preflight from a listed origin is 200 with X-API-Key allowed; another origin is 400', async () => {
+    const app = await buildFixtureApp({ ALLOWED_ORIGINS: 'https://agent.example.org' });
+    const preflight = (origin: string) =>
+      app.inject({ method: 'OPTIONS', url: '/v1/estimates', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' } });
+    const allowed = await preflight('https://agent.example.org');
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://agent.example.org');
+    expect(String(allowed.headers['access-control-allow-headers'])).toContain('X-API-Key');
+    const refused = await preflight('https://other.example.org');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toBe('Disallowed CORS origin');
+    await app.close();
+  });
+});
+
 describe('other answers', () => {
   let app: PlatformApp;
   beforeAll(async () => {
@@ -90,6 +106,22 @@ describe('other answers', () => {
     const response = await postJson(app, '/v1/estimates', house({ grade: 14 }), { 'x-request-id': 'client-id-42' });
     expectError(response, 422, 'invalid_request', ['grade']);
     expect(response.headers['x-request-id']).toBe('client-id-42');
+  });
+  it('every response has an X-Request-ID header', async () => {
+    for (const response of [
+      await postJson(app, '/v1/estimates', house()),
+      await postJson(app, '/v1/estimates/batch', { houses: [house()] }),
+      await app.inject({ url: '/v1/model' }),
+      await app.inject({ url: '/health' }),
+      await app.inject({ url: '/ready' }),
+    ]) {
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+  it('a body that is not JSON by Content-Type is 415', async () => {
+    const response = await app.inject({ method: 'POST', url: '/v1/estimates', headers: { 'content-type': 'text/plain' }, payload: JSON.stringify(house()) });
+    expectError(response, 415, 'unsupported_media_type', ['Content-Type']);
   });
   it('/health answers ok and /ready answers ready', async () => {
     expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'ok' });

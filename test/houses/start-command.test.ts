@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { expectError } from '../support/http.js';
+import { runEntryPoint, startService } from '../support/process.js';
+import { house } from './support.js';
+
+const ENTRY = 'src/services/houses/main.ts';
+
+async function toResponse(response: Response) {
+  return { statusCode: response.status, headers: Object.fromEntries(response.headers.entries()), body: await response.text() };
+}
+
+/** npm run start:houses as a user runs it: settings from the environment, the shipped model by default. */
+describe('start command of the house-price service', () => {
+  it('starts with the shipped model by default, logs it, answers over HTTP, exits 0 on SIGTERM', async () => {
+    const service = await startService(ENTRY, { API_KEY: 'house-key' });
+    try {
+      const ok = await fetch(`${service.baseUrl}/v1/estimates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'house-key' },
+        body: JSON.stringify(house()),
+      });
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ model_version: 'kc-hgb-2015-02', prices_as_of: '2015-02-28' });
+      expectError(await toResponse(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
+      expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
+    } finally {
+      service.child.kill('SIGTERM');
+    }
+    expect(await service.exited).toBe(0);
+    expect(service.stdout()).toMatch(/"msg":"model kc-hgb-2015-02 loaded from [^"]*models\/kc-hgb-2015-02\.json"/);
+    expect(service.stdout()).not.toContain('house-key');
+  });
+
+  it('with a missing model file it still starts: /health 200, /ready 503, and says why', async () => {
+    const service = await startService(ENTRY, { MODEL_PATH: '/nonexistent/model.json' });
+    try {
+      expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
+      expectError(await toResponse(await fetch(`${service.baseUrl}/ready`)), 503, 'model_unavailable', []);
+    } finally {
+      service.child.kill('SIGTERM');
+    }
+    await service.exited;
+    expect(service.stdout()).toContain('no model loaded: model file /nonexistent/model.json is missing');
+  });
+
+  it('an invalid MODEL_SHA256 stops the start with one line naming the variable', async () => {
+    const child = runEntryPoint(ENTRY, { PORT: '0', MODEL_SHA256: 'not-a-hash' });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+    expect(code).toBe(1);
+    expect(err.trim().split('\n')).toEqual([expect.stringMatching(/^Invalid setting MODEL_SHA256: /)]);
+  });
+});
