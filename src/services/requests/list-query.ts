@@ -47,10 +47,25 @@ export function listStatementFor(query: ListPageQuery): ListStatement {
  * The statement text for a mask, with `?` placeholders. It selects only (created_at, id), which the
  * (created_at, id) and (filter, created_at, id) indexes hold: the rows themselves are read by id.
  */
-export function listSqlFor(mask: number, table: string): string {
-  const conditions = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+export function listSqlFor(mask: number, table: string, dialect: 'sqlite' | 'postgres'): string {
+  let conditions: string[] = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
+  if (dialect === 'sqlite') conditions = conditions.map((condition) => steerSqliteIndex(condition, mask));
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   return `SELECT created_at, id FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
+}
+
+/**
+ * SQLite has no statistics of the snapshot and may walk the status index (few values, one of them
+ * most rows) when a borough or complaint type is also given. A unary `+` keeps a column from being
+ * used as an index: the most selective filter given leads (complaint type, then borough, then status).
+ * PostgreSQL's planner has the loader's ANALYZE and needs no help.
+ */
+function steerSqliteIndex(condition: string, mask: number): string {
+  const hasComplaintType = (mask & 2) !== 0;
+  const hasBorough = (mask & 1) !== 0;
+  if (condition === 'borough = ?' && hasComplaintType) return '+borough = ?';
+  if (condition === 'status = ?' && (hasComplaintType || hasBorough)) return '+status = ?';
+  return condition;
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

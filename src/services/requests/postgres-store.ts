@@ -85,7 +85,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   async listPositions(query: ListPageQuery): Promise<CursorPosition[]> {
     const { mask, parameters } = listStatementFor(query);
-    return this.rows<CursorPosition>(listSqlFor(mask, this.table('service_requests')), parameters);
+    return this.rows<CursorPosition>(listSqlFor(mask, this.table('service_requests'), 'postgres'), parameters);
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {

@@ -66,7 +66,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       const { mask, parameters } = listStatementFor(query);
       let statement = this.listStatements.get(mask);
       if (!statement) {
-        statement = database.prepare(listSqlFor(mask, 'service_requests'));
+        statement = database.prepare(listSqlFor(mask, 'service_requests', 'sqlite'));
         this.listStatements.set(mask, statement);
       }
       return statement.all(...parameters) as CursorPosition[];
