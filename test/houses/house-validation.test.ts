@@ -46,8 +46,8 @@ const BOUNDS: [string, HouseBody[], HouseBody[]][] = [
     [{ yr_renovated: 0 }, { yr_renovated: 1951 }, { yr_renovated: 2015 }, { yr_built: 1900, yr_renovated: 1900 }],
     [{ yr_renovated: -1 }, { yr_renovated: 1 }, { yr_renovated: 1899 }, { yr_renovated: 1950 }, { yr_renovated: 2016 }, { yr_renovated: 1991.5 }],
   ],
-  ['lat', [{ lat: 47.5 }], [{ lat: '47.5' }, { lat: null }]],
-  ['long', [{ long: -122.2 }], [{ long: '-122.2' }, { long: true }]],
+  ['lat', [{ lat: 47.5 }], [{ lat: '47.5' }, { lat: null }, { lat: -90.5 }, { lat: 90.5 }]],
+  ['long', [{ long: -122.2 }], [{ long: '-122.2' }, { long: true }, { long: -180.5 }, { long: 180.5 }]],
   ['sqft_living15', [{ sqft_living15: 100 }, { sqft_living15: 14000 }], [{ sqft_living15: 99 }, { sqft_living15: 14001 }]],
   ['sqft_lot15', [{ sqft_lot15: 100 }, { sqft_lot15: 5_000_000 }], [{ sqft_lot15: 99 }, { sqft_lot15: 5_000_001 }]],
 ];
@@ -110,6 +110,17 @@ describe('required and unknown fields', () => {
   it('a body that is not JSON names body', async () => {
     const response = await app.inject({ method: 'POST', url: '/v1/estimates', headers: { 'content-type': 'application/json' }, payload: '{"bedrooms": 3,' });
     expectError(response, 422, 'invalid_request', ['body']);
+  });
+});
+
+describe('non-finite numbers', () => {
+  it('1e400 (Infinity after parsing) is invalid_request, not outside_model_area', async () => {
+    const body = JSON.stringify(house({ lat: 123456 })).replace('123456', '1e400');
+    const response = await app.inject({ method: 'POST', url: '/v1/estimates', headers: { 'content-type': 'application/json' }, payload: body });
+    expectError(response, 422, 'invalid_request', ['lat']);
+    const basement = JSON.stringify(house({ sqft_basement: 123456 })).replace('123456', '1e400');
+    const second = await app.inject({ method: 'POST', url: '/v1/estimates', headers: { 'content-type': 'application/json' }, payload: basement });
+    expectError(second, 422, 'invalid_request', ['sqft_basement']);
   });
 });
 

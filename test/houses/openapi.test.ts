@@ -54,6 +54,8 @@ describe('OpenAPI description', () => {
     expect(properties.yr_renovated.description).toContain('0 when never renovated, otherwise a year from yr_built to 2015');
     expect(properties.sqft_living15).toMatchObject({ minimum: 100, maximum: 14000 });
     expect(properties.sqft_lot15).toMatchObject({ minimum: 100, maximum: 5_000_000 });
+    expect(properties.lat).toMatchObject({ type: 'number', minimum: -90, maximum: 90 });
+    expect(properties.long).toMatchObject({ type: 'number', minimum: -180, maximum: 180 });
     expect(properties.lat.description).toContain(`${SHIPPED_MODEL_AREA.lat_min} to ${SHIPPED_MODEL_AREA.lat_max}`);
     expect(properties.long.description).toContain(`${SHIPPED_MODEL_AREA.long_min} to ${SHIPPED_MODEL_AREA.long_max}`);
     const batch = spec.paths['/v1/estimates/batch'].post.requestBody.content['application/json'].schema;

@@ -17,6 +17,9 @@ export const HOUSE_LIMITS = {
   grade: { minimum: 1, maximum: 13 },
   yr_built: { minimum: 1900, maximum: 2015 },
   yr_renovated: { never: 0, maximum: 2015 },
+  /** Any coordinate on Earth (so never infinite, e.g. 1e400); the model area is checked after. */
+  lat: { minimum: -90, maximum: 90 },
+  long: { minimum: -180, maximum: 180 },
   sqft_living15: { minimum: 100, maximum: 14000 },
   sqft_lot15: { minimum: 100, maximum: 5_000_000 },
 } as const;
@@ -55,8 +58,8 @@ export const House = Type.Object(
       ],
       { description: 'Integer: 0 when never renovated, otherwise a year from yr_built to 2015 (a year before yr_built is refused)' },
     ),
-    lat: Type.Number({ description: `Latitude in degrees; ${AREA_RULE}. Shipped model: ${A.lat_min} to ${A.lat_max}` }),
-    long: Type.Number({ description: `Longitude in degrees; ${AREA_RULE}. Shipped model: ${A.long_min} to ${A.long_max}` }),
+    lat: Type.Number({ ...L.lat, description: `Latitude in degrees, -90 to 90; ${AREA_RULE}. Shipped model: ${A.lat_min} to ${A.lat_max}` }),
+    long: Type.Number({ ...L.long, description: `Longitude in degrees, -180 to 180; ${AREA_RULE}. Shipped model: ${A.long_min} to ${A.long_max}` }),
     sqft_living15: Type.Number({ ...L.sqft_living15, description: 'Average living area of the 15 nearest houses, square feet, 100 to 14000' }),
     sqft_lot15: Type.Number({ ...L.sqft_lot15, description: 'Average land area of the 15 nearest houses, square feet, 100 to 5000000' }),
   },
