@@ -97,9 +97,9 @@ describe.each([
       coordinates_numeric: 1, // 0, 0
       local_timestamps: 1, // Closed Date "not a date"
       council_district_integer: withCouncil ? 1 : 0, // "0"
-      // 1016: N/A location type, Unspecified borough, 0 Unspecified board, Unspecified status, UNKNOWN channel, N/A zip
-      // (+ Unspecified council district); 1017: Unspecified STATEN ISLAND; 1018: Unspecified status
-      placeholder_to_null: withCouncil ? 9 : 8,
+      // 1016: N/A location type, Unspecified borough, 0 Unspecified board, UNKNOWN channel, N/A zip
+      // (+ Unspecified council district); 1017: Unspecified STATEN ISLAND. (Unspecified statuses are inferred, not null.)
+      placeholder_to_null: withCouncil ? 7 : 6,
     });
   });
 

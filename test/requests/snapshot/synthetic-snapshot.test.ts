@@ -122,7 +122,7 @@ describe('SQLite snapshot of the synthetic export', () => {
     expect(meta.snapshot_date).toBe('2025-07-01');
     expect(meta.snapshot_id).toMatch(/^[0-9a-f]{16}$/);
     // Same export, same cleaning: same snapshot id on every build (changes when the cleaning does).
-    expect(meta.snapshot_id).toBe('895e3227a64d08db');
+    expect(meta.snapshot_id).toBe('f91bb835e90ec55e');
     expect(meta.period_start).toBe('2025-01-01');
     expect(meta.period_end).toBe('2025-06-30');
     expect(meta.cleaning_rules.map((r) => r.id)).toContain('repeated_submission');

@@ -274,7 +274,7 @@ function readCandidate(
   const statusRaw = f[c.status] as string;
   let status: Status | undefined = statusCode(statusRaw);
   if (status === undefined) {
-    if (isPlaceholder(statusRaw) && statusRaw.trim().length > 0) counter.placeholder_to_null++;
+    // Never null: inferred (counted by status_code, not as a placeholder turned into null).
     counter.status_code++;
     status = closedAt !== null ? 'closed' : 'open';
   }

@@ -87,7 +87,7 @@ export const CLEANING_RULES: readonly CleaningRuleDefinition[] = [
     id: 'placeholder_to_null',
     kind: 'transformation',
     description:
-      'Placeholder values become null in every stored field: empty text and "Unspecified", "Unknown", "N/A", "NA", "None", "Null", "-" (any case, surrounding spaces ignored). A community board naming no board ("Unspecified MANHATTAN", "0 Unspecified") becomes null; the borough stays in borough. values_changed: non-empty placeholder values turned into null.',
+      'Placeholder values become null in every stored field except status (see status_code): empty text and "Unspecified", "Unknown", "N/A", "NA", "None", "Null", "-" (any case, surrounding spaces ignored). A community board naming no board ("Unspecified MANHATTAN", "0 Unspecified") becomes null; the borough stays in borough. values_changed: non-empty placeholder values turned into null.',
   },
   {
     id: 'canonical_spelling',
