@@ -141,6 +141,8 @@ export const ModelCard = Type.Object(
       },
       { additionalProperties: true, description: 'range_usd = estimate_usd times these factors, rounded' },
     ),
+    model_details: Type.Optional(Type.String({ description: 'What the model is and how an estimate is computed' })),
+    intended_use: Type.Optional(Type.String({ description: 'What the model is for' })),
     not_for: Type.Union([Type.String(), Type.Array(Type.String())], {
       description: 'Uses the model must not serve, including lending, underwriting or insurance decisions about a person',
     }),
@@ -154,5 +156,10 @@ export const ModelCard = Type.Object(
       { additionalProperties: false, description: 'The box (bounds included) that lat and long must lie in; from the model file' },
     ),
   },
-  { additionalProperties: true, description: 'The model card stored in the model file' },
+  {
+    additionalProperties: true,
+    description:
+      'The model card stored in the model file, as stored (further fields such as metrics, training, features, data and caveats describe ' +
+      'how the figures were obtained), plus model_area',
+  },
 );
