@@ -28,8 +28,8 @@ import {
 } from '../../../src/services/requests/snapshot/synthetic-export.js';
 import { TEST_DATABASE_URL, isolatedSchemaName } from './fixture-paths.js';
 
-/** SHA-256 of the synthetic export's bytes for seed 311, generator 1.0.0. Changes only with the generator. */
-const SYNTHETIC_EXPORT_SHA256 = '5ec540f057d118f40d2df67748c0a53dbac986334adb39ce7337471a1912e1dd';
+/** SHA-256 of the synthetic export's bytes for seed 311, generator 1.1.0. Changes only with the generator. */
+const SYNTHETIC_EXPORT_SHA256 = '20266ea38a7bae3d43701eac569e79babbd52c64a170b2a534bdb1b0da16decb';
 
 let prepared: PreparedSnapshot;
 let directory: string;
@@ -70,6 +70,8 @@ describe('synthetic export', () => {
     expect(changed.placeholder_to_null).toBeGreaterThan(1000);
     expect(changed.canonical_spelling).toBeGreaterThan(100);
     expect(changed.status_code).toBeGreaterThan(100);
+    expect(changed.incident_zip_text).toBeGreaterThan(100);
+    expect(changed.council_district_integer).toBeGreaterThan(50);
   });
 
   it('is the same bytes on every run (fixed seed)', () => {
@@ -114,15 +116,15 @@ describe('SQLite snapshot of the synthetic export', () => {
     expect(meta).toEqual(prepared.content.meta);
     expect(meta.source).toMatchObject({
       kind: 'synthetic',
-      description: 'synthetic, in the layout of NYC Open Data erm2-nwe9 (seed 311, generator 1.0.0)',
+      description: 'synthetic, in the layout of NYC Open Data erm2-nwe9 (seed 311, generator 1.1.0)',
       seed: 311,
-      generator_version: '1.0.0',
+      generator_version: '1.1.0',
       layout: 'extended',
     });
     expect(meta.snapshot_date).toBe('2025-07-01');
     expect(meta.snapshot_id).toMatch(/^[0-9a-f]{16}$/);
     // Same export, same cleaning: same snapshot id on every build (changes when the cleaning does).
-    expect(meta.snapshot_id).toBe('f91bb835e90ec55e');
+    expect(meta.snapshot_id).toBe('46a605d2e8b67a81');
     expect(meta.period_start).toBe('2025-01-01');
     expect(meta.period_end).toBe('2025-06-30');
     expect(meta.cleaning_rules.map((r) => r.id)).toContain('repeated_submission');

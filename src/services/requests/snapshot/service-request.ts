@@ -93,7 +93,7 @@ export type SnapshotSourceKind = 'synthetic' | 'file';
 
 export interface SnapshotSource {
   kind: SnapshotSourceKind;
-  /** Human text, e.g. "synthetic, in the layout of NYC Open Data erm2-nwe9 (seed 311, generator 1.0.0)". */
+  /** Human text, e.g. "synthetic, in the layout of NYC Open Data erm2-nwe9 (seed 311, generator 1.1.0)". */
   description: string;
   /** Dataset the layout comes from. */
   dataset: 'erm2-nwe9';

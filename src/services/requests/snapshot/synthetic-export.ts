@@ -17,7 +17,7 @@ import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
 import type { Borough } from './service-request.js';
 
 export const SYNTHETIC_SEED = 311;
-export const SYNTHETIC_GENERATOR_VERSION = '1.0.0';
+export const SYNTHETIC_GENERATOR_VERSION = '1.1.0';
 /** Requests left after cleaning the synthetic export. */
 export const SYNTHETIC_REQUEST_COUNT = 109_915;
 /** The synthetic export is taken on this day at 06:00 local time; statuses are as of then. */
@@ -433,9 +433,19 @@ class SyntheticExportBuilder {
         ? `Unspecified ${borough.name}`
         : `${boardNumber < 10 ? '0' : ''}${boardNumber} ${borough.name}`;
     const zipDraw = random.next();
-    const zip = zipDraw < 0.01 ? '' : zipDraw < 0.013 ? 'N/A' : random.pick(borough.zips);
+    const zip =
+      zipDraw < 0.01
+        ? ''
+        : zipDraw < 0.013
+          ? 'N/A'
+          : zipDraw < 0.015
+            ? `${random.pick(borough.zips)}-${String(random.int(1, 9999)).padStart(4, '0')}`
+            : zipDraw < 0.016
+              ? '00000'
+              : random.pick(borough.zips);
     const councilDraw = random.next();
-    const councilDistrict = councilDraw < 0.006 ? '' : councilDraw < 0.008 ? 'Unspecified' : String(random.int(borough.council[0], borough.council[1]));
+    const councilDistrict =
+      councilDraw < 0.006 ? '' : councilDraw < 0.008 ? 'Unspecified' : councilDraw < 0.009 ? '0' : String(random.int(borough.council[0], borough.council[1]));
     const [locationType] = spec.locationTypes[random.weightedIndex(spec.locationTypes.map(([, w]) => w))] as [string, number];
     const descriptorDraw = random.next();
     const descriptor = descriptorDraw < 0.002 ? 'Unspecified' : mixCase(random, spec.descriptor, 0.01);
