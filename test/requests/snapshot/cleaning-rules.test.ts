@@ -144,6 +144,14 @@ describe('columns of the export', () => {
     await expect(clean(MISSING_COLUMNS_FIXTURE)).rejects.toThrow(/lacks the needed columns "Status", "Borough"/);
   });
 
+  it('refuses an empty file, and reads a header without rows as an empty export', async () => {
+    await expect(cleanExportText([''])).rejects.toThrow(/empty: no header row/);
+    const header = 'Unique Key,Created Date,Closed Date,Agency,Complaint Type,Descriptor,Location Type,Incident Zip,Status,Community Board,Borough,Open Data Channel Type,Latitude,Longitude\n';
+    const result = await cleanExportText([header]);
+    expect(result.rows).toEqual([]);
+    expect(result.rawRowsRead).toBe(0);
+  });
+
   it('finds columns by name in any order, and accepts the Socrata API field names', () => {
     const layout = locateExportColumns([
       'borough', 'unique_key', 'created_date', 'closed_date', 'agency', 'complaint_type', 'descriptor', 'location_type',
