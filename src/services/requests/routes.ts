@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
@@ -19,7 +20,6 @@ import {
 } from './schemas.js';
 import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
 import { pageText, type ServiceRequestTexts } from './row-texts.js';
-import { Type } from 'typebox';
 
 const DATABASE_UNAVAILABLE = 'database_unavailable';
 const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
