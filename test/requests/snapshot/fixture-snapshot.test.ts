@@ -197,6 +197,21 @@ describe('ensureSnapshot', () => {
   });
 });
 
+describe('ensureSnapshot from two processes at once', () => {
+  it('builds once; both processes find a complete snapshot', async () => {
+    const path = join(directory, 'two-processes', 'snapshot.sqlite');
+    const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
+    const child = join(REPO_ROOT, 'test/requests/snapshot/ensure-snapshot-child.ts');
+    const results = await Promise.all([0, 1].map(() => run(tsx, [child, path, STANDARD_41_FIXTURE], { cwd: REPO_ROOT })));
+    const built = results.map((r) => (JSON.parse(r.stdout) as { built: boolean }).built);
+    expect(built.filter(Boolean)).toHaveLength(1);
+    expect(readdirSync(join(directory, 'two-processes'))).toEqual(['snapshot.sqlite']);
+    const check = new Database(path, { readonly: true });
+    expect(readSnapshotMeta(check).row_count).toBe(15);
+    check.close();
+  }, 60_000);
+});
+
 describe('the snapshot command', () => {
   const cli = join(REPO_ROOT, 'src/services/requests/snapshot/cli.ts');
   const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
