@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
+import { buildHousesApp } from '../../src/services/houses/app.js';
 import type { HouseModel } from '../../src/services/houses/house-model.js';
+import { parseHouseModel } from '../../src/services/houses/model-adapter.js';
+import { readHouseSettings } from '../../src/services/houses/settings.js';
 import type { House } from '../../src/services/houses/schemas.js';
 import { warningsFor } from '../../src/services/houses/warnings.js';
-import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson, VALID_HOUSE } from './support.js';
+import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson, sha256OfFile, VALID_HOUSE } from './support.js';
 
 /** The Estimate answer, rounding, range and warnings, on the hand-made model (four one-split trees). */
 const FILE = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as {
@@ -88,6 +91,19 @@ describe('warnings', () => {
     const valid = VALID_HOUSE as unknown as House;
     expect(warningsFor(valid, 999_999, model)).toEqual([]);
     expect(warningsFor(valid, 1_000_000, model).map((warning) => warning.code)).toEqual(['high_value']);
+  });
+});
+
+describe('GET /ready', () => {
+  it('asks the model for one estimate: a model that answers no finite price is not ready', async () => {
+    const broken = await buildHousesApp(readHouseSettings({ MODEL_PATH: FIXTURE_MODEL_PATH, MODEL_SHA256: sha256OfFile(FIXTURE_MODEL_PATH) }), {
+      logger: false,
+      parseModel: (bytes) => ({ ...parseHouseModel(bytes), priceInDollars: () => NaN }),
+    });
+    const response = await broken.inject({ url: '/ready' });
+    expect(response.statusCode).toBe(503);
+    expect((response.json() as { error: { code: string } }).error.code).toBe('model_unavailable');
+    await broken.close();
   });
 });
 

@@ -42,8 +42,10 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
 
   registerHealthRoutes(app, {
     unavailableDescription: MODEL_UNAVAILABLE_DESCRIPTION,
+    // "the model is loaded and answers": one estimate of the documented example house.
     check() {
-      loadedModel();
+      const price = loadedModel().priceInDollars(ESTIMATE_EXAMPLE.request);
+      if (!(Number.isFinite(price) && price > 0)) throw modelUnavailable();
     },
   });
 
