@@ -87,7 +87,8 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 export function bodyDeadline(timeoutMs: number) {
   return async function cutOffSlowBody(request: FastifyRequest): Promise<void> {
     const raw = request.raw;
-    if (raw.complete) return;
+    // Fastify's inject (light-my-request) has no real socket to cut off.
+    if (raw.complete || typeof raw.socket?.destroy !== 'function') return;
     const timer = setTimeout(() => {
       if (raw.complete || raw.socket.destroyed) return;
       request.log.info({ method: request.method, path: request.url.split('?')[0], status: 408, request_id: request.id }, 'request');

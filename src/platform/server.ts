@@ -23,6 +23,19 @@ export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: nu
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/** A service ready to listen: what each start command, and `npm start` for all three, needs. */
+export interface PreparedService {
+  app: FastifyInstance;
+  host: string;
+  port: number;
+}
+
+/** Listens with every prepared service, and closes them all on SIGTERM/SIGINT. */
+export async function startServices(services: readonly PreparedService[]): Promise<void> {
+  closeOnSignals(services.map((service) => service.app));
+  for (const service of services) await listen(service.app, service.host, service.port);
+}
+
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */
 export function runMain(start: () => Promise<void>): void {
   start().catch((error: unknown) => {

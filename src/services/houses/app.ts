@@ -1,8 +1,10 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import type { PreparedService } from '../../platform/server.js';
+import type { Env } from '../../platform/settings.js';
 import { parseHouseModel } from './model-adapter.js';
 import { loadModelFile, logModelState, type ModelParser, type ModelState } from './model-loading.js';
 import { registerHouseRoutes } from './routes.js';
-import type { HouseSettings } from './settings.js';
+import { readHouseSettings, type HouseSettings } from './settings.js';
 
 export const HOUSES_OPENAPI = {
   title: 'House Price Estimator API',
@@ -45,4 +47,10 @@ export async function buildHousesApp(settings: HouseSettings, options: HousesApp
   );
   logModelState(app.log, state);
   return app;
+}
+
+/** The house-price service from the environment, ready to listen (npm run start:houses, npm start). */
+export async function prepareHousesService(env: Env): Promise<PreparedService> {
+  const settings = readHouseSettings(env);
+  return { app: await buildHousesApp(settings), host: settings.host, port: settings.port };
 }

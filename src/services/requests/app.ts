@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import type { PreparedService } from '../../platform/server.js';
+import type { Env } from '../../platform/settings.js';
+import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
@@ -6,7 +10,7 @@ import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
 import { ServiceRequest } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
-import type { DatabaseLocation, RequestSettings } from './settings.js';
+import { readRequestSettings, type DatabaseLocation, type RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
 
 export const REQUESTS_OPENAPI = {
@@ -61,4 +65,24 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
   );
   app.addHook('onClose', async () => store.close());
   return app;
+}
+
+/**
+ * The service-request API from the environment, ready to listen (npm run start:requests, npm start):
+ * builds the embedded snapshot when it is absent, and prints a generated API key once.
+ */
+export async function prepareRequestsService(env: Env): Promise<PreparedService> {
+  const settings = readRequestSettings(env);
+  if (settings.database.kind === 'sqlite') {
+    if (settings.database.isDefault) await ensureDefaultSnapshot(settings.database.path);
+    else if (!existsSync(settings.database.path)) {
+      process.stderr.write(`DATABASE_URL: ${settings.database.path} does not exist; /ready answers 503 until it does\n`);
+    }
+  }
+  const app = await buildRequestsApp(settings);
+  if (settings.generatedApiKey !== null) {
+    // Printed once, on stdout, outside the per-request log lines.
+    process.stdout.write(`API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);
+  }
+  return { app, host: settings.host, port: settings.port };
 }

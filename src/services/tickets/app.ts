@@ -1,8 +1,10 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import type { PreparedService } from '../../platform/server.js';
+import type { Env } from '../../platform/settings.js';
 import { KeywordClassifier } from './classifier.js';
 import { registerTicketRoutes } from './routes.js';
 import { KEYWORDS_1_0 } from './rule-sets/keywords-1.0.js';
-import type { TicketSettings } from './settings.js';
+import { readTicketSettings, type TicketSettings } from './settings.js';
 
 export const TICKETS_OPENAPI = {
   title: 'Ticket Classifier API',
@@ -29,4 +31,10 @@ export async function buildTicketsApp(settings: TicketSettings, options: AppOpti
     settings,
     options,
   );
+}
+
+/** The ticket service from the environment, ready to listen (npm run start:tickets, npm start). */
+export async function prepareTicketsService(env: Env): Promise<PreparedService> {
+  const settings = readTicketSettings(env);
+  return { app: await buildTicketsApp(settings), host: settings.host, port: settings.port };
 }

@@ -1,11 +1,5 @@
-import { closeOnSignals, listen, runMain } from '../../platform/server.js';
-import { buildTicketsApp } from './app.js';
-import { readTicketSettings } from './settings.js';
+import { runMain, startServices } from '../../platform/server.js';
+import { prepareTicketsService } from './app.js';
 
 /** npm run start:tickets */
-runMain(async () => {
-  const settings = readTicketSettings(process.env);
-  const app = await buildTicketsApp(settings);
-  closeOnSignals([app]);
-  await listen(app, settings.host, settings.port);
-});
+runMain(async () => startServices([await prepareTicketsService(process.env)]));
