@@ -52,7 +52,7 @@ export async function startChild(entry: string, env: Record<string, string> = {}
   for (;;) {
     try {
       const response = await fetch(`${url}${readyPath}`);
-      if (response.ok) break;
+      if (response.status < 500) break;
     } catch {
       // not listening yet
     }

@@ -106,13 +106,15 @@ export async function createServiceApp(
   app.addHook('onRoute', (route) => routes.record(route));
 
   app.addHook('onRequest', bodyDeadline(REQUEST_TIMEOUT_MS));
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     cors.decorate(request, reply);
     if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
-      throw unauthorized();
+      done(unauthorized());
+      return;
     }
+    done();
   });
   app.addHook('preValidation', refuseUnusableParameters);
   app.addHook('onResponse', logRequest);

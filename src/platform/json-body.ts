@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from './errors.js';
 
 /**
@@ -139,7 +139,8 @@ export function registerStrictJsonParser(app: FastifyInstance, bodyLimit: number
         done(invalidBody(duplicate, 'is given twice'));
         return;
       }
-      const unusable = findUnusableString(body);
+      // In valid UTF-8 JSON text, U+0000 and lone surrogates can only be written as \u escapes.
+      const unusable = text.includes('\\u') ? findUnusableString(body) : undefined;
       if (unusable !== undefined) {
         done(invalidBody(unusable, 'must not contain U+0000 or a lone surrogate'));
         return;
@@ -149,8 +150,24 @@ export function registerStrictJsonParser(app: FastifyInstance, bodyLimit: number
   });
 }
 
-/** preValidation: query and path parameters holding U+0000 or a lone surrogate answer 422. */
-export async function refuseUnusableParameters(request: FastifyRequest): Promise<void> {
+/**
+ * preValidation: query and path parameters holding U+0000 or a lone surrogate answer 422. Such a
+ * value can only come from a percent-escape, so a URL without `%` is not inspected further.
+ */
+export function refuseUnusableParameters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (!request.url.includes('%')) {
+    done();
+    return;
+  }
+  try {
+    throwOnUnusableParameters(request);
+    done();
+  } catch (error) {
+    done(error as Error);
+  }
+}
+
+function throwOnUnusableParameters(request: FastifyRequest): void {
   for (const part of [request.query, request.params]) {
     if (part === null || typeof part !== 'object') continue;
     for (const [name, value] of Object.entries(part as Record<string, unknown>)) {
