@@ -62,6 +62,9 @@ function describeError(error: ErrorObject): string {
   if (error.keyword === 'required') return 'is required';
   if (error.keyword === 'additionalProperties') return 'is not an allowed field';
   if (error.keyword === 'multipleOf') return `must be a multiple of ${(error.params as { multipleOf: number }).multipleOf}`;
+  if (error.keyword === 'enum') return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  // The pattern itself is no help to a reader; the description in OpenAPI states the format.
+  if (error.keyword === 'pattern' || error.keyword === 'format') return 'is not in the expected format';
   return error.message ?? 'is not valid';
 }
 
