@@ -1,5 +1,6 @@
 import type { CursorPosition } from './cursor.js';
 import type { ListFilters } from './list-filters.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './snapshot/service-request.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with
@@ -7,43 +8,11 @@ import type { ListFilters } from './list-filters.js';
  * database_unavailable (never 500).
  */
 
-/** One request, the contract's ServiceRequest field for field. */
-export interface ServiceRequestRecord {
-  id: number;
-  created_at: string;
-  closed_at: string | null;
-  status: string;
-  complaint_type: string | null;
-  descriptor: string | null;
-  location_type: string | null;
-  borough: string | null;
-  community_board: string | null;
-  council_district: number | null;
-  incident_zip: string | null;
-  channel: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  days_to_close: number | null;
-}
+/** One request, the contract's ServiceRequest field for field, as the snapshot stores it. */
+export type ServiceRequestRecord = ServiceRequest;
 
 /** The contract's field order; the SELECT lists follow it. */
-export const SERVICE_REQUEST_COLUMNS = [
-  'id',
-  'created_at',
-  'closed_at',
-  'status',
-  'complaint_type',
-  'descriptor',
-  'location_type',
-  'borough',
-  'community_board',
-  'council_district',
-  'incident_zip',
-  'channel',
-  'latitude',
-  'longitude',
-  'days_to_close',
-] as const satisfies readonly (keyof ServiceRequestRecord)[];
+export const SERVICE_REQUEST_COLUMNS = SERVICE_REQUEST_FIELDS;
 
 export interface ListPageQuery {
   filters: ListFilters;
