@@ -1,10 +1,45 @@
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { SettingsError } from './settings.js';
 
 /**
  * Starting and stopping. A setting with an invalid value stops the start with one clear line naming
  * the variable (exit 1). SIGTERM (and SIGINT): stop accepting, finish the requests in flight, exit 0.
  */
+
+/**
+ * How long a stopping service keeps its open keep-alive connections before closing the idle ones.
+ * A client in a request loop has written its next request onto its connection by then; the grace
+ * lets the service read it and answer it (with `Connection: close`) instead of resetting it unread.
+ */
+export const DRAIN_GRACE_MS = 1_000;
+
+function closeAfterAnswer(_request: IncomingMessage, response: ServerResponse): void {
+  response.setHeader('Connection', 'close');
+}
+
+/**
+ * First half of the shutdown: no new connection is accepted (the listening socket is closed), every
+ * request read from now on is answered normally with `Connection: close`, so each open connection
+ * closes after its next answer. Resolves when no connection is left, or after `graceMs`; then
+ * `app.close()` closes the connections still idle and waits for the requests in flight.
+ * Node's own `server.close()` would close idle keep-alive connections at once: a request already
+ * written by a client but not read yet by the service is then lost to a connection reset.
+ */
+export async function drain(app: FastifyInstance, graceMs = DRAIN_GRACE_MS): Promise<void> {
+  const server = app.server;
+  if (!server.listening) return;
+  server.prependListener('request', closeAfterAnswer);
+  await new Promise<void>((resolveDrain) => {
+    const timer = setTimeout(resolveDrain, graceMs);
+    // net.Server#close: stop listening; the callback runs once every connection has ended.
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(timer);
+      resolveDrain();
+    });
+  });
+}
 export async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
   return app.listen({ host, port });
 }
@@ -15,7 +50,10 @@ export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: nu
     if (closing) return;
     closing = true;
     for (const app of apps) app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    const results = await Promise.allSettled(apps.map((app) => app.close()));
+    const results = await Promise.allSettled(apps.map(async (app) => {
+      await drain(app);
+      await app.close();
+    }));
     const failed = results.some((result) => result.status === 'rejected');
     exit(failed ? 1 : 0);
   };
