@@ -42,7 +42,8 @@ function compiledEntry(entry: string): string {
  */
 export async function startChild(entry: string, env: Record<string, string> = {}, readyPath = '/health'): Promise<ChildService> {
   const port = await freePort();
-  const child = spawn(process.execPath, [compiledEntry(entry)], {
+  // The same V8 flags as the npm start scripts (package.json).
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', compiledEntry(entry)], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
