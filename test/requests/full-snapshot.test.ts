@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
+import { ensureDefaultSnapshot } from '../../src/services/requests/default-snapshot.js';
 import { json, startTestApp, type TestApp } from './support/requests-app.js';
 
-/** Over the embedded synthetic snapshot, when it has been built (npm run start:requests builds it). */
+/** Over the embedded synthetic snapshot, built here as `npm run start:requests` builds it when absent. */
 const SNAPSHOT = resolve(REPO_ROOT, 'data/service-requests.sqlite');
 
 interface Page {
@@ -12,9 +12,10 @@ interface Page {
   next_cursor: string | null;
 }
 
-describe.skipIf(!existsSync(SNAPSHOT))('the full synthetic snapshot (SQLite)', () => {
+describe('the full synthetic snapshot (SQLite)', () => {
   let service: TestApp;
   beforeAll(async () => {
+    await ensureDefaultSnapshot(SNAPSHOT);
     service = await startTestApp(SNAPSHOT);
   });
   afterAll(async () => service?.app.close());
