@@ -9,7 +9,7 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
-import { bodyDeadline, handleClientError, handleFrameworkError } from './client-errors.js';
+import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
 import { ErrorResponse, unauthorized } from './errors.js';
@@ -57,6 +57,8 @@ export interface AppOptions {
   logStream?: Writable;
   /** false silences the logger entirely. */
   logger?: boolean;
+  /** Time a request body has to arrive completely (default REQUEST_TIMEOUT_MS); tests shorten it. */
+  bodyTimeoutMs?: number;
 }
 
 /**
@@ -105,7 +107,15 @@ export async function createServiceApp(
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
 
-  app.addHook('onRequest', bodyDeadline(REQUEST_TIMEOUT_MS));
+  const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  app.addHook('onRequest', bodyDeadlines.watch);
+  app.addHook('preValidation', bodyDeadlines.release);
+  app.addHook('onResponse', bodyDeadlines.release);
+  app.addHook('onRequestAbort', bodyDeadlines.forget);
+  app.addHook('onClose', (_instance, done) => {
+    bodyDeadlines.stop();
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');

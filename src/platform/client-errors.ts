@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { errorBody } from './errors.js';
 
 /**
@@ -79,25 +79,62 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 }
 
 /**
- * onRequest: a request body must arrive completely within `timeoutMs` of the request's start. Node's
+ * A request body must arrive completely within the time limit of the request's start. Node's
  * requestTimeout cuts off slow headers, but a body trickled in a byte a second was not cut off (found
- * by bench/reliability.ts); after the time limit the client gets 408 `request_timeout` and the
- * connection is closed.
+ * by bench/reliability.ts); after the limit the client gets 408 `request_timeout` and the connection
+ * is closed. Requests with a body are watched from onRequest until their body has been read
+ * (preValidation) or they are over; one sweep every 250 ms looks for the late ones, so a request
+ * costs a map entry, not a timer and listeners of its own.
  */
-export function bodyDeadline(timeoutMs: number) {
-  return async function cutOffSlowBody(request: FastifyRequest): Promise<void> {
+export class BodyDeadlines {
+  private readonly pending = new Map<FastifyRequest, number>();
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** onRequest hook. */
+  readonly watch = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.raw;
+    const length = raw.headers['content-length'];
+    const hasBody = (length !== undefined && length !== '0') || raw.headers['transfer-encoding'] !== undefined;
     // Fastify's inject (light-my-request) has no real socket to cut off.
-    if (raw.complete || typeof raw.socket?.destroy !== 'function') return;
-    const timer = setTimeout(() => {
-      if (raw.complete || raw.socket.destroyed) return;
-      request.log.info({ method: request.method, path: request.url.split('?')[0], status: 408, request_id: request.id }, 'request');
-      writeRawErrorAndClose(raw.socket, clientErrorAnswer({ name: 'Error', message: '', code: 'ERR_HTTP_REQUEST_TIMEOUT' }), request.id);
-    }, timeoutMs);
-    timer.unref();
-    const clear = () => clearTimeout(timer);
-    raw.once('end', clear);
-    raw.once('close', clear);
-    raw.once('error', clear);
+    if (hasBody && !raw.complete && typeof raw.socket?.destroy === 'function') {
+      this.pending.set(request, Date.now() + this.timeoutMs);
+      this.sweeper ??= setInterval(() => this.cutOffLateBodies(), 250).unref();
+    }
+    done();
   };
+
+  /** preValidation and onResponse hook: the body is in, or the request is over. */
+  readonly release = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    this.pending.delete(request);
+    done();
+  };
+
+  /** onRequestAbort hook: the client went away. */
+  readonly forget = (request: FastifyRequest, done: HookHandlerDoneFunction): void => {
+    this.pending.delete(request);
+    done();
+  };
+
+  /** onClose hook. */
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    this.pending.clear();
+  }
+
+  private cutOffLateBodies(): void {
+    const now = Date.now();
+    for (const [request, deadline] of this.pending) {
+      const raw = request.raw;
+      if (raw.complete || raw.socket.destroyed) {
+        this.pending.delete(request);
+      } else if (now >= deadline) {
+        this.pending.delete(request);
+        request.log.info({ method: request.method, path: request.url.split('?')[0], status: 408 }, 'request');
+        writeRawErrorAndClose(raw.socket, clientErrorAnswer({ name: 'Error', message: '', code: 'ERR_HTTP_REQUEST_TIMEOUT' }), request.id);
+      }
+    }
+  }
 }
