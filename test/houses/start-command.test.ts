@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../support/http.js';
+import { expectError, fromFetch } from '../support/http.js';
 import { runEntryPoint, startService } from '../support/process.js';
 import { house } from './support.js';
 
 const ENTRY = 'src/services/houses/main.ts';
-
-async function toResponse(response: Response) {
-  return { statusCode: response.status, headers: Object.fromEntries(response.headers.entries()), body: await response.text() };
-}
 
 /** npm run start:houses as a user runs it: settings from the environment, the shipped model by default. */
 describe('start command of the house-price service', () => {
@@ -21,7 +17,7 @@ describe('start command of the house-price service', () => {
       });
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ model_version: 'kc-hgb-2015-02', prices_as_of: '2015-02-28' });
-      expectError(await toResponse(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
+      expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
       expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
     } finally {
       service.child.kill('SIGTERM');
@@ -35,7 +31,7 @@ describe('start command of the house-price service', () => {
     const service = await startService(ENTRY, { MODEL_PATH: '/nonexistent/model.json' });
     try {
       expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
-      expectError(await toResponse(await fetch(`${service.baseUrl}/ready`)), 503, 'model_unavailable', []);
+      expectError(await fromFetch(await fetch(`${service.baseUrl}/ready`)), 503, 'model_unavailable', []);
     } finally {
       service.child.kill('SIGTERM');
     }

@@ -13,6 +13,11 @@ export interface AnyResponse {
   body: string;
 }
 
+/** A fetch Response in the shape expectError reads. */
+export async function fromFetch(response: Response): Promise<AnyResponse> {
+  return { statusCode: response.status, headers: Object.fromEntries(response.headers.entries()), body: await response.text() };
+}
+
 /**
  * Asserts the exact error object of conventions.md: status, code, fields, and request_id equal to
  * the X-Request-ID header of the same response. `message` is checked exactly when given.

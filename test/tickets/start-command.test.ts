@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../support/http.js';
+import { expectError, fromFetch } from '../support/http.js';
 import { runEntryPoint, startService } from '../support/process.js';
 
 const ENTRY = 'src/services/tickets/main.ts';
-
-async function toResponse(response: Response) {
-  return { statusCode: response.status, headers: Object.fromEntries(response.headers.entries()), body: await response.text() };
-}
 
 /** The start command (npm run start:tickets) as a user runs it: settings from the environment, SIGTERM. */
 describe('start command of the ticket service', () => {
@@ -20,7 +16,7 @@ describe('start command of the ticket service', () => {
       });
       expect(ok.status).toBe(200);
       expect(await ok.json()).toEqual({ category: 'shipping', priority: 1, confidence: 0.7, model_version: 'keywords-1.0' });
-      expectError(await toResponse(await fetch(`${service.baseUrl}/v1/classify`, { method: 'GET' })), 405, 'method_not_allowed', []);
+      expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/classify`, { method: 'GET' })), 405, 'method_not_allowed', []);
     } finally {
       service.child.kill('SIGTERM');
       await service.exited;
