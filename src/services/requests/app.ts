@@ -69,7 +69,8 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
 
 /**
  * The service-request API from the environment, ready to listen (npm run start:requests, npm start):
- * builds the embedded snapshot when it is absent, and prints a generated API key once.
+ * builds the embedded snapshot when it is absent, reads the store's keyset index ahead of the first
+ * request, and prints a generated API key once.
  */
 export async function prepareRequestsService(env: Env): Promise<PreparedService> {
   const settings = readRequestSettings(env);
@@ -79,7 +80,9 @@ export async function prepareRequestsService(env: Env): Promise<PreparedService>
       process.stderr.write(`DATABASE_URL: ${settings.database.path} does not exist; /ready answers 503 until it does\n`);
     }
   }
-  const app = await buildRequestsApp(settings);
+  const store = openServiceRequestStore(settings.database);
+  await store.warmUp().catch(() => undefined); // a store that cannot be read answers 503 until it can
+  const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) {
     // Printed once, on stdout, outside the per-request log lines.
     process.stdout.write(`API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);

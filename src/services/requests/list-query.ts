@@ -44,28 +44,20 @@ export function listStatementFor(query: ListPageQuery): ListStatement {
 }
 
 /**
- * The statement text for a mask, with `?` placeholders. It selects only (created_at, id), which the
- * (created_at, id) and (filter, created_at, id) indexes hold: the rows themselves are read by id.
+ * The statement text for a mask, with `?` placeholders (PostgreSQL; the SQLite store answers list
+ * pages from its keyset index). It selects only the id, which the (created_at, id) and
+ * (filter, created_at, id) indexes hold: the rows themselves are read by id (and kept, see
+ * row-texts.ts), the last row's created_at for the cursor with them.
  */
-export function listSqlFor(mask: number, table: string, dialect: 'sqlite' | 'postgres'): string {
-  let conditions: string[] = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
-  if (dialect === 'sqlite') conditions = conditions.map((condition) => steerSqliteIndex(condition, mask));
+export function listSqlFor(mask: number, table: string): string {
+  const conditions = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return `SELECT created_at, id FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
+  return `SELECT id FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
 }
 
-/**
- * SQLite has no statistics of the snapshot and may walk the status index (few values, one of them
- * most rows) when a borough or complaint type is also given. A unary `+` keeps a column from being
- * used as an index: the most selective filter given leads (complaint type, then borough, then status).
- * PostgreSQL's planner has the loader's ANALYZE and needs no help.
- */
-function steerSqliteIndex(condition: string, mask: number): string {
-  const hasComplaintType = (mask & 2) !== 0;
-  const hasBorough = (mask & 1) !== 0;
-  if (condition === 'borough = ?' && hasComplaintType) return '+borough = ?';
-  if (condition === 'status = ?' && (hasComplaintType || hasBorough)) return '+status = ?';
-  return condition;
+/** Every row's keyset columns in list order: what the SQLite store's keyset index is made of. */
+export function keysetRowsSql(table: string): string {
+  return `SELECT id, created_at, borough, complaint_type, status FROM ${table} ORDER BY created_at, id`;
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { listSqlFor, listStatementFor, numberPlaceholders, postgresRowsByIdSql } from './list-query.js';
-import type { CursorPosition } from './cursor.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -83,9 +82,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
-  async listPositions(query: ListPageQuery): Promise<CursorPosition[]> {
+  async listIds(query: ListPageQuery): Promise<number[]> {
     const { mask, parameters } = listStatementFor(query);
-    return this.rows<CursorPosition>(listSqlFor(mask, this.table('service_requests'), 'postgres'), parameters);
+    const rows = await this.rows<{ id: number }>(listSqlFor(mask, this.table('service_requests')), parameters);
+    return rows.map((row) => row.id);
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
@@ -133,6 +133,9 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   async snapshotId(): Promise<string> {
     return (await this.snapshotMeta()).snapshot_id;
   }
+
+  /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */
+  async warmUp(): Promise<void> {}
 
   async ping(): Promise<void> {
     for (const sql of readinessSql(this.table)) await this.rows(sql);

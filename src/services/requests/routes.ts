@@ -118,12 +118,11 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      const positions = await fromDatabase(request.log, () => store.listPositions({ filters, after, fetch: limit + 1 }));
-      const more = positions.length > limit;
-      const onPage = more ? positions.slice(0, limit) : positions;
-      const items = await fromDatabase(request.log, () => texts.textsOf(onPage.map((position) => position.id)));
-      const last = onPage[onPage.length - 1];
-      const nextCursor = more && last ? cursors.encode(last, filters, snapshotId) : null;
+      const ids = await fromDatabase(request.log, () => store.listIds({ filters, after, fetch: limit + 1 }));
+      const more = ids.length > limit;
+      const items = await fromDatabase(request.log, () => texts.textsOf(more ? ids.slice(0, limit) : ids));
+      const last = items[items.length - 1];
+      const nextCursor = more && last ? cursors.encode(last.position, filters, snapshotId) : null;
       // The body is assembled from the rows' JSON texts (the schema above describes it).
       return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
     },
@@ -152,10 +151,10 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
     async (request, reply) => {
       const { id } = request.params;
       const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
-      const [text] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
-      if (text === undefined) throw notFound('No service request with this id');
+      const [found] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
+      if (found === undefined) throw notFound('No service request with this id');
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return reply.type(JSON_TYPE).send(text);
+      return reply.type(JSON_TYPE).send(found.text);
     },
   );
 

@@ -1,29 +1,40 @@
+import type { CursorPosition } from './cursor.js';
 import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from './service-request-store.js';
+
+/** A request as the routes send it: its JSON text, and its keyset position for a cursor. */
+export interface RequestText {
+  /** The contract's ServiceRequest as UTF-8 JSON. */
+  text: Buffer;
+  position: CursorPosition;
+}
 
 /**
  * The JSON text of each request, made once per row: the snapshot is frozen, so a row's text never
  * changes while the service runs. Pages are then built from the texts of the ids that the keyset
- * query (on the indexes) returns, without reading and serializing the same rows again.
+ * query (on the indexes) returns, without reading and serializing the same rows again; the last
+ * row's (created_at, id) for the next cursor comes with its text.
  * At most `capacity` texts are kept (the whole snapshot of 109,915 requests is about 40 MB); past
  * that the cache starts again empty.
  */
 export class ServiceRequestTexts {
-  private readonly texts = new Map<number, Buffer>();
+  private readonly texts = new Map<number, RequestText>();
 
   constructor(
     private readonly store: ServiceRequestStore,
     private readonly capacity = 250_000,
   ) {}
 
-  /** The texts (UTF-8) of the rows with these ids, in the order of `ids`; unknown ids are left out. */
-  async textsOf(ids: readonly number[]): Promise<Buffer[]> {
+  /** The rows with these ids, in the order of `ids`; unknown ids are left out. */
+  async textsOf(ids: readonly number[]): Promise<RequestText[]> {
     const missing = ids.filter((id) => !this.texts.has(id));
     if (missing.length > 0) {
       const rows = await this.store.rowsById(missing);
       if (this.texts.size + rows.length > this.capacity) this.texts.clear();
-      for (const row of rows) this.texts.set(row.id, Buffer.from(textOf(row), 'utf8'));
+      for (const row of rows) {
+        this.texts.set(row.id, { text: Buffer.from(textOf(row), 'utf8'), position: { created_at: row.created_at, id: row.id } });
+      }
     }
-    const found: Buffer[] = [];
+    const found: RequestText[] = [];
     for (const id of ids) {
       const text = this.texts.get(id);
       if (text !== undefined) found.push(text);
@@ -43,11 +54,11 @@ const PAGE_START = Buffer.from('{"items":[');
 const COMMA = Buffer.from(',');
 
 /** The page `{"items": [...], "next_cursor": ...}` from the rows' texts, as one buffer. */
-export function pageText(items: readonly Buffer[], nextCursor: string | null): Buffer {
+export function pageText(items: readonly RequestText[], nextCursor: string | null): Buffer {
   const parts: Buffer[] = [PAGE_START];
   items.forEach((item, i) => {
     if (i > 0) parts.push(COMMA);
-    parts.push(item);
+    parts.push(item.text);
   });
   parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`));
   return Buffer.concat(parts);

@@ -72,10 +72,10 @@ export interface DatasetRecord {
 
 export interface ServiceRequestStore {
   /**
-   * The (created_at, id) of the rows matching the filters after the position, ordered by
-   * (created_at, id), at most `fetch`: the keyset query, answered from the indexes.
+   * The ids of the rows matching the filters after the position, ordered by (created_at, id), at
+   * most `fetch`: the keyset query, answered from the indexes.
    */
-  listPositions(query: ListPageQuery): Promise<CursorPosition[]>;
+  listIds(query: ListPageQuery): Promise<number[]>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */
@@ -87,6 +87,8 @@ export interface ServiceRequestStore {
   snapshotId(): Promise<string>;
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
+  /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { listSqlFor, listStatementFor, sqliteRowsByIdSql } from './list-query.js';
-import type { CursorPosition } from './cursor.js';
+import { KeysetIndex, type KeysetRow } from './keyset-index.js';
+import { SqliteFileChanges } from './sqlite-file-changes.js';
+import { keysetRowsSql, sqliteRowsByIdSql } from './list-query.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -20,11 +21,17 @@ const READINESS_SQL = readinessSql((table) => table);
 /**
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
  * (and again after a failure), so that a missing or broken file answers 503 instead of stopping the
- * service. Statements are prepared once: one per filter combination for the list.
+ * service. Statements are prepared once. List pages come from a keyset index of the file's rows in
+ * memory (keyset-index.ts), read again whenever the file says that another connection changed it
+ * (sqlite-file-changes.ts): a snapshot is frozen, but rule 4 of the contract must hold if rows leave
+ * the set between two pages.
  */
 export class SqliteServiceRequestStore implements ServiceRequestStore {
   private database: Database.Database | null = null;
-  private readonly listStatements = new Map<number, Database.Statement>();
+  private changes: SqliteFileChanges | null = null;
+  private keysetIndex: KeysetIndex | null = null;
+  /** The file's version when the keyset index was read. */
+  private keysetIndexVersion = 0;
   private readonly statements = new Map<string, Database.Statement>();
   /** The metadata, read once: the snapshot is frozen. */
   private meta: SnapshotMeta | null = null;
@@ -35,10 +42,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   private open(): Database.Database {
     if (this.closed) throw new Error('the store is closed');
     if (this.database === null || !this.database.open) {
-      this.listStatements.clear();
+      this.keysetIndex = null;
       this.statements.clear();
+      this.changes?.close();
+      this.changes = null;
       this.database = new Database(this.path, { readonly: true, fileMustExist: true });
       this.database.pragma('query_only = ON');
+      this.changes = new SqliteFileChanges(this.path, this.database);
     }
     return this.database;
   }
@@ -61,15 +71,23 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return statement;
   }
 
-  listPositions(query: ListPageQuery): Promise<CursorPosition[]> {
+  private index(database: Database.Database): KeysetIndex {
+    if (this.changes === null) throw new Error('the store is not open');
+    const version = this.changes.version();
+    if (this.keysetIndex === null || version !== this.keysetIndexVersion) {
+      this.keysetIndex = new KeysetIndex(database.prepare(keysetRowsSql('service_requests')).iterate() as IterableIterator<KeysetRow>);
+      this.keysetIndexVersion = version;
+    }
+    return this.keysetIndex;
+  }
+
+  listIds(query: ListPageQuery): Promise<number[]> {
+    return this.read((database) => this.index(database).pageIds(query));
+  }
+
+  warmUp(): Promise<void> {
     return this.read((database) => {
-      const { mask, parameters } = listStatementFor(query);
-      let statement = this.listStatements.get(mask);
-      if (!statement) {
-        statement = database.prepare(listSqlFor(mask, 'service_requests', 'sqlite'));
-        this.listStatements.set(mask, statement);
-      }
-      return statement.all(...parameters) as CursorPosition[];
+      this.index(database);
     });
   }
 
@@ -118,5 +136,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     this.closed = true;
     this.database?.close();
     this.database = null;
+    this.changes?.close();
+    this.changes = null;
   }
 }

@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CursorPosition } from '../../src/services/requests/cursor.js';
+import { KeysetIndex, type KeysetRow } from '../../src/services/requests/keyset-index.js';
+import type { ListFilters } from '../../src/services/requests/list-filters.js';
+import { SqliteFileChanges } from '../../src/services/requests/sqlite-file-changes.js';
+import { SeededRandom } from '../../src/services/requests/snapshot/seeded-random.js';
+
+/**
+ * The SQLite store's in-memory keyset index must answer every list page exactly as the SQL keyset
+ * query would: checked here against a plain filter and sort of the same rows, for thousands of random
+ * filter combinations, time bounds, cursor positions and page sizes (the API suites check it again
+ * through HTTP, against the expected rows, on SQLite and PostgreSQL).
+ */
+const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
+const TYPES = ['Street Condition', 'Sidewalk Condition', 'Highway Condition', 'Curb Condition', null] as const;
+const STATUSES = ['open', 'assigned', 'in_progress', 'pending', 'closed'] as const;
+
+function randomRows(random: SeededRandom, count: number): KeysetRow[] {
+  const rows: KeysetRow[] = [];
+  for (let id = 1; id <= count; id += 1) {
+    // Few distinct instants, so that many rows share a created_at and the id decides their order.
+    const day = random.int(1, 9);
+    const second = random.int(0, 3);
+    rows.push({
+      id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
+      created_at: `2025-01-0${day}T10:00:0${second}`,
+      borough: random.pick(BOROUGHS),
+      complaint_type: random.pick(TYPES),
+      status: random.pick(STATUSES),
+    });
+  }
+  return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+}
+
+/** The SQL query, spelled out on the rows: WHERE filters AND (created_at, id) > after ORDER BY created_at, id LIMIT fetch. */
+function byScan(rows: readonly KeysetRow[], filters: ListFilters, after: CursorPosition | null, fetch: number): number[] {
+  return rows
+    .filter(
+      (row) =>
+        (filters.borough === null || row.borough === filters.borough) &&
+        (filters.complaint_type === null || row.complaint_type === filters.complaint_type) &&
+        (filters.status === null || row.status === filters.status) &&
+        (filters.created_from === null || row.created_at >= filters.created_from) &&
+        (filters.created_to === null || row.created_at < filters.created_to) &&
+        (after === null || row.created_at > after.created_at || (row.created_at === after.created_at && row.id > after.id)),
+    )
+    .slice(0, fetch)
+    .map((row) => row.id);
+}
+
+describe('keyset index of the SQLite store', () => {
+  const random = new SeededRandom(2025);
+  const rows = randomRows(random, 600);
+  const index = new KeysetIndex(rows);
+
+  it('answers every random query as the keyset SQL query does (5,000 queries)', () => {
+    const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
+    for (let i = 0; i < 5000; i += 1) {
+      const filters: ListFilters = {
+        borough: random.chance(0.4) ? random.pick([...BOROUGHS.filter((b) => b !== null), 'nowhere']) : null,
+        complaint_type: random.chance(0.4) ? random.pick(TYPES.filter((t) => t !== null)) : null,
+        status: random.chance(0.4) ? random.pick(STATUSES) : null,
+        created_from: random.chance(0.3) ? random.pick(bounds) : null,
+        created_to: random.chance(0.3) ? random.pick(bounds) : null,
+      };
+      const anchor = random.pick(rows);
+      // The position of a real row, or one between rows (a row that left the set, or another id).
+      const after = random.chance(0.5) ? null : { created_at: anchor.created_at, id: random.chance(0.7) ? anchor.id : random.int(0, 2000) };
+      const fetch = random.pick([1, 2, 3, 7, 51, 1001]);
+      expect(index.pageIds({ filters, after, fetch }), JSON.stringify({ filters, after, fetch })).toEqual(byScan(rows, filters, after, fetch));
+    }
+  });
+
+  it('walks every row of a filter page by page, none skipped or repeated', () => {
+    const filters: ListFilters = { borough: 'brooklyn', complaint_type: null, status: null, created_from: '2025-01-02', created_to: null };
+    const expected = byScan(rows, filters, null, rows.length);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const walked: number[] = [];
+    let after: CursorPosition | null = null;
+    for (;;) {
+      const page = index.pageIds({ filters, after, fetch: 4 });
+      walked.push(...page.slice(0, 3));
+      if (page.length <= 3) break;
+      const last = byId.get(page[2]!)!;
+      after = { created_at: last.created_at, id: last.id };
+    }
+    expect(walked).toEqual(expected);
+    expect(expected.length).toBeGreaterThan(10);
+  });
+
+  it('is empty for a value no row has, and for an empty range', () => {
+    const none: ListFilters = { borough: null, complaint_type: 'Pothole', status: null, created_from: null, created_to: null };
+    expect(index.pageIds({ filters: none, after: null, fetch: 50 })).toEqual([]);
+    const empty: ListFilters = { ...none, complaint_type: null, created_from: '2025-01-05', created_to: '2025-01-05' };
+    expect(index.pageIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
+  });
+
+  it('refuses rows that are not in (created_at, id) order', () => {
+    const a = { id: 2, created_at: '2025-01-01T00:00:00', borough: null, complaint_type: null, status: 'open' };
+    expect(() => new KeysetIndex([a, { ...a, id: 1 }])).toThrow(/not after/);
+    expect(() => new KeysetIndex([a, { ...a }])).toThrow(/not after/);
+    expect(() => new KeysetIndex([a, { ...a, created_at: '2024-12-31T23:59:59', id: 3 }])).toThrow(/not after/);
+  });
+});
+
+describe('changes of a SQLite file seen by the store', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'file-changes-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  for (const mode of ['delete', 'wal'] as const) {
+    it(`sees a write by another connection from the next turn of the event loop on (journal mode ${mode})`, async () => {
+      const path = join(directory, `${mode}.sqlite`);
+      const writer = new Database(path);
+      writer.pragma(`journal_mode = ${mode}`);
+      writer.exec('CREATE TABLE t (x INTEGER)');
+      const reader = new Database(path, { readonly: true });
+      const changes = new SqliteFileChanges(path, reader);
+      try {
+        const before = changes.version();
+        await nextTurn();
+        expect(changes.version()).toBe(before);
+        writer.exec('INSERT INTO t VALUES (1)');
+        expect(changes.version()).toBe(before); // the same turn: the same version
+        await nextTurn();
+        const after = changes.version();
+        expect(after).not.toBe(before);
+        writer.exec('DELETE FROM t');
+        await nextTurn();
+        expect(changes.version()).not.toBe(after);
+      } finally {
+        changes.close();
+        reader.close();
+        writer.close();
+      }
+    });
+  }
+});
