@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys (conventions.md): header X-API-Key, several keys for rotation, compared in constant time.
@@ -31,5 +31,6 @@ export class ApiKeyChecker {
 }
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  // crypto.hash: the one-shot form, half the time of createHash() on short input.
+  return hash('sha256', value, 'buffer');
 }

@@ -158,7 +158,7 @@ describe('ApiKeyChecker: constant-time comparison', () => {
 
   it('the source compares digests only with timingSafeEqual (no ===, no startsWith on keys)', () => {
     const source = readFileSync(resolve(REPO_ROOT, 'src/platform/api-key.ts'), 'utf8');
-    expect(source).toContain("createHash('sha256')");
+    expect(source).toContain("hash('sha256', value, 'buffer')");
     expect(source).toContain('timingSafeEqual(candidate, known)');
     expect(source).not.toMatch(/presented\s*===|===\s*presented|\.startsWith\(|\.equals\(/);
   });

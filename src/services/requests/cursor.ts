@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../platform/errors.js';
 import { FILTER_NAMES, type ListFilters } from './list-filters.js';
 
@@ -29,7 +29,7 @@ export interface CursorPosition {
 /** 16 base64url characters (96 bits) of SHA-256 over the normalized filters in a fixed order. */
 export function filtersHash(filters: ListFilters): string {
   const values = FILTER_NAMES.map((name) => filters[name]);
-  return createHash('sha256').update(JSON.stringify(values)).digest('base64url').slice(0, 16);
+  return hash('sha256', JSON.stringify(values), 'base64url').slice(0, 16);
 }
 
 function invalidCursor(message: string): ApiError {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -18,7 +18,7 @@ export class FrozenSnapshotCaching {
   }
 
   etagOf(snapshotId: string, url: string): string {
-    const digest = createHash('sha256').update(`${this.salt}\n${snapshotId}\n${url}`).digest('base64url').slice(0, 27);
+    const digest = hash('sha256', `${this.salt}\n${snapshotId}\n${url}`, 'base64url').slice(0, 27);
     return `"${digest}"`;
   }
 
