@@ -27,6 +27,8 @@ async function expectAnswering(service: TestApp): Promise<unknown> {
   return json(list);
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 async function expectUnavailable(service: TestApp): Promise<void> {
   expectError(await service.app.inject({ method: 'GET', url: '/ready' }), 503, 'database_unavailable', [], 'The database cannot be read');
   expectError(await service.get(LIST), 503, 'database_unavailable', []);
@@ -107,11 +109,15 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
       try {
         expect(readSync(fd, header, 0, 100, 0)).toBe(100);
         writeSync(fd, Buffer.alloc(100), 0, 100, 0);
+        // A client's next request reaches the service in a later turn of its event loop; the SQLite
+        // store looks at its file once per turn (src/services/requests/sqlite-file-changes.ts).
+        await nextTurn();
         await expectUnavailable(service);
       } finally {
         writeSync(fd, header, 0, 100, 0);
         closeSync(fd);
       }
+      await nextTurn();
       expect(await expectAnswering(service)).toEqual(before);
     });
   });
