@@ -101,26 +101,12 @@ export class KeysetIndex {
 
   /** The first rank whose (created_at, id) is after the position. */
   private firstAfter(position: CursorPosition): number {
-    let low = 0;
-    let high = this.ids.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (isAfter(this.createdAt[middle]!, this.ids[middle]!, position.created_at, position.id)) high = middle;
-      else low = middle + 1;
-    }
-    return low;
+    return firstWhere(this.ids.length, (rank) => isAfter(this.createdAt[rank]!, this.ids[rank]!, position.created_at, position.id));
   }
 
   /** The first rank whose created_at is at or after the bound (compared as text). */
   private firstAtOrAfter(bound: string): number {
-    let low = 0;
-    let high = this.ids.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.createdAt[middle]! >= bound) high = middle;
-      else low = middle + 1;
-    }
-    return low;
+    return firstWhere(this.ids.length, (rank) => this.createdAt[rank]! >= bound);
   }
 }
 
@@ -131,11 +117,16 @@ function isAfter(createdAt: string, id: number, otherCreatedAt: string, otherId:
 
 /** The first index of the ascending list whose value is at least `value`. */
 function lowerBound(list: Int32Array, value: number): number {
+  return firstWhere(list.length, (index) => list[index]! >= value);
+}
+
+/** Binary search: the first index in [0, length) where `holds` is true, given that it stays true after it. */
+function firstWhere(length: number, holds: (index: number) => boolean): number {
   let low = 0;
-  let high = list.length;
+  let high = length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (list[middle]! >= value) high = middle;
+    if (holds(middle)) high = middle;
     else low = middle + 1;
   }
   return low;
