@@ -46,6 +46,7 @@ function tinyModel(): ModelFile {
         right: [2, 0, 4, 0, 0],
         is_leaf: [0, 1, 0, 1, 1],
         value: [0, -0.25, 0, 0.125, 0.5],
+        count: [100, 40, 60, 25, 35],
       },
       {
         feature: [3, -1, -1],
@@ -55,6 +56,7 @@ function tinyModel(): ModelFile {
         right: [2, 0, 0],
         is_leaf: [0, 1, 1],
         value: [0, 0.01, 0.02],
+        count: [100, 70, 30],
       },
     ],
   };

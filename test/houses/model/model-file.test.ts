@@ -25,7 +25,10 @@ describe('model file parser', () => {
   it('refuses a malformed file with a clear message', () => {
     expect(() => parseModelFile('{"format_version": 1')).toThrow(/malformed model file: not JSON/);
     expect(() => parseModelFile('[]')).toThrow(/malformed model file: expected an object/);
-    refuses((d) => (d.format_version = 2), /format_version: unsupported 2/);
+    refuses((d) => (d.format_version = 1), /format_version: unsupported 1/);
+    refuses((d) => (d.trees[2].count[1] = 0), /trees\[2\]\.node 1: count must be positive/);
+    refuses((d) => delete d.comparable_sales.columns.grade, /comparable_sales\.columns\.grade: missing/);
+    refuses((d) => d.comparable_sales.date_runs.pop(), /comparable_sales\.date_runs: the runs count \d+ sales, expected \d+/);
     refuses((d) => delete d.trees, /malformed model file: trees: missing/);
     refuses((d) => (d.trees = []), /trees: no trees/);
     refuses((d) => (d.trees[3].left[0] = 0), /trees\[3\]\.node 0: child index out of range/);

@@ -76,6 +76,29 @@ export interface TreeArrays {
   is_leaf: number[];
   /** Leaf value (0 on split nodes). */
   value: number[];
+  /** Number of training samples that reached the node (scikit-learn's node count; > 0). */
+  count: number[];
+}
+
+/**
+ * The training sales the service searches for comparable sales (training/comparables.py): the sale
+ * date, price and 16 request fields of each training sale (no id), as columns in one order.
+ */
+export interface ComparableSalesTable {
+  /** How many sales the service lists. */
+  count: number;
+  /** A sale is of similar size when its sqft_living is within this factor of the house's, both ways. */
+  similar_size_ratio: number;
+  earth_radius_km: number;
+  /** How many differing fields are named per sale. */
+  differing_fields: number;
+  /** Per request field other than lat/long: the spread a difference is divided by. */
+  scale: Partial<Record<RequestField, number>>;
+  sales: number;
+  /** The sale dates, in table order: [date, number of consecutive sales on that date]. */
+  date_runs: [string, number][];
+  /** price and the 16 request fields (waterfront 1/0), each an array of `sales` numbers. */
+  columns: Record<'price' | RequestField, number[]>;
 }
 
 export interface RangeSpec {
@@ -125,7 +148,7 @@ export interface ModelCard {
 }
 
 export interface ModelFile {
-  format_version: 1;
+  format_version: 2;
   model_version: string;
   prices_as_of: string;
   features: FeatureSpec[];
@@ -137,10 +160,12 @@ export interface ModelFile {
   rare_value_thresholds: RareValueGroup[];
   high_value_usd: number;
   card: ModelCard;
+  comparable_sales: ComparableSalesTable;
   trained_with?: Record<string, string>;
 }
 
-export const SUPPORTED_FORMAT_VERSION = 1;
+/** 2: the trees carry each node's training sample count, and the file holds the comparable sales. */
+export const SUPPORTED_FORMAT_VERSION = 2;
 
 class Check {
   constructor(private readonly path: string) {}
@@ -249,12 +274,14 @@ function parseTree(value: unknown, nFeatures: number, c: Check): TreeArrays {
     right: numberArray(field(o, 'right', c), n, c.at('right'), true),
     is_leaf: numberArray(field(o, 'is_leaf', c), n, c.at('is_leaf'), true),
     value: numberArray(field(o, 'value', c), n, c.at('value'), false),
+    count: numberArray(field(o, 'count', c), n, c.at('count'), true),
   };
   for (let i = 0; i < n; i++) {
     const nc = c.at(`node ${i}`);
     const leaf = tree.is_leaf[i];
     const miss = tree.missing_go_to_left[i];
     if (leaf !== 0 && leaf !== 1) nc.fail('is_leaf must be 0 or 1');
+    if (!((tree.count[i] as number) > 0)) nc.fail('count must be positive');
     if (miss !== 0 && miss !== 1) nc.fail('missing_go_to_left must be 0 or 1');
     if (leaf === 1) {
       if (feature[i] !== -1) nc.fail('a leaf must have feature -1');
@@ -316,6 +343,50 @@ function parseRare(value: unknown, c: Check): RareValueGroup[] {
   });
 }
 
+function parseComparableSales(value: unknown, c: Check): ComparableSalesTable {
+  const o = object(value, c);
+  const positiveInteger = (key: string): number => {
+    const v = finite(field(o, key, c), c.at(key));
+    if (!Number.isInteger(v) || v <= 0) c.at(key).fail('expected a positive integer');
+    return v;
+  };
+  const sales = positiveInteger('sales');
+  const count = positiveInteger('count');
+  const differing = positiveInteger('differing_fields');
+  const ratio = finite(field(o, 'similar_size_ratio', c), c.at('similar_size_ratio'));
+  if (!(ratio >= 1)) c.at('similar_size_ratio').fail('expected a number >= 1');
+  const radius = finite(field(o, 'earth_radius_km', c), c.at('earth_radius_km'));
+  const scaleObj = object(field(o, 'scale', c), c.at('scale'));
+  const scale: Partial<Record<RequestField, number>> = {};
+  for (const f of REQUEST_FIELDS) {
+    if (f === 'lat' || f === 'long') continue;
+    const v = finite(field(scaleObj, f, c.at('scale')), c.at('scale').at(f));
+    if (!(v > 0)) c.at('scale').at(f).fail('expected a positive number');
+    scale[f] = v;
+  }
+  const runsCheck = c.at('date_runs');
+  let dated = 0;
+  const runs = array(field(o, 'date_runs', c), runsCheck).map((run, i) => {
+    const rc = runsCheck.at(i);
+    const pair = array(run, rc);
+    if (pair.length !== 2) rc.fail('expected [date, count]');
+    const n = finite(pair[1], rc.at(1));
+    if (!Number.isInteger(n) || n <= 0) rc.at(1).fail('expected a positive integer');
+    dated += n;
+    return [date(pair[0], rc.at(0)), n] as [string, number];
+  });
+  if (dated !== sales) runsCheck.fail(`the runs count ${dated} sales, expected ${sales}`);
+  const cc = c.at('columns');
+  const colObj = object(field(o, 'columns', c), cc);
+  const columns = {} as Record<'price' | RequestField, number[]>;
+  for (const key of ['price', ...REQUEST_FIELDS] as const) {
+    columns[key] = numberArray(field(colObj, key, cc), sales, cc.at(key), false);
+    if (!columns[key].every(Number.isFinite)) cc.at(key).fail('expected finite numbers');
+  }
+  if (!columns.sqft_living.every((v) => v > 0)) cc.at('sqft_living').fail('expected positive numbers');
+  return { count, similar_size_ratio: ratio, earth_radius_km: radius, differing_fields: differing, scale, sales, date_runs: runs, columns };
+}
+
 function parseCard(value: unknown, c: Check): ModelCard {
   const o = object(value, c);
   const tc = c.at('test');
@@ -375,6 +446,7 @@ export function parseModelFile(input: string | Uint8Array | unknown): ModelFile 
     rare_value_thresholds: parseRare(field(o, 'rare_value_thresholds', c), c.at('rare_value_thresholds')),
     high_value_usd: finite(field(o, 'high_value_usd', c), c.at('high_value_usd')),
     card: parseCard(field(o, 'card', c), c.at('card')),
+    comparable_sales: parseComparableSales(field(o, 'comparable_sales', c), c.at('comparable_sales')),
   };
   if (isObject(o.trained_with)) file.trained_with = o.trained_with as Record<string, string>;
   if (file.card.model_version !== file.model_version || file.card.prices_as_of !== file.prices_as_of) {
