@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import { ESTIMATE_EXAMPLE } from '../../src/services/houses/openapi-example.js';
+import { ESTIMATE_EXAMPLE, EXPLAIN_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
-import type { Estimate } from '../../src/services/houses/schemas.js';
+import type { Estimate, ExplainedEstimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 import { postJson } from './support.js';
@@ -14,7 +14,8 @@ import { postJson } from './support.js';
  * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
  * - the golden houses (test/fixtures/houses/golden-houses.json): exact estimate, range, warnings,
  *   model version and prices date of at least 20 houses across the whole range;
- * - the OpenAPI example (src/services/houses/openapi-example.json): its documented answer.
+ * - the OpenAPI examples (src/services/houses/openapi-example.json, openapi-explain-example.json):
+ *   their documented answers.
  * Any change fails. After a deliberate, reviewed change (a retrained model), rewrite both with
  *   UPDATE_GOLDEN=1 npx vitest run test/houses/shipped-model-answers.test.ts
  * and review the diff (then npm run openapi:update for the example in the reviewed copy).
@@ -22,6 +23,7 @@ import { postJson } from './support.js';
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const GOLDEN_PATH = resolve(REPO_ROOT, 'test/fixtures/houses/golden-houses.json');
 const EXAMPLE_PATH = resolve(REPO_ROOT, 'src/services/houses/openapi-example.json');
+const EXPLAIN_EXAMPLE_PATH = resolve(REPO_ROOT, 'src/services/houses/openapi-explain-example.json');
 
 interface GoldenAnswer {
   estimate_usd: number;
@@ -126,5 +128,41 @@ describe('the OpenAPI example', () => {
     expect(example).toEqual(ESTIMATE_EXAMPLE.request);
     const answerExample = post?.responses?.['200']?.content?.['application/json']?.examples?.example1?.value ?? post?.responses?.['200']?.content?.['application/json']?.example;
     expect(answerExample).toEqual(ESTIMATE_EXAMPLE.answer);
+  });
+});
+
+describe('golden houses explained', () => {
+  it('POST /v1/estimates/explain/batch gives exactly the golden estimates, each explained and with 5 comparable sales', async () => {
+    const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
+    const response = await postJson(app, '/v1/estimates/explain/batch', { houses: golden.houses.map((entry) => entry.house) });
+    expect(response.statusCode).toBe(200);
+    const { estimates } = response.json() as { estimates: ExplainedEstimate[] };
+    expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+    for (const answer of estimates) {
+      const sum = answer.explanation.fields.reduce((total, field) => total + field.contribution, answer.explanation.baseline);
+      expect(Math.abs(sum - answer.explanation.raw)).toBeLessThan(1e-12);
+      expect(answer.comparable_sales).toHaveLength(5);
+    }
+  });
+});
+
+describe('the OpenAPI example of POST /v1/estimates/explain', () => {
+  it('returns exactly the documented answer, and is the example of the OpenAPI description', async () => {
+    const response = await postJson(app, '/v1/estimates/explain', EXPLAIN_EXAMPLE.request);
+    expect(response.statusCode, response.body).toBe(200);
+    const answer = response.json() as ExplainedEstimate;
+    if (UPDATE) {
+      writeFileSync(EXPLAIN_EXAMPLE_PATH, `${JSON.stringify({ request: EXPLAIN_EXAMPLE.request, answer }, null, 2)}\n`);
+      return;
+    }
+    expect(answer).toEqual(EXPLAIN_EXAMPLE.answer);
+    expect(EXPLAIN_EXAMPLE.request).toEqual(ESTIMATE_EXAMPLE.request);
+    const { explanation: _explanation, comparable_sales: _sales, ...estimate } = answer;
+    expect(estimate).toEqual(ESTIMATE_EXAMPLE.answer);
+    const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
+    const content = spec.paths['/v1/estimates/explain']?.post;
+    const json = (c: any) => c?.content?.['application/json'];
+    expect(json(content?.requestBody)?.examples?.example1?.value ?? json(content?.requestBody)?.example).toEqual(EXPLAIN_EXAMPLE.request);
+    expect(json(content?.responses?.['200'])?.examples?.example1?.value ?? json(content?.responses?.['200'])?.example).toEqual(EXPLAIN_EXAMPLE.answer);
   });
 });

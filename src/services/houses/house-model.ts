@@ -1,3 +1,4 @@
+import type { ComparableSale } from './model/comparable-sales.js';
 import type { House, HouseField } from './schemas.js';
 
 /**
@@ -34,4 +35,17 @@ export interface HouseModel {
   priceInDollars(house: House): number;
   /** The same for several houses at once (identical to priceInDollars on each, faster). */
   pricesInDollars(houses: readonly House[]): number[];
+  /** Why the model gave its raw value, field by field, and the training sales most like the house. */
+  explain(house: House): PriceExplanation;
+}
+
+/** docs/houses.md, "Explanations" and "Comparable sales". */
+export interface PriceExplanation {
+  /** The model's expected raw value (log of the price per square foot), path-dependent TreeSHAP. */
+  baseline: number;
+  /** The model's raw value for the house: baseline + the sum of the contributions. */
+  raw: number;
+  /** Each request field's contribution to the raw value, in the contract's field order. */
+  contributions: { field: HouseField; contribution: number }[];
+  comparableSales: ComparableSale[];
 }

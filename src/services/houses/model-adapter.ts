@@ -1,6 +1,8 @@
 import type { HouseModel, RareValueGroup } from './house-model.js';
+import { createComparableSalesFinder } from './model/comparable-sales.js';
 import { createEvaluator } from './model/evaluator.js';
-import { parseModelFile } from './model/model-file.js';
+import { createFieldAttributor } from './model/field-attribution.js';
+import { parseModelFile, REQUEST_FIELDS } from './model/model-file.js';
 import type { House } from './schemas.js';
 
 /**
@@ -10,6 +12,8 @@ import type { House } from './schemas.js';
 export function parseHouseModel(bytes: Buffer): HouseModel {
   const file = parseModelFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const evaluator = createEvaluator(file);
+  const attributor = createFieldAttributor(file, evaluator);
+  const comparables = createComparableSalesFinder(file.comparable_sales);
   const rareValueGroups: RareValueGroup[] = file.rare_value_thresholds.map((group) => {
     const limits = group.fields.map((field) => [field, group.max[field] ?? Infinity] as const);
     return {
@@ -27,5 +31,14 @@ export function parseHouseModel(bytes: Buffer): HouseModel {
     card: file.card,
     priceInDollars: (house: House) => evaluator.predict(house).estimate,
     pricesInDollars: (houses: readonly House[]) => evaluator.predictMany(houses).map((prediction) => prediction.estimate),
+    explain(house: House) {
+      const attribution = attributor.explain(house);
+      return {
+        baseline: attribution.baseline,
+        raw: attribution.raw,
+        contributions: REQUEST_FIELDS.map((field, i) => ({ field, contribution: attribution.fields[i] as number })),
+        comparableSales: comparables.find(house),
+      };
+    },
   };
 }

@@ -1,5 +1,6 @@
 import example from './openapi-example.json' with { type: 'json' };
-import type { Estimate, House } from './schemas.js';
+import explainExample from './openapi-explain-example.json' with { type: 'json' };
+import type { Estimate, ExplainedEstimate, House } from './schemas.js';
 
 /**
  * The one documented example of POST /v1/estimates: a request and the exact answer of the shipped
@@ -7,3 +8,6 @@ import type { Estimate, House } from './schemas.js';
  * and compares; a retrained model means a deliberate update of the file.
  */
 export const ESTIMATE_EXAMPLE = example as { request: House; answer: Estimate };
+
+/** The same for POST /v1/estimates/explain (openapi-explain-example.json: the same house, explained). */
+export const EXPLAIN_EXAMPLE = explainExample as { request: House; answer: ExplainedEstimate };

@@ -1,12 +1,13 @@
 import type { PlatformApp } from '../../platform/app.js';
 import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { estimateHouse, estimateHouses } from './estimating.js';
+import type { FastifyRequest } from 'fastify';
+import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './estimating.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
-import { ESTIMATE_EXAMPLE } from './openapi-example.js';
+import { BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, House, ModelCard } from './schemas.js';
+import { ESTIMATE_EXAMPLE, EXPLAIN_EXAMPLE } from './openapi-example.js';
 
 const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
 
@@ -14,6 +15,11 @@ const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_una
 function modelUnavailable(): ApiError {
   return unavailable('model_unavailable', 'The price model is unavailable');
 }
+
+const BATCH_CHECKS =
+  'Every house is checked: error.fields names paths houses.<index>.<field> (zero-based index), or houses for a batch of 0 or more ' +
+  'than 100 houses. When any house is invalid the answer is 422 invalid_request (even if other houses lie outside the model area); ' +
+  'outside_model_area only when every house is otherwise valid. Needs X-API-Key when the service has keys.';
 
 const ESTIMATE_ERRORS = {
   401: errorResponse('Missing or invalid API key (code unauthorized)'),
@@ -49,6 +55,35 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     },
   });
 
+  /** One house: the checks in the documented order, then the answer. */
+  const answerOne =
+    <T>(answer: (house: House, model: HouseModel) => T) =>
+    async (request: FastifyRequest<{ Body: House }>): Promise<T> => {
+      refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
+      const current = loadedModel();
+      refuseOutsideArea([request.body], current.area, () => '');
+      return answer(request.body, current);
+    };
+
+  /** A batch: every house checked (paths houses.<index>.<field>), then the answers in order. */
+  const answerBatch =
+    <T>(answer: (houses: readonly House[], model: HouseModel) => T[]) =>
+    async (request: FastifyRequest<{ Body: BatchRequest }>): Promise<{ estimates: T[] }> => {
+      const body: unknown = request.body;
+      const houses: unknown[] =
+        typeof body === 'object' && body !== null && Array.isArray((body as { houses?: unknown }).houses)
+          ? ((body as { houses: unknown[] }).houses)
+          : [];
+      refuseInvalidHouses(
+        schemaErrorsOf(request),
+        houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),
+      );
+      const current = loadedModel();
+      const valid = request.body.houses;
+      refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
+      return { estimates: answer(valid, current) };
+    };
+
   app.post(
     '/v1/estimates',
     {
@@ -66,12 +101,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         response: { 200: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
       },
     },
-    async (request) => {
-      refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
-      const current = loadedModel();
-      refuseOutsideArea([request.body], current.area, () => '');
-      return estimateHouse(request.body, current);
-    },
+    answerOne(estimateHouse),
   );
 
   app.post(
@@ -82,31 +112,52 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       schema: {
         tags: ['estimates'],
         summary: 'Estimate the prices of 1 to 100 houses',
-        description:
-          'One estimate per house, in the order of the houses. Every house is checked: error.fields names paths houses.<index>.<field> ' +
-          '(zero-based index), or houses for a batch of 0 or more than 100 houses. When any house is invalid the answer is 422 ' +
-          'invalid_request (even if other houses lie outside the model area); outside_model_area only when every house is otherwise valid. ' +
-          'Needs X-API-Key when the service has keys.',
+        description: `One estimate per house, in the order of the houses. ${BATCH_CHECKS}`,
         security: [{ apiKey: [] }],
         body: BatchRequest,
         response: { 200: BatchAnswer, ...ESTIMATE_ERRORS },
       },
     },
-    async (request) => {
-      const body: unknown = request.body;
-      const houses: unknown[] =
-        typeof body === 'object' && body !== null && Array.isArray((body as { houses?: unknown }).houses)
-          ? ((body as { houses: unknown[] }).houses)
-          : [];
-      refuseInvalidHouses(
-        schemaErrorsOf(request),
-        houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),
-      );
-      const current = loadedModel();
-      const valid = request.body.houses;
-      refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
-      return { estimates: estimateHouses(valid, current) };
+    answerBatch(estimateHouses),
+  );
+
+  app.post(
+    '/v1/estimates/explain',
+    {
+      config: { requiresApiKey: true },
+      attachValidation: true,
+      schema: {
+        tags: ['estimates'],
+        summary: 'Estimate the price of one house, with why and the sales it most resembles',
+        description:
+          'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
+          '503 model_unavailable, 422 outside_model_area), plus explanation: exact path-dependent TreeSHAP over the shipped trees, ' +
+          "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
+          'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
+          'insurance decisions about a person. Needs X-API-Key when the service has keys.',
+        security: [{ apiKey: [] }],
+        body: { ...House, examples: [EXPLAIN_EXAMPLE.request] },
+        response: { 200: { ...ExplainedEstimate, examples: [EXPLAIN_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
+      },
     },
+    answerOne(explainHouse),
+  );
+
+  app.post(
+    '/v1/estimates/explain/batch',
+    {
+      config: { requiresApiKey: true },
+      attachValidation: true,
+      schema: {
+        tags: ['estimates'],
+        summary: 'Explained estimates of 1 to 100 houses',
+        description: `One explained estimate (as POST /v1/estimates/explain) per house, in the order of the houses. ${BATCH_CHECKS}`,
+        security: [{ apiKey: [] }],
+        body: BatchRequest,
+        response: { 200: ExplainedBatchAnswer, ...ESTIMATE_ERRORS },
+      },
+    },
+    answerBatch(explainHouses),
   );
 
   app.get(

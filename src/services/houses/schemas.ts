@@ -130,6 +130,20 @@ export const ModelCard = Type.Object(
         mape_pct: Type.Number({ description: 'Mean absolute percentage error' }),
         within_10pct: Type.Number({ description: 'Fraction of sales estimated within 10 percent' }),
         over_by_10pct_or_more: Type.Number({ description: 'Fraction of sales over-estimated by 10 percent or more' }),
+        signed_error_by_month: Type.Optional(
+          Type.Array(
+            Type.Object(
+              {
+                month: Type.String({ description: 'YYYY-MM of the sale date' }),
+                sales: Type.Integer(),
+                median_error_pct: Type.Number({ description: 'Median signed error percent: negative when the estimates ran below the prices' }),
+                mean_error_pct: Type.Number({ description: 'Mean signed error percent' }),
+              },
+              { additionalProperties: false },
+            ),
+            { description: 'How the model drifted on later sales: the signed error per month of the test period' },
+          ),
+        ),
       },
       { additionalProperties: true, description: 'Results on sales the model never saw' },
     ),
@@ -162,4 +176,88 @@ export const ModelCard = Type.Object(
       'The model card stored in the model file, as stored (further fields such as metrics, training, features, data and caveats describe ' +
       'how the figures were obtained), plus model_area',
   },
+);
+
+const HouseFieldName = Type.Unsafe<HouseField>(Type.String({ enum: HOUSE_FIELDS, description: 'A request field of House' }));
+
+export const FieldContribution = Type.Object(
+  {
+    field: HouseFieldName,
+    value: Type.Union([Type.Number(), Type.Boolean()], { description: "The house's value of the field, as sent" }),
+    contribution: Type.Number({
+      description:
+        'Exact path-dependent TreeSHAP value on the raw scale log(price / sqft_living), derived features attributed back to the field ' +
+        '(docs/houses.md, "Explanations"); baseline + the sum of the 16 contributions = raw',
+    }),
+    price_factor: Type.Number({
+      description:
+        'exp(contribution): this field multiplied the estimate by this factor (1.12: 12 percent up; 0.9: 10 percent down); ' +
+        'estimate = starting_usd x the product of the 16 factors',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const Explanation = Type.Object(
+  {
+    baseline: Type.Number({ description: "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value)" }),
+    raw: Type.Number({ description: "The model's raw value for this house, log(price / sqft_living); estimate = exp(raw) x sqft_living" }),
+    baseline_usd_per_sqft: Type.Number({ description: 'exp(baseline): the typical price per square foot the trees start from' }),
+    starting_usd: Type.Number({
+      description:
+        'baseline_usd_per_sqft x sqft_living: the part sqft_living plays outside the trees. The trees predict the price per square foot; ' +
+        'the estimate is that times sqft_living, so the living area scales the estimate in proportion before any factor',
+    }),
+    sqft_living_outside_trees: Type.String({ description: 'The same in words, with the figures of this house' }),
+    fields: Type.Array(FieldContribution, {
+      minItems: 16,
+      maxItems: 16,
+      description: 'The 16 request fields, largest effect first (|contribution| descending, then the contract order)',
+    }),
+  },
+  { additionalProperties: false, description: 'Why the model gave this estimate, field by field' },
+);
+
+export const ComparableSale = Type.Object(
+  {
+    date: Type.String({ format: 'date', description: 'Sale date' }),
+    price_usd: Type.Number({ description: 'Sale price, US dollars, as recorded' }),
+    usd_per_sqft: Type.Number({ description: 'price_usd / sqft_living, 2 decimals' }),
+    distance_km: Type.Number({ description: 'Great-circle distance from the house, km, 3 decimals' }),
+    sqft_living: Type.Number({ description: 'Living area of the sold house' }),
+    similar_size: Type.Boolean({
+      description: 'true: sqft_living within a factor 1.25 of the house; false: one of the sales nearest in size, when fewer were of similar size',
+    }),
+    differing_fields: Type.Array(
+      Type.Object(
+        {
+          field: HouseFieldName,
+          house_value: Type.Union([Type.Number(), Type.Boolean()]),
+          sale_value: Type.Union([Type.Number(), Type.Boolean()]),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 3, description: 'Up to 3 fields that differ most (difference / the field\'s spread over the training sales), lat and long left out' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ExplainedEstimate = Type.Object(
+  {
+    ...Estimate.properties,
+    explanation: Explanation,
+    comparable_sales: Type.Array(ComparableSale, {
+      description:
+        'The 5 training sales most like the house: nearest by great-circle distance among those of similar size (sqft_living within a ' +
+        'factor 1.25, both ways), nearest first; public records (CC0), no id',
+    }),
+  },
+  { additionalProperties: false, description: 'The same Estimate as POST /v1/estimates, with why and the sales it most resembles' },
+);
+export type ExplainedEstimate = Static<typeof ExplainedEstimate>;
+
+export const ExplainedBatchAnswer = Type.Object(
+  { estimates: Type.Array(ExplainedEstimate, { description: 'One explained estimate per house, in the order of the houses' }) },
+  { additionalProperties: false },
 );
