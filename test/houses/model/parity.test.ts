@@ -8,6 +8,12 @@
  * fitted. Its model file must be byte-identical to the committed one (same SHA-256 as the
  * reviewed configuration), so those predictions are sklearn's predictions of the shipped
  * model. Needs the CSV (SHARED_DATA_DIR) and training/.venv (training/setup.sh).
+ *
+ * The same run writes, with --shap-out, the SHAP values of shap's TreeExplainer
+ * (feature_perturbation="tree_path_dependent", the reference TreeSHAP, pinned in
+ * training/requirements.txt) on the fitted model for every row; the TypeScript TreeSHAP of the
+ * explain endpoints must give the same values within 1e-9 on the raw scale, feature by feature and
+ * after attribution to the 16 request fields.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,6 +24,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
 import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
 import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
+import { createFieldAttributor } from '../../../src/services/houses/model/field-attribution.js';
+import { REQUEST_FIELDS } from '../../../src/services/houses/model/model-file.js';
 import { CSV_PATH, REPO_ROOT, VENV_PYTHON, missing, readSales, warnSkip, type CsvSale } from './support.js';
 
 const absent = missing([CSV_PATH, VENV_PYTHON]);
@@ -50,17 +58,20 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
   let sk: SkPrediction[] = [];
   let sales: CsvSale[] = [];
   let model: ModelFile;
+  let shapLines: string[] = [];
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'house-parity-'));
     const started = Date.now();
     const result = spawnSync(
       VENV_PYTHON,
-      ['-m', 'training.train', '--csv', CSV_PATH, '--out', join(dir, 'model.json'), '--predictions-out', join(dir, 'predictions.csv'), '--quiet'],
+      ['-m', 'training.train', '--csv', CSV_PATH, '--out', join(dir, 'model.json'), '--predictions-out', join(dir, 'predictions.csv'), '--shap-out', join(dir, 'shap.csv')],
       { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 },
     );
     if (result.status !== 0) throw new Error(`training failed (${result.status}): ${result.stderr}`);
-    console.log(`training command took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`training command (with shap's TreeExplainer on every row) took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(result.stderr.split('\n').filter((line) => line.startsWith('wrote')).join('\n'));
+    shapLines = readFileSync(join(dir, 'shap.csv'), 'utf8').trim().split('\n');
     trainedBytes = readFileSync(join(dir, 'model.json'));
     const lines = readFileSync(join(dir, 'predictions.csv'), 'utf8').trim().split('\n');
     expect(lines[0]).toBe('row,id,date,period,excluded,raw,estimate');
@@ -110,6 +121,53 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     expect(maxRawRel).toBeLessThanOrEqual(1e-9);
     expect(maxEstRel).toBeLessThanOrEqual(1e-9);
   });
+
+  it("matches shap's TreeExplainer on every house, within 1e-9 on the raw scale (features and fields)", () => {
+    const evaluator = createEvaluator(model);
+    const attributor = createFieldAttributor(model, evaluator);
+    const expected = Number((shapLines[0] ?? '').split(',')[1]);
+    expect(shapLines[0]).toMatch(/^expected_value,/);
+    expect(shapLines[1]).toBe(`row,${model.features.map((f) => f.name).join(',')}`);
+    expect(shapLines).toHaveLength(sales.length + 2);
+    expect(Math.abs(attributor.baseline - expected)).toBeLessThanOrEqual(1e-9);
+    // The attribution rule of field-attribution.ts, applied to shap's feature values.
+    const fieldIndex = (name: string) => REQUEST_FIELDS.indexOf(name as (typeof REQUEST_FIELDS)[number]);
+    const started = performance.now();
+    let maxFeature = 0;
+    let maxField = 0;
+    let maxAdditivity = 0;
+    for (const sale of sales) {
+      const reference = (shapLines[sale.row + 2] as string).split(',').map(Number);
+      if (reference[0] !== sale.row) throw new Error(`shap values out of order at row ${sale.row}`);
+      const mine = attributor.explain(sale.house);
+      const fields = new Float64Array(16);
+      const add = (field: string, v: number) => {
+        const i = fieldIndex(field);
+        fields[i] = (fields[i] as number) + v;
+      };
+      model.features.forEach((f, i) => {
+        const v = reference[i + 1] as number;
+        maxFeature = Math.max(maxFeature, Math.abs(v - (mine.features[i] as number)));
+        if (f.kind === 'input') add(f.name, v);
+        else if (f.kind === 'add_scaled') {
+          add(f.x, v / (1 + Math.abs(f.c)));
+          add(f.y, v - v / (1 + Math.abs(f.c)));
+        } else {
+          add(Number(sale.house[f.x]) >= Number(sale.house[f.y]) ? f.x : f.y, v);
+        }
+      });
+      fields.forEach((v, i) => (maxField = Math.max(maxField, Math.abs(v - (mine.fields[i] as number)))));
+      maxAdditivity = Math.max(maxAdditivity, Math.abs(mine.fields.reduce((t, v) => t + v, mine.baseline) - mine.raw));
+    }
+    const ms = performance.now() - started;
+    console.log(
+      `TreeSHAP parity over ${sales.length} houses: max |difference| features ${maxFeature}, fields ${maxField}; ` +
+        `max |baseline + contributions - raw| ${maxAdditivity}; TypeScript explanations ${(ms / sales.length).toFixed(3)} ms each`,
+    );
+    expect(maxFeature).toBeLessThanOrEqual(1e-9);
+    expect(maxField).toBeLessThanOrEqual(1e-9);
+    expect(maxAdditivity).toBeLessThanOrEqual(1e-9);
+  }, 600_000);
 
   it("reproduces the model card's test figures from the TypeScript predictions", () => {
     const evaluator = createEvaluator(model);
