@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -111,4 +112,21 @@ export function table(results: LoadResult[]): string {
   const lines = ['| case | req/s | p50 ms | p99 ms | errors | non-2xx |', '|---|---:|---:|---:|---:|---:|'];
   for (const r of results) lines.push(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} | ${r.non2xx} |`);
   return lines.join('\n');
+}
+
+/** One POST on the agent's connection; resolves with the status once the body is read. */
+export function postOnce(agent: Agent, url: URL, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolveStatus, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolveStatus(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The p-th percentile (nearest rank) of ascending values. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
