@@ -2,6 +2,7 @@ import type { PlatformApp } from '../../platform/app.js';
 import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './estimating.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
@@ -84,78 +85,78 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       return { estimates: answer(valid, current) };
     };
 
-  app.post(
+  /** A POST of the estimates tag: key required, validation errors reach the handler, the estimate errors. */
+  const postHouses = <B>(
+    path: string,
+    doc: { summary: string; description: string; body: TSchema; ok: TSchema },
+    handler: (request: FastifyRequest<{ Body: B }>) => Promise<unknown>,
+  ): void => {
+    app.post<{ Body: B }>(
+      path,
+      {
+        config: { requiresApiKey: true },
+        attachValidation: true,
+        schema: {
+          tags: ['estimates'],
+          summary: doc.summary,
+          description: doc.description,
+          security: [{ apiKey: [] }],
+          body: doc.body,
+          response: { 200: doc.ok, ...ESTIMATE_ERRORS },
+        },
+      },
+      handler,
+    );
+  };
+
+  postHouses(
     '/v1/estimates',
     {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Estimate the price of one house',
-        description:
-          'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
-          'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
-          'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
-        response: { 200: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
-      },
+      summary: 'Estimate the price of one house',
+      description:
+        'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
+        'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
+        'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
+      body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
+      ok: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] },
     },
     answerOne(estimateHouse),
   );
 
-  app.post(
+  postHouses(
     '/v1/estimates/batch',
     {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Estimate the prices of 1 to 100 houses',
-        description: `One estimate per house, in the order of the houses. ${BATCH_CHECKS}`,
-        security: [{ apiKey: [] }],
-        body: BatchRequest,
-        response: { 200: BatchAnswer, ...ESTIMATE_ERRORS },
-      },
+      summary: 'Estimate the prices of 1 to 100 houses',
+      description: `One estimate per house, in the order of the houses. ${BATCH_CHECKS}`,
+      body: BatchRequest,
+      ok: BatchAnswer,
     },
     answerBatch(estimateHouses),
   );
 
-  app.post(
+  postHouses(
     '/v1/estimates/explain',
     {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Estimate the price of one house, with why and the sales it most resembles',
-        description:
-          'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
-          '503 model_unavailable, 422 outside_model_area), plus explanation: exact path-dependent TreeSHAP over the shipped trees, ' +
-          "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
-          'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
-          'insurance decisions about a person. Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: { ...House, examples: [EXPLAIN_EXAMPLE.request] },
-        response: { 200: { ...ExplainedEstimate, examples: [EXPLAIN_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
-      },
+      summary: 'Estimate the price of one house, with why and the sales it most resembles',
+      description:
+        'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
+        '503 model_unavailable, 422 outside_model_area), plus explanation: exact path-dependent TreeSHAP over the shipped trees, ' +
+        "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
+        'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
+        'insurance decisions about a person. Needs X-API-Key when the service has keys.',
+      body: { ...House, examples: [EXPLAIN_EXAMPLE.request] },
+      ok: { ...ExplainedEstimate, examples: [EXPLAIN_EXAMPLE.answer] },
     },
     answerOne(explainHouse),
   );
 
-  app.post(
+  postHouses(
     '/v1/estimates/explain/batch',
     {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Explained estimates of 1 to 100 houses',
-        description: `One explained estimate (as POST /v1/estimates/explain) per house, in the order of the houses. ${BATCH_CHECKS}`,
-        security: [{ apiKey: [] }],
-        body: BatchRequest,
-        response: { 200: ExplainedBatchAnswer, ...ESTIMATE_ERRORS },
-      },
+      summary: 'Explained estimates of 1 to 100 houses',
+      description: `One explained estimate (as POST /v1/estimates/explain) per house, in the order of the houses. ${BATCH_CHECKS}`,
+      body: BatchRequest,
+      ok: ExplainedBatchAnswer,
     },
     answerBatch(explainHouses),
   );
