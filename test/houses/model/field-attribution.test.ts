@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';
 import { createFieldAttributor } from '../../../src/services/houses/model/field-attribution.js';
-import { parseModelFile, type HouseInput, type ModelFile, type TreeArrays } from '../../../src/services/houses/model/model-file.js';
+import { parseModelFile, REQUEST_FIELDS, type HouseInput, type ModelFile, type RequestField, type TreeArrays } from '../../../src/services/houses/model/model-file.js';
 import { createTreeShap } from '../../../src/services/houses/model/tree-shap.js';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
 import { REPO_ROOT } from './support.js';
@@ -122,7 +122,7 @@ describe('TreeSHAP on hand-made trees', () => {
 
 describe('attribution to the 16 request fields', () => {
   const attributor = createFieldAttributor(MODEL, createEvaluator(MODEL));
-  const field = (a: Float64Array, name: string) => a[['bedrooms', 'bathrooms', 'floors', 'sqft_living', 'sqft_basement', 'sqft_lot', 'waterfront', 'view', 'condition', 'grade', 'yr_built', 'yr_renovated', 'lat', 'long', 'sqft_living15', 'sqft_lot15'].indexOf(name)] as number;
+  const field = (a: Float64Array, name: RequestField) => a[REQUEST_FIELDS.indexOf(name)] as number;
 
   it('x + c * y gives x 1 / (1 + |c|) and y the rest; max(x, y) goes wholly to the field it took', () => {
     const e = attributor.explain(HOUSE);
