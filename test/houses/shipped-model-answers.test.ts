@@ -102,15 +102,29 @@ describe('golden houses', () => {
   });
 });
 
+/** The golden houses sent in one batch to `path`: the answers, checked against the golden ones. */
+async function goldenBatch<T extends Estimate>(path: string): Promise<T[]> {
+  const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
+  const response = await postJson(app, path, { houses: golden.houses.map((entry) => entry.house) });
+  expect(response.statusCode).toBe(200);
+  const { estimates } = response.json() as { estimates: T[] };
+  expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+  return estimates;
+}
+
 describe('golden houses in one batch', () => {
   it('answer exactly as one by one (the batch evaluates the trees for all houses at once)', async () => {
-    const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
-    const response = await postJson(app, '/v1/estimates/batch', { houses: golden.houses.map((entry) => entry.house) });
-    expect(response.statusCode).toBe(200);
-    const { estimates } = response.json() as { estimates: Estimate[] };
-    expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+    await goldenBatch('/v1/estimates/batch');
   });
 });
+
+/** The request and 200 examples of a POST in the served OpenAPI description. */
+function documentedExamples(path: string): { request: unknown; answer: unknown } {
+  const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
+  const post = spec.paths[path]?.post;
+  const example = (part: any) => part?.content?.['application/json']?.examples?.example1?.value ?? part?.content?.['application/json']?.example;
+  return { request: example(post?.requestBody), answer: example(post?.responses?.['200']) };
+}
 
 describe('the OpenAPI example', () => {
   it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
@@ -122,23 +136,13 @@ describe('the OpenAPI example', () => {
     expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
   });
   it('is the example of the OpenAPI description', () => {
-    const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
-    const post = spec.paths['/v1/estimates']?.post;
-    const example = post?.requestBody?.content?.['application/json']?.examples?.example1?.value ?? post?.requestBody?.content?.['application/json']?.example;
-    expect(example).toEqual(ESTIMATE_EXAMPLE.request);
-    const answerExample = post?.responses?.['200']?.content?.['application/json']?.examples?.example1?.value ?? post?.responses?.['200']?.content?.['application/json']?.example;
-    expect(answerExample).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(documentedExamples('/v1/estimates')).toEqual(ESTIMATE_EXAMPLE);
   });
 });
 
 describe('golden houses explained', () => {
   it('POST /v1/estimates/explain/batch gives exactly the golden estimates, each explained and with 5 comparable sales', async () => {
-    const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
-    const response = await postJson(app, '/v1/estimates/explain/batch', { houses: golden.houses.map((entry) => entry.house) });
-    expect(response.statusCode).toBe(200);
-    const { estimates } = response.json() as { estimates: ExplainedEstimate[] };
-    expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
-    for (const answer of estimates) {
+    for (const answer of await goldenBatch<ExplainedEstimate>('/v1/estimates/explain/batch')) {
       const sum = answer.explanation.fields.reduce((total, field) => total + field.contribution, answer.explanation.baseline);
       expect(Math.abs(sum - answer.explanation.raw)).toBeLessThan(1e-12);
       expect(answer.comparable_sales).toHaveLength(5);
@@ -159,10 +163,6 @@ describe('the OpenAPI example of POST /v1/estimates/explain', () => {
     expect(EXPLAIN_EXAMPLE.request).toEqual(ESTIMATE_EXAMPLE.request);
     const { explanation: _explanation, comparable_sales: _sales, ...estimate } = answer;
     expect(estimate).toEqual(ESTIMATE_EXAMPLE.answer);
-    const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
-    const content = spec.paths['/v1/estimates/explain']?.post;
-    const json = (c: any) => c?.content?.['application/json'];
-    expect(json(content?.requestBody)?.examples?.example1?.value ?? json(content?.requestBody)?.example).toEqual(EXPLAIN_EXAMPLE.request);
-    expect(json(content?.responses?.['200'])?.examples?.example1?.value ?? json(content?.responses?.['200'])?.example).toEqual(EXPLAIN_EXAMPLE.answer);
+    expect(documentedExamples('/v1/estimates/explain')).toEqual(EXPLAIN_EXAMPLE);
   });
 });
