@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { hostname } from 'node:os';
 import type { Writable } from 'node:stream';
 import pino from 'pino';
 
@@ -19,9 +20,14 @@ export function stdoutLogDestination() {
   return pino.destination({ dest: 1, sync: false });
 }
 
-export function loggerOptions(stream?: Writable) {
+/**
+ * `service` names the service on every line (`"service": "tickets"`), so that the lines of `npm start`,
+ * which runs the three services in one process, can be told apart.
+ */
+export function loggerOptions(service: string, stream?: Writable) {
   return {
     level: process.env.LOG_LEVEL ?? 'info',
+    base: { pid: process.pid, hostname: hostname(), service },
     redact: {
       paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'req.headers.authorization', 'headers.authorization', 'body', 'req.body'],
       censor: '[redacted]',

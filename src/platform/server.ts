@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { SettingsError } from './settings.js';
+import { startLineFor } from './start-line.js';
 
 /**
  * Starting and stopping. A setting with an invalid value stops the start with one clear line naming
@@ -41,7 +42,7 @@ export async function drain(app: FastifyInstance, graceMs = DRAIN_GRACE_MS): Pro
   });
 }
 export async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
-  return app.listen({ host, port });
+  return app.listen({ host, port, listenTextResolver: startLineFor(app) });
 }
 
 export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: number) => void = process.exit): void {
