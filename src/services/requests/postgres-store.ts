@@ -134,6 +134,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return (await this.snapshotMeta()).snapshot_id;
   }
 
+  poolUse(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */
   async warmUp(): Promise<void> {}
 

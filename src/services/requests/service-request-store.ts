@@ -62,6 +62,8 @@ export interface DatasetRecord {
     generator_version: string | null;
     layout: string;
   };
+  /** Whether the data is synthetic or a real export, in one plain sentence (data-notice.ts). */
+  notice: string;
   row_count: number;
   raw_rows_read: number;
   created_at_min: string | null;
@@ -85,6 +87,8 @@ export interface ServiceRequestStore {
   dataset(): Promise<DatasetRecord>;
   /** The snapshot id (read once, then kept: the snapshot is frozen). */
   snapshotId(): Promise<string>;
+  /** PostgreSQL: connections of the pool in use, idle, and queries waiting for one; absent for SQLite. */
+  poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */
