@@ -4,6 +4,9 @@
  * variable; the start command prints it and exits 1.
  */
 
+import { readMetricsKey } from './metrics.js';
+import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
+
 export type Env = Record<string, string | undefined>;
 
 export class SettingsError extends Error {
@@ -24,6 +27,10 @@ export interface PlatformSettings {
   /** Exact origins allowed to call the service from a browser. Empty: CORS off. */
   allowedOrigins: string[];
   showDocs: boolean;
+  /** METRICS_KEY: GET /metrics answers a scrape with this bearer key; null: no /metrics (metrics.ts). */
+  metricsKey?: string | null;
+  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null: no limit (rate-limit.ts). */
+  rateLimit?: RateLimitSettings | null;
 }
 
 /** Splits a comma-separated list, trimming spaces and dropping empty items. */
@@ -99,5 +106,7 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     apiKeys: readApiKeys(env),
     allowedOrigins: readAllowedOrigins(env),
     showDocs: readBoolean(env, 'SHOW_DOCS', true),
+    metricsKey: readMetricsKey(env),
+    rateLimit: readRateLimit(env),
   };
 }

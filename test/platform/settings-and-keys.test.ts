@@ -5,13 +5,13 @@ import { readPlatformSettings } from '../../src/platform/settings.js';
 
 describe('platform settings (conventions.md, "Running" and "Settings shared by all three")', () => {
   it('defaults: the given port, host 127.0.0.1, no keys, no origins, docs on', () => {
-    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], allowedOrigins: [], showDocs: true });
+    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], allowedOrigins: [], showDocs: true, metricsKey: null, rateLimit: null });
   });
 
   it('reads PORT, HOST, API_KEY (comma-separated, trimmed), ALLOWED_ORIGINS, SHOW_DOCS', () => {
     expect(
       readPlatformSettings({ PORT: '9000', HOST: '0.0.0.0', API_KEY: ' a , b,', ALLOWED_ORIGINS: 'https://x.org , http://localhost:3000', SHOW_DOCS: 'false' }, 1),
-    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['a', 'b'], allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false });
+    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['a', 'b'], allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, metricsKey: null, rateLimit: null });
   });
 
   it.each([
