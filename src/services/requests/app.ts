@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { SettingsError } from '../../platform/settings.js';
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
 import type { PreparedService } from '../../platform/server.js';
 import type { Env } from '../../platform/settings.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
+import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
+import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
@@ -17,13 +20,16 @@ export const REQUESTS_OPENAPI = {
   title: 'Service Request Data API',
   version: '0.1.0',
   description: [
-    'Read-only access to a frozen snapshot of NYC 311 street-repair service requests (Department of Transportation,',
-    'January to June 2025, cleaned), page by page with keyset cursors, with daily numbers.',
+    'Read-only access to a frozen snapshot of street-repair service requests in the layout of NYC 311 (Department of',
+    'Transportation, January to June 2025, cleaned; **synthetic by default**, see "Which data" below), page by page with',
+    'keyset cursors, with daily numbers.',
     '',
     'Decisions on points the contract leaves open (see docs/requests.md): `limit` defaults to 50, at most 1000;',
     'the 401 code is `unauthorized`; a non-integer id is 422 `invalid_request`; `/ready` answers 503',
     '`database_unavailable` when the database cannot be read, as does every /v1 path; answers carry an ETag and',
     '`Cache-Control: private, max-age=300`, and If-None-Match is answered 304.',
+    '',
+    DATA_DESCRIPTION,
   ].join('\n'),
   tags: [
     { name: 'service-requests', description: 'Service requests, page by page, and their complaint types' },
@@ -45,11 +51,26 @@ export function openServiceRequestStore(database: DatabaseLocation): ServiceRequ
     : new PostgresServiceRequestStore({ url: database.url, schema: database.schema });
 }
 
+/**
+ * The API description, with the loaded snapshot named when it can be read at start (the reviewed copy
+ * is made without a database, so it has the general text only).
+ */
+async function describeLoadedSnapshot(store: ServiceRequestStore): Promise<typeof REQUESTS_OPENAPI> {
+  const dataset = await store.dataset().catch(() => null);
+  if (dataset === null) return REQUESTS_OPENAPI;
+  const loaded = `**This service serves snapshot ${dataset.snapshot_id} (${dataset.row_count} requests).** ${dataNotice(dataset.source)}`;
+  return { ...REQUESTS_OPENAPI, description: `${REQUESTS_OPENAPI.description}\n\n${loaded}` };
+}
+
 export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {
   const store = options.store ?? openServiceRequestStore(settings.database);
   const app = await createServiceApp(
     {
-      openapi: REQUESTS_OPENAPI,
+      name: 'requests',
+      openapi: await describeLoadedSnapshot(store),
+      // Read-only: a preflight allows GET only.
+      corsMethods: 'GET',
+      registerMetrics: (registry) => registerServiceRequestMetrics(registry, store),
       registerRoutes: (service) => {
         service.addSchema(ServiceRequest);
         registerServiceRequestRoutes(service, {
@@ -77,7 +98,8 @@ export async function prepareRequestsService(env: Env): Promise<PreparedService>
   if (settings.database.kind === 'sqlite') {
     if (settings.database.isDefault) await ensureDefaultSnapshot(settings.database.path);
     else if (!existsSync(settings.database.path)) {
-      process.stderr.write(`DATABASE_URL: ${settings.database.path} does not exist; /ready answers 503 until it does\n`);
+      // Only the default path is built; another path names a file the operator means to serve.
+      throw new SettingsError('DATABASE_URL', `the SQLite file ${settings.database.path} does not exist (unset DATABASE_URL to build and use the default snapshot)`);
     }
   }
   const store = openServiceRequestStore(settings.database);
@@ -85,7 +107,7 @@ export async function prepareRequestsService(env: Env): Promise<PreparedService>
   const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) {
     // Printed once, on stdout, outside the per-request log lines.
-    process.stdout.write(`API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);
+    process.stdout.write(`[requests] API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);
   }
   return { app, host: settings.host, port: settings.port };
 }

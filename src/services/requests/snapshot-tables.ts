@@ -1,4 +1,5 @@
 import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from './snapshot/service-request.js';
+import { dataNotice } from './data-notice.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
@@ -11,6 +12,7 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
     snapshot_id: meta.snapshot_id,
     snapshot_date: meta.snapshot_date,
     source: { ...meta.source },
+    notice: dataNotice(meta.source),
     row_count: meta.row_count,
     raw_rows_read: meta.raw_rows_read,
     created_at_min: meta.created_at_min,
