@@ -17,6 +17,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** CPU time (user + system, seconds) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface ChildService {
   child: ChildProcess;
   url: string;
