@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { cpuSeconds, startChild } from './support.js';
+import { cpuMicrosPerRequest, startChild } from './support.js';
 
 /**
  * What metrics and the rate limit cost per request: the server's CPU time per POST /v1/classify
@@ -23,12 +23,9 @@ async function measure(env: Record<string, string>): Promise<number> {
   const service = await startChild('src/services/tickets/main.ts', { API_KEY: KEY, ...env });
   const run = (amount: number) =>
     autocannon({ url: `${service.url}/v1/classify`, connections: 20, amount, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body });
-  await run(Math.round(count / 3));
-  const before = cpuSeconds(service.child.pid!);
-  await run(count);
-  const used = cpuSeconds(service.child.pid!) - before;
+  const micros = await cpuMicrosPerRequest(service.child.pid!, count, run);
   await service.stop();
-  return (used / count) * 1e6;
+  return micros;
 }
 
 const results = new Map<string, number[]>();

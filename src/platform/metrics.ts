@@ -1,6 +1,6 @@
-import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './errors.js';
 import { SettingsError, type Env } from './settings.js';
 
@@ -125,9 +125,9 @@ declare module 'fastify' {
   }
 }
 
-function bearerMatches(header: unknown, expected: Buffer): boolean {
-  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return false;
-  return timingSafeEqual(hash('sha256', header.slice('Bearer '.length), 'buffer'), expected);
+/** The bearer key of an Authorization header, compared in constant time like the API keys. */
+function bearerMatches(header: unknown, expected: ApiKeyChecker): boolean {
+  return typeof header === 'string' && header.startsWith('Bearer ') && expected.accepts(header.slice('Bearer '.length));
 }
 
 /**
@@ -146,7 +146,7 @@ export function registerMetrics(app: FastifyInstance, service: string, metricsKe
   app.addHook('onRequestAbort', requests.aborted);
   app.addHook('onResponse', requests.answered);
 
-  const expected = hash('sha256', metricsKey, 'buffer');
+  const expected = new ApiKeyChecker([metricsKey]);
   app.get(METRICS_PATH, { schema: { hide: true }, config: { platformRoute: true } }, async (request, reply) => {
     if (!bearerMatches(request.headers.authorization, expected)) {
       throw new ApiError(401, 'unauthorized', 'Missing or invalid metrics key', [], { 'WWW-Authenticate': 'Bearer' });
