@@ -20,19 +20,32 @@ export interface OpenApiInfo {
   usesApiKey: boolean;
 }
 
+/**
+ * A content security policy of this origin only: scripts, styles, images, fonts and connections from
+ * the service itself, nothing from elsewhere. `allowInline` adds 'unsafe-inline' for scripts and
+ * styles, which the docs pages' bundles (Swagger UI, ReDoc) need; the service's own pages go without.
+ */
+export function sameOriginPolicy({ allowInline }: { allowInline: boolean }): string {
+  const inline = allowInline ? " 'unsafe-inline'" : '';
+  return [
+    "default-src 'self'",
+    `script-src 'self'${inline}`,
+    `style-src 'self'${inline}`,
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "worker-src 'self' blob:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
 /** Content security policy of the docs pages: everything from this origin, nothing from elsewhere. */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
+export const DOCS_CSP = sameOriginPolicy({ allowInline: true });
+
+/** Content security policy of a service's own pages (the requests dashboard): no inline script or style. */
+export const PAGE_CSP = sameOriginPolicy({ allowInline: false });
 
 const require = createRequire(import.meta.url);
 let redocBundle: Buffer | undefined;

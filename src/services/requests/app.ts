@@ -4,6 +4,7 @@ import type { PreparedService } from '../../platform/server.js';
 import type { Env } from '../../platform/settings.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
+import { registerServicePages } from './dashboard-pages.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
@@ -58,6 +59,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
           cursors: new CursorCodec(settings.cursorSecret),
           caching: new FrozenSnapshotCaching(settings.cursorSecret),
         });
+        registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });
       },
     },
     settings,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { SettingsError, readBoolean, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
 
@@ -25,6 +25,8 @@ export interface RequestSettings extends PlatformSettings {
   cursorSecretGenerated: boolean;
   /** Set when API_KEY was unset: the random key made at start, to be printed once by the start command. */
   generatedApiKey: string | null;
+  /** SHOW_DASHBOARD (default true): false turns off /dashboard and its files (404). */
+  showDashboard: boolean;
 }
 
 /** The repository root: the nearest folder above this file holding package.json (works from src/ and dist/src/). */
@@ -91,10 +93,11 @@ export function readRequestSettings(env: Env): RequestSettings {
   const platform = readPlatformSettings(env, REQUESTS_DEFAULT_PORT);
   const database = readDatabaseLocation(env);
   const cursor = readCursorSecret(env);
+  const showDashboard = readBoolean(env, 'SHOW_DASHBOARD', true);
   let generatedApiKey: string | null = null;
   if (platform.apiKeys.length === 0) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }
-  return { ...platform, database, cursorSecret: cursor.secret, cursorSecretGenerated: cursor.generated, generatedApiKey };
+  return { ...platform, database, cursorSecret: cursor.secret, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard };
 }
