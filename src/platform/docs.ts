@@ -22,18 +22,20 @@ export interface OpenApiInfo {
 
 /**
  * A content security policy of this origin only: scripts, styles, images, fonts and connections from
- * the service itself, nothing from elsewhere. `allowInline` adds 'unsafe-inline' for scripts and
- * styles, which the docs pages' bundles (Swagger UI, ReDoc) need; the service's own pages go without.
+ * the service itself, nothing from elsewhere. `forDocsBundles` adds what the docs pages' bundles
+ * (Swagger UI, ReDoc) need: 'unsafe-inline' scripts and styles, blob: workers and images, data:
+ * fonts. The service's own pages go without.
  */
-export function sameOriginPolicy({ allowInline }: { allowInline: boolean }): string {
-  const inline = allowInline ? " 'unsafe-inline'" : '';
+export function sameOriginPolicy({ forDocsBundles }: { forDocsBundles: boolean }): string {
+  const inline = forDocsBundles ? " 'unsafe-inline'" : '';
+  const blob = forDocsBundles ? ' blob:' : '';
   return [
     "default-src 'self'",
     `script-src 'self'${inline}`,
     `style-src 'self'${inline}`,
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "worker-src 'self' blob:",
+    `img-src 'self' data:${blob}`,
+    `font-src 'self'${forDocsBundles ? ' data:' : ''}`,
+    `worker-src 'self'${blob}`,
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -42,10 +44,10 @@ export function sameOriginPolicy({ allowInline }: { allowInline: boolean }): str
 }
 
 /** Content security policy of the docs pages: everything from this origin, nothing from elsewhere. */
-export const DOCS_CSP = sameOriginPolicy({ allowInline: true });
+export const DOCS_CSP = sameOriginPolicy({ forDocsBundles: true });
 
-/** Content security policy of a service's own pages (the requests dashboard): no inline script or style. */
-export const PAGE_CSP = sameOriginPolicy({ allowInline: false });
+/** Content security policy of a service's own pages (the requests dashboard and index): no inline script or style. */
+export const PAGE_CSP = sameOriginPolicy({ forDocsBundles: false });
 
 const require = createRequire(import.meta.url);
 let redocBundle: Buffer | undefined;

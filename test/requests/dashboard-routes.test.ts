@@ -34,7 +34,7 @@ describe('dashboard and index pages of the service-request API', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toBe(PAGE_CSP);
-    expect(PAGE_CSP).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(PAGE_CSP).not.toMatch(/unsafe-inline|unsafe-eval|blob:/);
     expect(PAGE_CSP).toMatch(/script-src 'self';/);
     expect(PAGE_CSP).toMatch(/connect-src 'self';/);
     // No inline script, style element or style attribute: everything is a file of this origin.
