@@ -215,6 +215,36 @@ describe('dashboard page in headless Chromium', () => {
     }
   });
 
+  it('counts complaint types with /v1/facets under the chosen filters when the OpenAPI description lists it', async () => {
+    const { context, page, problems } = await openPage();
+    try {
+      // The API of today has no /v1/facets: the description and the answer stand for a later one.
+      await page.route('**/openapi.json', async (route) => {
+        const response = await route.fetch();
+        const description = (await response.json()) as { paths: Record<string, unknown> };
+        description.paths['/v1/facets'] = { get: { parameters: [{ name: 'field', in: 'query' }, { name: 'borough', in: 'query' }] } };
+        await route.fulfill({ response, json: description });
+      });
+      const facetQueries: URLSearchParams[] = [];
+      await page.route('**/v1/facets?*', async (route) => {
+        facetQueries.push(new URL(route.request().url()).searchParams);
+        await route.fulfill({ json: { field: 'complaint_type', items: [{ value: 'Street Condition', count: 7 }, { value: null, count: 2 }] } });
+      });
+      await enterKey(page, TEST_API_KEY);
+      await untilReady(page);
+      await page.selectOption('#borough', 'bronx');
+      await untilReady(page);
+      expect(Object.fromEntries(facetQueries.at(-1)!)).toEqual({ field: 'complaint_type', borough: 'bronx', created_from: '2025-01-01', created_to: '2025-02-01' });
+      const labels = await page.evaluate(() => (window as unknown as { Chart: { getChart(id: string): { data: { labels: string[] } } } }).Chart.getChart('types-chart').data.labels);
+      expect(labels).toEqual(['Street Condition', '(no type)']);
+      expect(await page.textContent('#types-note')).toBe('Borough and days as chosen.');
+      expect(problems.console).toEqual([]);
+      expect(problems.violations).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a wrong key: the page says the key was refused and keeps nothing', async () => {
     const { context, page } = await openPage();
     try {
