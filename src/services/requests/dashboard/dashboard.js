@@ -98,7 +98,7 @@ function listParameters(filters, from = filters.from, toExclusive = addDays(filt
 }
 
 function describeFilters(filters) {
-  const where = filters.borough ? BOROUGHS[filters.borough].name : 'All boroughs';
+  const where = filters.borough ? BOROUGHS[filters.borough].name : 'all boroughs';
   return `${where}, ${filters.from} to ${filters.to}`;
 }
 
