@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
 import { createSqliteFixture, inApiOrder, type FixtureDatabase } from './support/fixture-database.js';
@@ -34,6 +34,19 @@ async function watchProblems(page: Page): Promise<BrowserProblems> {
     });
   });
   return problems;
+}
+
+function expectNoBrowserProblems(problems: BrowserProblems): void {
+  expect(problems.console).toEqual([]);
+  expect(problems.violations).toEqual([]);
+}
+
+/** Rewrites the service's JSON answers matching `pattern` in the browser: they stand for a later API version. */
+async function rewriteAnswers<T>(page: Page, pattern: string, rewrite: (body: T) => unknown): Promise<void> {
+  await page.route(pattern, async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, json: rewrite((await response.json()) as T) });
+  });
 }
 
 /** Waits until the page has finished its last load (body[data-state=ready]). */
@@ -107,11 +120,15 @@ describe('dashboard page in headless Chromium', () => {
     await fixture?.drop();
   });
 
-  async function openPage(): Promise<{ context: BrowserContext; page: Page; problems: BrowserProblems }> {
+  /** Runs `use` in a page of a fresh browser context (its own session storage), closed afterwards. */
+  async function inNewPage(use: (page: Page, problems: BrowserProblems) => Promise<void>): Promise<void> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const problems = await watchProblems(page);
-    return { context, page, problems };
+    try {
+      const page = await context.newPage();
+      await use(page, await watchProblems(page));
+    } finally {
+      await context.close();
+    }
   }
 
   async function enterKey(page: Page, key: string): Promise<void> {
@@ -121,8 +138,7 @@ describe('dashboard page in headless Chromium', () => {
   }
 
   it('with a key: charts drawn from the data, filters change them, the table pages, no console error and no CSP violation', async () => {
-    const { context, page, problems } = await openPage();
-    try {
+    await inNewPage(async (page, problems) => {
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       const rows = inApiOrder(fixture.rows);
@@ -186,45 +202,32 @@ describe('dashboard page in headless Chromium', () => {
       const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href }));
       expect(stored).toEqual({ session: [TEST_API_KEY], local: 0, cookie: '', url: `${baseUrl}/dashboard` });
 
-      expect(problems.console).toEqual([]);
-      expect(problems.violations).toEqual([]);
-    } finally {
-      await context.close();
-    }
+      expectNoBrowserProblems(problems);
+    });
   });
 
   it('marks the incomplete days an API with `complete` reports (the rows are otherwise unchanged)', async () => {
-    const { context, page, problems } = await openPage();
-    try {
+    await inNewPage(async (page, problems) => {
       // The API of today has no `complete`; a later one marks the days whose 14-day window runs past the snapshot date.
-      await page.route('**/v1/stats/daily*', async (route) => {
-        const response = await route.fetch();
-        const body = (await response.json()) as { items: { date: string }[] };
-        const items = body.items.map((day) => ({ ...day, complete: day.date < '2025-01-25' }));
-        await route.fulfill({ response, json: { items } });
-      });
+      await rewriteAnswers<{ items: { date: string }[] }>(page, '**/v1/stats/daily*', ({ items }) => ({
+        items: items.map((day) => ({ ...day, complete: day.date < '2025-01-25' })),
+      }));
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       const charts = await drawnCharts(page);
       expect(charts.days[charts.firstIncomplete!]).toBe('2025-01-25');
       expect(await page.textContent('#daily-note')).toMatch(/the last 7 days are incomplete/);
-      expect(problems.console).toEqual([]);
-      expect(problems.violations).toEqual([]);
-    } finally {
-      await context.close();
-    }
+      expectNoBrowserProblems(problems);
+    });
   });
 
   it('counts complaint types with /v1/facets under the chosen filters when the OpenAPI description lists it', async () => {
-    const { context, page, problems } = await openPage();
-    try {
+    await inNewPage(async (page, problems) => {
       // The API of today has no /v1/facets: the description and the answer stand for a later one.
-      await page.route('**/openapi.json', async (route) => {
-        const response = await route.fetch();
-        const description = (await response.json()) as { paths: Record<string, unknown> };
-        description.paths['/v1/facets'] = { get: { parameters: [{ name: 'field', in: 'query' }, { name: 'borough', in: 'query' }] } };
-        await route.fulfill({ response, json: description });
-      });
+      await rewriteAnswers<{ paths: Record<string, unknown> }>(page, '**/openapi.json', (description) => ({
+        ...description,
+        paths: { ...description.paths, '/v1/facets': { get: { parameters: [{ name: 'field', in: 'query' }, { name: 'borough', in: 'query' }] } } },
+      }));
       const facetQueries: URLSearchParams[] = [];
       await page.route('**/v1/facets?*', async (route) => {
         facetQueries.push(new URL(route.request().url()).searchParams);
@@ -238,23 +241,17 @@ describe('dashboard page in headless Chromium', () => {
       const labels = await page.evaluate(() => (window as unknown as { Chart: { getChart(id: string): { data: { labels: string[] } } } }).Chart.getChart('types-chart').data.labels);
       expect(labels).toEqual(['Street Condition', '(no type)']);
       expect(await page.textContent('#types-note')).toBe('Borough and days as chosen.');
-      expect(problems.console).toEqual([]);
-      expect(problems.violations).toEqual([]);
-    } finally {
-      await context.close();
-    }
+      expectNoBrowserProblems(problems);
+    });
   });
 
   it('a wrong key: the page says the key was refused and keeps nothing', async () => {
-    const { context, page } = await openPage();
-    try {
+    await inNewPage(async (page) => {
       await enterKey(page, 'not-the-key');
       await page.waitForFunction(() => document.body.dataset.state === 'error', undefined, { timeout: READY_TIMEOUT_MS });
       expect(await page.textContent('#status')).toMatch(/refused this API key/);
       expect(await page.isVisible('#dashboard')).toBe(false);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });
