@@ -137,7 +137,7 @@ describe('dashboard page in headless Chromium', () => {
     await page.click('#use-key');
   }
 
-  it('with a key: charts drawn from the data, filters change them, the table pages, no console error and no CSP violation', async () => {
+  it('with a key: charts drawn from the data, filters change them, the table pages, no console error and no CSP violation', { timeout: 120_000 }, async () => {
     await inNewPage(async (page, problems) => {
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
