@@ -9,7 +9,8 @@ import { isIP } from 'node:net';
  *
  * Rules shared by every setting (README, "Settings"):
  * - unset means the default; set to an empty or blank value is refused (`API_KEY=` is far more
- *   often a variable that failed to expand than a wish for the default);
+ *   often a variable that failed to expand than a wish for the default), except ALLOWED_ORIGINS,
+ *   whose contract says "empty or unset means none";
  * - spaces around the value, and around each item of a list, are ignored;
  * - a list is comma-separated; an empty item (`a,,b`, `a,`) and a repeated item are refused;
  * - words (`true`, `warn`, `unavailable`) are read in any case;
@@ -161,10 +162,13 @@ const ORIGIN_PATTERN = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0
 const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
 
 /**
- * ALLOWED_ORIGINS: exact origins. Written the way a browser sends them (lower-case scheme and host,
+ * ALLOWED_ORIGINS: exact origins; empty, blank or unset means none. Written the way a browser sends them (lower-case scheme and host,
  * no default port), so that `https://Dashboard.example.org:443` matches the `Origin` the browser sends.
  */
 export function readAllowedOrigins(env: Env): string[] {
+  // The one setting where empty is a value: the contract says "empty or unset means none"
+  // (ticket-classifier.md), and none is the closed state (no browser origin is allowed).
+  if (env.ALLOWED_ORIGINS?.trim() === '') return [];
   const expected = 'exact origins of the form scheme://host[:port], separated by commas';
   const origins = readList(env, 'ALLOWED_ORIGINS', { expected, item: 'origin' });
   if (origins === undefined) return [];

@@ -31,6 +31,11 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
     ]);
   });
 
+  it('ALLOWED_ORIGINS empty or blank means none, as the contract says (the closed state)', () => {
+    expect(readAllowedOrigins({ ALLOWED_ORIGINS: '' })).toEqual([]);
+    expect(readAllowedOrigins({ ALLOWED_ORIGINS: '  ' })).toEqual([]);
+  });
+
   // Every platform setting, every kind of unusable value: one line naming the variable.
   const INVALID: [variable: string, value: string][] = [
     ['PORT', ''],
@@ -60,7 +65,6 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
     ['API_KEY', 'has space'],
     ['API_KEY', 'tab\tinside'],
     ['API_KEY', 'ключ'],
-    ['ALLOWED_ORIGINS', ''],
     ['ALLOWED_ORIGINS', ' , '],
     ['ALLOWED_ORIGINS', '*'],
     ['ALLOWED_ORIGINS', 'https://x.org/path'],
