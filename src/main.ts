@@ -37,5 +37,9 @@ runMain(async () => {
     ['HOUSES_PORT', houses.port],
     ['REQUESTS_PORT', requests.port],
   ]);
-  await startServices([await prepareTicketsService(tickets), await prepareHousesService(houses), await prepareRequestsService(requests)]);
+  await startServices([
+    { ...(await prepareTicketsService(tickets)), portVariable: 'TICKETS_PORT' },
+    { ...(await prepareHousesService(houses)), portVariable: 'HOUSES_PORT' },
+    { ...(await prepareRequestsService(requests)), portVariable: 'REQUESTS_PORT' },
+  ]);
 });

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runEntryPoint } from '../support/process.js';
 
@@ -73,5 +74,20 @@ describe('settings fail closed: the start commands refuse a set but unusable val
 
   it('npm start reads every service setting before building any: nothing is logged before the refusal', async () => {
     await expectRefused(ALL, { TICKETS_PORT: '0', HOUSES_PORT: '0', REQUESTS_PORT: '0', MODEL_SHA256: ' ' }, 'MODEL_SHA256');
+  });
+
+  it('a HOST that is not an address of this machine is named (the system refuses it at listen)', async () => {
+    await expectRefused(TICKETS, { API_KEY: 'k-1', HOST: '192.0.2.1' }, 'HOST');
+  });
+
+  it('a PORT already in use is named', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolveListen) => taken.listen(0, '127.0.0.1', resolveListen));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      await expectRefused(TICKETS, { API_KEY: 'k-1', HOST: '127.0.0.1', PORT: String(port) }, 'PORT');
+    } finally {
+      await new Promise((resolveClose) => taken.close(resolveClose));
+    }
   });
 });
