@@ -101,7 +101,7 @@ function median(results: LoadResult[]): LoadResult {
 }
 
 async function measure(backend: string, databaseUrl: string): Promise<BackendFigures> {
-  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
+  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' });
   const app = await buildRequestsApp(settings, { logger: false });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   try {

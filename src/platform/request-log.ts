@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Writable } from 'node:stream';
 import pino from 'pino';
+import type { LogLevel } from './settings.js';
 
 /**
  * Logs (conventions.md): pino, Fastify's own logger, one JSON line per request on stdout with method,
@@ -19,9 +20,10 @@ export function stdoutLogDestination() {
   return pino.destination({ dest: 1, sync: false });
 }
 
-export function loggerOptions(stream?: Writable) {
+/** `level`: the LOG_LEVEL setting, read and checked with the other settings (settings.ts). */
+export function loggerOptions(level: LogLevel, stream?: Writable) {
   return {
-    level: process.env.LOG_LEVEL ?? 'info',
+    level,
     redact: {
       paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'req.headers.authorization', 'headers.authorization', 'body', 'req.body'],
       censor: '[redacted]',

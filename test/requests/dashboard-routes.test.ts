@@ -94,7 +94,7 @@ describe('dashboard and index pages of the service-request API', () => {
     expect(readRequestSettings({}).showDashboard).toBe(true);
     expect(readRequestSettings({ SHOW_DASHBOARD: 'FALSE' }).showDashboard).toBe(false);
     expect(() => readRequestSettings({ SHOW_DASHBOARD: 'off' })).toThrow(SettingsError);
-    expect(() => readRequestSettings({ SHOW_DASHBOARD: 'off' })).toThrow('Invalid setting SHOW_DASHBOARD: "off" must be true or false');
+    expect(() => readRequestSettings({ SHOW_DASHBOARD: 'off' })).toThrow('Invalid setting SHOW_DASHBOARD: "off" is not one of true, false');
   });
 
   it('the pages are not in the OpenAPI description; other methods answer 405', async () => {
