@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/settings.js';
 import { CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
 import { normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { defaultSnapshotPath, readRequestSettings } from '../../src/services/requests/settings.js';
+import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
+import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 
 const NO_FILTERS: ListFilters = { borough: null, complaint_type: null, status: null, created_from: null, created_to: null };

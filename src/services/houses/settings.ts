@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, resolve } from 'node:path';
 import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
 import { REVIEWED_MODEL } from './reviewed-model.js';
 
 export const HOUSES_DEFAULT_PORT = 8002;
@@ -19,20 +18,6 @@ export interface HouseSettings extends PlatformSettings {
 }
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
-
-/**
- * The repository root: the nearest folder above this file holding package.json. Works from
- * src/services/houses (tsx, vitest) and from dist/src/services/houses (npm run start:houses).
- */
-export function repositoryRoot(start: string = dirname(fileURLToPath(import.meta.url))): string {
-  let folder = start;
-  for (;;) {
-    if (existsSync(resolve(folder, 'package.json'))) return folder;
-    const parent = dirname(folder);
-    if (parent === folder) return process.cwd();
-    folder = parent;
-  }
-}
 
 /**
  * MODEL_PATH and MODEL_SHA256 override the reviewed configuration (reviewed-model.ts).

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, resolve } from 'node:path';
+import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
 import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
-
-/** The embedded snapshot, relative to the repository root. */
-export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
 
 /** A CURSOR_SECRET shorter than this is refused: a short key makes forged cursors guessable. */
 export const CURSOR_SECRET_MIN_LENGTH = 16;
@@ -27,24 +24,6 @@ export interface RequestSettings extends PlatformSettings {
   generatedApiKey: string | null;
 }
 
-/** The repository root: the nearest folder above this file holding package.json (works from src/ and dist/src/). */
-export function repositoryRoot(): string {
-  let folder = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(folder, 'package.json'))) return folder;
-    const parent = dirname(folder);
-    if (parent === folder) return process.cwd();
-    folder = parent;
-  }
-}
-
-export function defaultSnapshotPath(): string {
-  return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
-}
-
-export const DEFAULT_POSTGRES_SCHEMA = 'public';
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
  * PostgreSQL database (an optional `schema` query parameter names the schema of the tables);
@@ -54,19 +33,16 @@ export function readDatabaseLocation(env: Env): DatabaseLocation {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw.trim() === '') return { kind: 'sqlite', path: defaultSnapshotPath(), isDefault: true };
   const value = raw.trim();
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    let url: URL;
+  if (isPostgresUrl(value)) {
     try {
-      url = new URL(value);
-    } catch {
+      const target = parsePostgresTarget(value);
+      return { kind: 'postgres', url: target.connectionString, schema: target.schema };
+    } catch (error) {
+      if (error instanceof PostgresSchemaNameError) {
+        throw new SettingsError('DATABASE_URL', `schema "${error.schema}" is not a plain identifier (letters, digits, _)`);
+      }
       throw new SettingsError('DATABASE_URL', 'not a valid postgres:// URL');
     }
-    const schema = url.searchParams.get('schema');
-    if (schema !== null && !SCHEMA_NAME.test(schema)) {
-      throw new SettingsError('DATABASE_URL', `schema "${schema}" is not a plain identifier (letters, digits, _)`);
-    }
-    url.searchParams.delete('schema');
-    return { kind: 'postgres', url: url.toString(), schema: schema ?? DEFAULT_POSTGRES_SCHEMA };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
     throw new SettingsError('DATABASE_URL', 'must be a SQLite file path or a postgres:// URL');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cleanExportText, type CleanedExport } from '../../../src/services/requests/snapshot/clean-export.js';
-import { readFileTextChunks } from '../../../src/services/requests/snapshot/csv-reader.js';
-import { CLEANING_RULES } from '../../../src/services/requests/snapshot/cleaning-rules.js';
-import { MissingColumnError, locateExportColumns } from '../../../src/services/requests/snapshot/export-columns.js';
-import { elapsedDaysBetween, parseExportTimestamp } from '../../../src/services/requests/snapshot/new-york-time.js';
-import type { ServiceRequest } from '../../../src/services/requests/snapshot/service-request.js';
+import { cleanExportText, type CleanedExport } from '../../../src/ingest/nyc311/clean-export.js';
+import { readFileTextChunks } from '../../../src/ingest/nyc311/csv-reader.js';
+import { CLEANING_RULES } from '../../../src/ingest/nyc311/cleaning-rules.js';
+import { MissingColumnError, locateExportColumns } from '../../../src/ingest/nyc311/export-columns.js';
+import { elapsedDaysBetween, parseExportTimestamp } from '../../../src/ingest/nyc311/new-york-time.js';
+import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
 import { COUNCIL_DISTRICT_FIXTURE, MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
 const clean = (path: string, applyFilters = true): Promise<CleanedExport> =>
