@@ -12,7 +12,7 @@
  * extra spaces, UNKNOWN channels, Unspecified statuses. Addresses and streets are generated text.
  */
 import { SeededRandom } from './seeded-random.js';
-import { epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
+import { cityLocalTimeToEpochMs, cityWallTimeExists, cityWallTimeToEpochMs, epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
 import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
 import type { Borough } from './service-request.js';
 
@@ -56,8 +56,8 @@ const MINUTE_MS = 60_000;
 /** 2025-01-01T00:00:00 as a wall time (ms, as if UTC). */
 const PERIOD_START_WALL = Date.UTC(2025, 0, 1);
 const PERIOD_DAYS = 181;
-/** 2025-07-01 06:00 EDT: the moment of the export. */
-const EXPORT_INSTANT = Date.UTC(2025, 6, 1, 10, 0, 0);
+/** 06:00 New York time on the snapshot date (2025-07-01 06:00 EDT): the moment of the export. */
+const EXPORT_INSTANT = cityLocalTimeToEpochMs(`${SYNTHETIC_SNAPSHOT_DATE}T06:00:00`);
 
 interface ComplaintSpec {
   type: string;
@@ -223,13 +223,6 @@ function lognormal(random: SeededRandom, median: number, sigma: number): number 
   return median * Math.exp(sigma * random.normal());
 }
 
-/** Wall time (as if UTC) to instant for synthetic times, never in the skipped hour of 2025-03-09. */
-function wallToInstant(wallMs: number): number {
-  // EST before 2025-03-09 02:00, EDT from then on (the period ends before November).
-  const dstStart = Date.UTC(2025, 2, 9, 2);
-  return wallMs < dstStart ? wallMs + 5 * HOUR_MS : wallMs + 4 * HOUR_MS;
-}
-
 function allocateDailyCounts(random: SeededRandom, total: number): number[] {
   const weights: number[] = [];
   for (let d = 0; d < PERIOD_DAYS; d++) {
@@ -338,7 +331,7 @@ class SyntheticExportBuilder {
       const wall = before
         ? PERIOD_START_WALL - random.int(1, 7 * 24 * 3600) * 1000
         : Date.UTC(2025, 6, 1) + random.int(0, 5 * 3600) * 1000;
-      const record = this.request(spec, wallToInstant(wall));
+      const record = this.request(spec, cityWallTimeToEpochMs(wall));
       dirt.push(record);
     }
 
@@ -376,10 +369,12 @@ class SyntheticExportBuilder {
   /** A creation instant on day d of the period (hour by the daily pattern; never in the skipped hour). */
   private createdInDay(d: number): number {
     const random = this.random;
+    const day = PERIOD_START_WALL + d * DAY_MS;
     let hour = random.weightedIndex(HOUR_WEIGHTS, this.hourTotal);
-    if (d === 67 && hour === 2) hour = 3; // 2025-03-09 02:00-02:59 does not exist
-    const wall = PERIOD_START_WALL + d * DAY_MS + hour * HOUR_MS + random.int(0, 3599) * 1000;
-    return wallToInstant(wall);
+    // The hour skipped when daylight-saving time starts (2025-03-09 02:00-02:59) becomes the next one.
+    if (!cityWallTimeExists(day + hour * HOUR_MS)) hour++;
+    const wall = day + hour * HOUR_MS + random.int(0, 3599) * 1000;
+    return cityWallTimeToEpochMs(wall);
   }
 
   /** A distinct request at its own place. */

@@ -3,7 +3,7 @@ import { cleanExportText, type CleanedExport } from '../../../src/ingest/nyc311/
 import { readFileTextChunks } from '../../../src/ingest/nyc311/csv-reader.js';
 import { CLEANING_RULES } from '../../../src/ingest/nyc311/cleaning-rules.js';
 import { MissingColumnError, locateExportColumns } from '../../../src/ingest/nyc311/export-columns.js';
-import { elapsedDaysBetween, parseExportTimestamp } from '../../../src/ingest/nyc311/new-york-time.js';
+import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from '../../../src/ingest/nyc311/new-york-time.js';
 import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
 import { COUNCIL_DISTRICT_FIXTURE, MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
@@ -191,5 +191,16 @@ describe('timestamps', () => {
     expect(elapsedDaysBetween('2025-03-08T12:00:00', '2025-03-09T12:00:00')).toBe(0.96); // 23 hours
     expect(elapsedDaysBetween('2025-11-01T12:00:00', '2025-11-02T12:00:00')).toBe(1.04); // 25 hours
     expect(elapsedDaysBetween('2025-01-01T00:00:00', '2025-01-11T00:00:00')).toBe(10);
+  });
+
+  it('turns the wall times of the synthetic export into instants, and knows the hour skipped in spring', () => {
+    expect(cityWallTimeToEpochMs(Date.UTC(2025, 0, 15, 8))).toBe(Date.UTC(2025, 0, 15, 13)); // EST
+    expect(cityWallTimeToEpochMs(Date.UTC(2025, 2, 9, 1, 59, 59))).toBe(Date.UTC(2025, 2, 9, 6, 59, 59));
+    expect(cityWallTimeToEpochMs(Date.UTC(2025, 2, 9, 3))).toBe(Date.UTC(2025, 2, 9, 7)); // EDT
+    expect(cityWallTimeToEpochMs(Date.UTC(2025, 6, 1, 6))).toBe(Date.UTC(2025, 6, 1, 10));
+    expect(cityWallTimeExists(Date.UTC(2025, 2, 9, 1, 59, 59))).toBe(true);
+    expect(cityWallTimeExists(Date.UTC(2025, 2, 9, 2, 30))).toBe(false);
+    expect(cityWallTimeExists(Date.UTC(2025, 2, 9, 3))).toBe(true);
+    expect(cityWallTimeExists(Date.UTC(2025, 10, 2, 1, 30))).toBe(true); // occurs twice, exists
   });
 });
