@@ -378,13 +378,18 @@ class SyntheticExportBuilder {
     return copies;
   }
 
+  /** A request of any complaint type (uniform, not weighted), created on any day of the period. */
+  private anyRequestInPeriod(): SyntheticRecord {
+    const spec = COMPLAINTS[this.random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+    return this.request(spec, this.createdInDay(this.random.int(0, PERIOD_DAYS - 1)));
+  }
+
   /** Rule closed_before_created: 430 requests closed 1 minute to 3 days before they were created. */
   private plantClosedBeforeCreated(): SyntheticRecord[] {
     const random = this.random;
     const records: SyntheticRecord[] = [];
     for (let i = 0; i < 430; i++) {
-      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
-      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+      const record = this.anyRequestInPeriod();
       record.closedMs = record.createdMs - random.int(1, 3 * 24 * 60) * MINUTE_MS;
       record.status = 'Closed';
       records.push(record);
@@ -397,8 +402,7 @@ class SyntheticExportBuilder {
     const random = this.random;
     const records: SyntheticRecord[] = [];
     for (let i = 0; i < 1_380; i++) {
-      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
-      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+      const record = this.anyRequestInPeriod();
       const [agency, agencyName, type, descriptor] = random.pick(OTHER_AGENCIES);
       Object.assign(record, { agency, agencyName, complaintType: type, descriptor, locationType: random.pick(['Street/Sidewalk', 'Residential Building/House', 'Street']) });
       records.push(record);

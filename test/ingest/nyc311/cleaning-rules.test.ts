@@ -1,27 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanExportText, type CleanedExport } from '../../../src/ingest/nyc311/clean-export.js';
 import { readFileTextChunks } from '../../../src/ingest/nyc311/csv-reader.js';
-import {
-  CLEANING_RULES,
-  type CleaningCounts,
-  agencyNotDot,
-  boroughCode,
-  canonicalSpelling,
-  channelCode,
-  closedBeforeCreated,
-  coordinatesNumeric,
-  councilDistrictInteger,
-  createdOutsidePeriod,
-  daysToClose,
-  duplicateUniqueKey,
-  freeTextDropped,
-  incidentZipText,
-  localTimestamps,
-  malformedRecord,
-  placeholderToNull,
-  repeatedSubmission,
-  statusCode,
-} from '../../../src/ingest/nyc311/cleaning-rules.js';
+import * as rule from '../../../src/ingest/nyc311/cleaning-rules.js';
 import { MissingColumnError, STANDARD_EXPORT_COLUMNS, locateExportColumns } from '../../../src/ingest/nyc311/export-columns.js';
 import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from '../../../src/ingest/nyc311/new-york-time.js';
 import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
@@ -187,11 +167,11 @@ describe('columns of the export', () => {
 
 describe('rules as data', () => {
   it('every rule has a unique id, a kind and a description', () => {
-    const ids = CLEANING_RULES.map((r) => r.id);
+    const ids = rule.CLEANING_RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const rule of CLEANING_RULES) {
-      expect(['filter', 'removal', 'transformation']).toContain(rule.kind);
-      expect(rule.description.length).toBeGreaterThan(30);
+    for (const definition of rule.CLEANING_RULES) {
+      expect(['filter', 'removal', 'transformation']).toContain(definition.kind);
+      expect(definition.description.length).toBeGreaterThan(30);
     }
   });
 });
@@ -202,54 +182,54 @@ describe('each cleaning rule by its id', () => {
   /** A record of the 41-column layout with the given fields; the others are empty. */
   const record = (fields: Partial<Record<(typeof STANDARD_EXPORT_COLUMNS)[number], string>>): string[] =>
     STANDARD_EXPORT_COLUMNS.map((name) => fields[name] ?? '');
-  const zeroCounts = (): CleaningCounts => Object.fromEntries(CLEANING_RULES.map((rule) => [rule.id, 0])) as CleaningCounts;
+  const zeroCounts = (): rule.CleaningCounts => Object.fromEntries(rule.CLEANING_RULES.map((rule) => [rule.id, 0])) as rule.CleaningCounts;
   const row = (fields: Partial<ServiceRequest>): ServiceRequest => ({ ...base, id: 1, created_at: '2025-05-01T10:00:00', ...fields });
 
   it('lists the entries in the order they are applied, each under its own id', () => {
-    expect(CLEANING_RULES.map((rule) => rule.id)).toEqual([
-      malformedRecord, agencyNotDot, createdOutsidePeriod, duplicateUniqueKey, closedBeforeCreated, repeatedSubmission,
-      freeTextDropped, placeholderToNull, canonicalSpelling, boroughCode, statusCode, channelCode, incidentZipText,
-      councilDistrictInteger, coordinatesNumeric, localTimestamps, daysToClose,
+    expect(rule.CLEANING_RULES.map((rule) => rule.id)).toEqual([
+      rule.malformedRecord, rule.agencyNotDot, rule.createdOutsidePeriod, rule.duplicateUniqueKey, rule.closedBeforeCreated, rule.repeatedSubmission,
+      rule.freeTextDropped, rule.placeholderToNull, rule.canonicalSpelling, rule.boroughCode, rule.statusCode, rule.channelCode, rule.incidentZipText,
+      rule.councilDistrictInteger, rule.coordinatesNumeric, rule.localTimestamps, rule.daysToClose,
     ].map((rule) => rule.id));
   });
 
   it('malformed_record: a wrong field count, a key that is not a positive integer or a bad Created Date', () => {
-    expect(malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toEqual({ id: 7, createdAt: '2025-05-01T10:00:00' });
-    expect(malformedRecord.read(['7', '05/01/2025 10:00:00 AM'], LAYOUT)).toBeNull();
-    expect(malformedRecord.read(record({ 'Unique Key': 'ABC', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
-    expect(malformedRecord.read(record({ 'Unique Key': '0', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
-    expect(malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': 'not a date' }), LAYOUT)).toBeNull();
+    expect(rule.malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toEqual({ id: 7, createdAt: '2025-05-01T10:00:00' });
+    expect(rule.malformedRecord.read(['7', '05/01/2025 10:00:00 AM'], LAYOUT)).toBeNull();
+    expect(rule.malformedRecord.read(record({ 'Unique Key': 'ABC', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
+    expect(rule.malformedRecord.read(record({ 'Unique Key': '0', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
+    expect(rule.malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': 'not a date' }), LAYOUT)).toBeNull();
   });
 
   it('agency_not_dot: keeps DOT in any case', () => {
-    expect(agencyNotDot.removes(record({ Agency: ' dot ' }), LAYOUT)).toBe(false);
-    expect(agencyNotDot.removes(record({ Agency: 'NYPD' }), LAYOUT)).toBe(true);
+    expect(rule.agencyNotDot.removes(record({ Agency: ' dot ' }), LAYOUT)).toBe(false);
+    expect(rule.agencyNotDot.removes(record({ Agency: 'NYPD' }), LAYOUT)).toBe(true);
   });
 
   it('created_outside_period: keeps 2025-01-01T00:00:00 to 2025-06-30T23:59:59', () => {
-    expect(createdOutsidePeriod.removes('2025-01-01T00:00:00')).toBe(false);
-    expect(createdOutsidePeriod.removes('2025-06-30T23:59:59')).toBe(false);
-    expect(createdOutsidePeriod.removes('2024-12-31T23:59:59')).toBe(true);
-    expect(createdOutsidePeriod.removes('2025-07-01T00:00:00')).toBe(true);
+    expect(rule.createdOutsidePeriod.removes('2025-01-01T00:00:00')).toBe(false);
+    expect(rule.createdOutsidePeriod.removes('2025-06-30T23:59:59')).toBe(false);
+    expect(rule.createdOutsidePeriod.removes('2024-12-31T23:59:59')).toBe(true);
+    expect(rule.createdOutsidePeriod.removes('2025-07-01T00:00:00')).toBe(true);
   });
 
   it('duplicate_unique_key: the first record of a key is kept', () => {
     const seen = new Set<number>();
-    expect(duplicateUniqueKey.removes(5, seen)).toBe(false);
-    expect(duplicateUniqueKey.removes(5, seen)).toBe(true);
-    expect(duplicateUniqueKey.removes(6, seen)).toBe(false);
+    expect(rule.duplicateUniqueKey.removes(5, seen)).toBe(false);
+    expect(rule.duplicateUniqueKey.removes(5, seen)).toBe(true);
+    expect(rule.duplicateUniqueKey.removes(6, seen)).toBe(false);
   });
 
   it('closed_before_created: only a Closed Date earlier than the Created Date', () => {
-    expect(closedBeforeCreated.removes('2025-05-01T10:00:00', '2025-05-01T09:59:59')).toBe(true);
-    expect(closedBeforeCreated.removes('2025-05-01T10:00:00', '2025-05-01T10:00:00')).toBe(false);
-    expect(closedBeforeCreated.removes('2025-05-01T10:00:00', null)).toBe(false);
+    expect(rule.closedBeforeCreated.removes('2025-05-01T10:00:00', '2025-05-01T09:59:59')).toBe(true);
+    expect(rule.closedBeforeCreated.removes('2025-05-01T10:00:00', '2025-05-01T10:00:00')).toBe(false);
+    expect(rule.closedBeforeCreated.removes('2025-05-01T10:00:00', null)).toBe(false);
   });
 
   it('repeated_submission: the same complaint at the same place within 60 minutes', () => {
     const at = (id: number, created: string, place: Partial<ServiceRequest>, address = '') => {
       const r = row({ id, created_at: created, ...place });
-      return { row: r, createdMs: Date.parse(`${created}Z`), repeatKey: repeatedSubmission.keyOf(r, address, '', '') };
+      return { row: r, createdMs: Date.parse(`${created}Z`), repeatKey: rule.repeatedSubmission.keyOf(r, address, '', '') };
     };
     const point = { latitude: 40.6712345, longitude: -73.9812345 };
     const candidates = [
@@ -263,107 +243,107 @@ describe('each cleaning rule by its id', () => {
       at(8, '2025-05-01T10:30:00', {}, ' 10  main street'),
     ];
     const counts = zeroCounts();
-    expect(repeatedSubmission.keepFirstSubmissions(candidates, counts).map((r) => r.id)).toEqual([1, 3, 4, 5, 6, 7]);
+    expect(rule.repeatedSubmission.keepFirstSubmissions(candidates, counts).map((r) => r.id)).toEqual([1, 3, 4, 5, 6, 7]);
     expect(counts.repeated_submission).toBe(2);
   });
 
   it('free_text_dropped: counts rows that had an address or an intersection', () => {
     const counts = zeroCounts();
-    freeTextDropped.count('10 MAIN STREET', '', counts);
-    freeTextDropped.count('', 'BROADWAY', counts);
-    freeTextDropped.count('N/A', '', counts);
+    rule.freeTextDropped.count('10 MAIN STREET', '', counts);
+    rule.freeTextDropped.count('', 'BROADWAY', counts);
+    rule.freeTextDropped.count('N/A', '', counts);
     expect(counts.free_text_dropped).toBe(2);
   });
 
   it('placeholder_to_null: placeholders become null, non-empty ones counted', () => {
     const counts = zeroCounts();
-    expect(placeholderToNull.text('  Street   Light ', counts)).toBe('Street Light');
-    expect(placeholderToNull.text('', counts)).toBeNull();
-    expect(placeholderToNull.text(' n/a ', counts)).toBeNull();
-    expect(placeholderToNull.communityBoard('04 Bronx', counts)).toBe('04 BRONX');
-    expect(placeholderToNull.communityBoard('Unspecified MANHATTAN', counts)).toBeNull();
-    expect(placeholderToNull.communityBoard('0 Unspecified', counts)).toBeNull();
+    expect(rule.placeholderToNull.text('  Street   Light ', counts)).toBe('Street Light');
+    expect(rule.placeholderToNull.text('', counts)).toBeNull();
+    expect(rule.placeholderToNull.text(' n/a ', counts)).toBeNull();
+    expect(rule.placeholderToNull.communityBoard('04 Bronx', counts)).toBe('04 BRONX');
+    expect(rule.placeholderToNull.communityBoard('Unspecified MANHATTAN', counts)).toBeNull();
+    expect(rule.placeholderToNull.communityBoard('0 Unspecified', counts)).toBeNull();
     expect(counts.placeholder_to_null).toBe(3);
   });
 
   it('canonical_spelling: the most frequent spelling of each case-folded value', () => {
     const candidates = [row({ descriptor: 'Pothole' }), row({ descriptor: 'Pothole' }), row({ descriptor: 'POTHOLE' }), row({ descriptor: 'Cave-in' })].map((r) => ({ row: r }));
     const counts = zeroCounts();
-    canonicalSpelling.apply(candidates, counts);
+    rule.canonicalSpelling.apply(candidates, counts);
     expect(candidates.map((c) => c.row.descriptor)).toEqual(['Pothole', 'Pothole', 'Pothole', 'Cave-in']);
     expect(counts.canonical_spelling).toBe(1);
   });
 
   it('borough_code: borough names in any case become codes, others null', () => {
     const counts = zeroCounts();
-    expect(boroughCode.apply('Staten Island', counts)).toBe('staten_island');
-    expect(boroughCode.apply('BRONX', counts)).toBe('bronx');
-    expect(boroughCode.apply('Unspecified', counts)).toBeNull();
-    expect(boroughCode.apply('NEW JERSEY', counts)).toBeNull();
+    expect(rule.boroughCode.apply('Staten Island', counts)).toBe('staten_island');
+    expect(rule.boroughCode.apply('BRONX', counts)).toBe('bronx');
+    expect(rule.boroughCode.apply('Unspecified', counts)).toBeNull();
+    expect(rule.boroughCode.apply('NEW JERSEY', counts)).toBeNull();
     expect(counts).toMatchObject({ borough_code: 1, placeholder_to_null: 1 });
   });
 
   it('status_code: codes in any case; an unrecognised status inferred from the close time', () => {
     const counts = zeroCounts();
-    expect(statusCode.apply('IN PROGRESS', null, counts)).toBe('in_progress');
-    expect(statusCode.apply('Started', null, counts)).toBe('in_progress');
-    expect(statusCode.apply('Unspecified', '2025-05-02T10:00:00', counts)).toBe('closed');
-    expect(statusCode.apply('', null, counts)).toBe('open');
+    expect(rule.statusCode.apply('IN PROGRESS', null, counts)).toBe('in_progress');
+    expect(rule.statusCode.apply('Started', null, counts)).toBe('in_progress');
+    expect(rule.statusCode.apply('Unspecified', '2025-05-02T10:00:00', counts)).toBe('closed');
+    expect(rule.statusCode.apply('', null, counts)).toBe('open');
     expect(counts).toMatchObject({ status_code: 2, placeholder_to_null: 0 });
   });
 
   it('channel_code: codes in any case, UNKNOWN null, anything else other', () => {
     const counts = zeroCounts();
-    expect(channelCode.apply('Mobile', counts)).toBe('mobile');
-    expect(channelCode.apply('UNKNOWN', counts)).toBeNull();
-    expect(channelCode.apply('FAX', counts)).toBe('other');
+    expect(rule.channelCode.apply('Mobile', counts)).toBe('mobile');
+    expect(rule.channelCode.apply('UNKNOWN', counts)).toBeNull();
+    expect(rule.channelCode.apply('FAX', counts)).toBe('other');
     expect(counts).toMatchObject({ channel_code: 1, placeholder_to_null: 1 });
   });
 
   it('incident_zip_text: 5 digits kept, ZIP+4 shortened, anything else null', () => {
     const counts = zeroCounts();
-    expect(incidentZipText.apply('01234', counts)).toBe('01234');
-    expect(incidentZipText.apply('10314-1234', counts)).toBe('10314');
-    expect(incidentZipText.apply('00000', counts)).toBeNull();
-    expect(incidentZipText.apply('123', counts)).toBeNull();
-    expect(incidentZipText.apply('N/A', counts)).toBeNull();
+    expect(rule.incidentZipText.apply('01234', counts)).toBe('01234');
+    expect(rule.incidentZipText.apply('10314-1234', counts)).toBe('10314');
+    expect(rule.incidentZipText.apply('00000', counts)).toBeNull();
+    expect(rule.incidentZipText.apply('123', counts)).toBeNull();
+    expect(rule.incidentZipText.apply('N/A', counts)).toBeNull();
     expect(counts).toMatchObject({ incident_zip_text: 3, placeholder_to_null: 1 });
   });
 
   it('council_district_integer: 1 to 51, otherwise null; no column gives null', () => {
     const counts = zeroCounts();
-    expect(councilDistrictInteger.apply('39', counts)).toBe(39);
-    expect(councilDistrictInteger.apply('7.0', counts)).toBe(7);
-    expect(councilDistrictInteger.apply('0', counts)).toBeNull();
-    expect(councilDistrictInteger.apply('52', counts)).toBeNull();
-    expect(councilDistrictInteger.apply(undefined, counts)).toBeNull();
+    expect(rule.councilDistrictInteger.apply('39', counts)).toBe(39);
+    expect(rule.councilDistrictInteger.apply('7.0', counts)).toBe(7);
+    expect(rule.councilDistrictInteger.apply('0', counts)).toBeNull();
+    expect(rule.councilDistrictInteger.apply('52', counts)).toBeNull();
+    expect(rule.councilDistrictInteger.apply(undefined, counts)).toBeNull();
     expect(counts.council_district_integer).toBe(2);
   });
 
   it('coordinates_numeric: numbers, read from the Location text when both are empty; 0 makes both null', () => {
     const counts = zeroCounts();
-    expect(coordinatesNumeric.apply(record({ Latitude: '40.7', Longitude: '-73.9' }), LAYOUT, counts)).toEqual([40.7, -73.9]);
-    expect(coordinatesNumeric.apply(record({ Location: '(40.6, -73.8)' }), LAYOUT, counts)).toEqual([40.6, -73.8]);
-    expect(coordinatesNumeric.apply(record({}), LAYOUT, counts)).toEqual([null, null]);
-    expect(coordinatesNumeric.apply(record({ Latitude: '0', Longitude: '0' }), LAYOUT, counts)).toEqual([null, null]);
-    expect(coordinatesNumeric.apply(record({ Latitude: '40.7' }), LAYOUT, counts)).toEqual([null, null]);
+    expect(rule.coordinatesNumeric.apply(record({ Latitude: '40.7', Longitude: '-73.9' }), LAYOUT, counts)).toEqual([40.7, -73.9]);
+    expect(rule.coordinatesNumeric.apply(record({ Location: '(40.6, -73.8)' }), LAYOUT, counts)).toEqual([40.6, -73.8]);
+    expect(rule.coordinatesNumeric.apply(record({}), LAYOUT, counts)).toEqual([null, null]);
+    expect(rule.coordinatesNumeric.apply(record({ Latitude: '0', Longitude: '0' }), LAYOUT, counts)).toEqual([null, null]);
+    expect(rule.coordinatesNumeric.apply(record({ Latitude: '40.7' }), LAYOUT, counts)).toEqual([null, null]);
     expect(counts.coordinates_numeric).toBe(2);
   });
 
   it('local_timestamps: export spellings as local time; a bad Closed Date counted', () => {
     const counts = zeroCounts();
-    expect(localTimestamps.parse('05/01/2025 01:30:00 PM')).toBe('2025-05-01T13:30:00');
-    localTimestamps.countClosedDate('not a date', null, counts);
-    localTimestamps.countClosedDate('N/A', null, counts);
-    localTimestamps.countClosedDate('', null, counts);
+    expect(rule.localTimestamps.parse('05/01/2025 01:30:00 PM')).toBe('2025-05-01T13:30:00');
+    rule.localTimestamps.countClosedDate('not a date', null, counts);
+    rule.localTimestamps.countClosedDate('N/A', null, counts);
+    rule.localTimestamps.countClosedDate('', null, counts);
     expect(counts).toMatchObject({ local_timestamps: 1, placeholder_to_null: 1 });
   });
 
   it('days_to_close: real elapsed days, 2 decimals', () => {
     const counts = zeroCounts();
     const created = Date.UTC(2025, 2, 8, 17); // 2025-03-08T12:00:00 EST
-    expect(daysToClose.apply(created, '2025-03-09T12:00:00', counts)).toBe(0.96);
-    expect(daysToClose.apply(created, null, counts)).toBeNull();
+    expect(rule.daysToClose.apply(created, '2025-03-09T12:00:00', counts)).toBe(0.96);
+    expect(rule.daysToClose.apply(created, null, counts)).toBeNull();
     expect(counts.days_to_close).toBe(1);
   });
 });
