@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { repositoryRoot } from '../../platform/repository-root.js';
 import { SettingsError, quoted, readPlatformSettings, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
 import { REVIEWED_MODEL } from './reviewed-model.js';
 
 export const HOUSES_DEFAULT_PORT = 8002;

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PlatformApp } from '../../platform/app.js';
 import { PAGE_CSP } from '../../platform/docs.js';
-import { repositoryRoot } from '../../platform/repository-root.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
 
 /**
  * The pages of the service itself (docs/requests.md, "Dashboard page"):

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { repositoryRoot } from '../../platform/repository-root.js';
+import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
 import { SettingsError, quoted, readBoolean, readPlatformSettings, readSecretList, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
-
-/** The embedded snapshot, relative to the repository root. */
-export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
 
 /**
  * Each CURSOR_SECRET shorter than this is refused: 32 characters are 128 bits or more for any random
@@ -31,13 +29,6 @@ export interface RequestSettings extends PlatformSettings {
   showDashboard: boolean;
 }
 
-export function defaultSnapshotPath(): string {
-  return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
-}
-
-export const DEFAULT_POSTGRES_SCHEMA = 'public';
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
  * PostgreSQL database (an optional `schema` query parameter names the schema of the tables);
@@ -46,21 +37,19 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function readDatabaseLocation(env: Env): DatabaseLocation {
   const value = readText(env, 'DATABASE_URL', { expected: 'a SQLite file path or a postgres:// URL', secret: true });
   if (value === undefined) return { kind: 'sqlite', path: defaultSnapshotPath(), isDefault: true };
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    let url: URL;
+  if (isPostgresUrl(value)) {
+    if (URL.canParse(value) && new URL(value).searchParams.getAll('schema').length > 1) {
+      throw new SettingsError('DATABASE_URL', 'the schema parameter is given more than once');
+    }
     try {
-      url = new URL(value);
-    } catch {
+      const target = parsePostgresTarget(value);
+      return { kind: 'postgres', url: target.connectionString, schema: target.schema };
+    } catch (error) {
+      if (error instanceof PostgresSchemaNameError) {
+        throw new SettingsError('DATABASE_URL', `schema ${quoted(error.schema)} is not a plain identifier (letters, digits, _)`);
+      }
       throw new SettingsError('DATABASE_URL', 'not a valid postgres:// URL');
     }
-    const schemas = url.searchParams.getAll('schema');
-    if (schemas.length > 1) throw new SettingsError('DATABASE_URL', 'the schema parameter is given more than once');
-    const schema = schemas[0] ?? null;
-    if (schema !== null && !SCHEMA_NAME.test(schema)) {
-      throw new SettingsError('DATABASE_URL', `schema ${quoted(schema)} is not a plain identifier (letters, digits, _)`);
-    }
-    url.searchParams.delete('schema');
-    return { kind: 'postgres', url: url.toString(), schema: schema ?? DEFAULT_POSTGRES_SCHEMA };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
     throw new SettingsError('DATABASE_URL', 'must be a SQLite file path or a postgres:// URL');
