@@ -58,7 +58,7 @@ const CASES: Record<string, ServiceCase> = {
   },
   requests: {
     entry: 'src/services/requests/main.ts',
-    env: { API_KEY: KEY, CURSOR_SECRET: 'reliability-bench-cursor-secret' },
+    env: { API_KEY: KEY, CURSOR_SECRET: 'reliability-bench-cursor-secret-0123' },
     requests: [
       { method: 'GET', path: '/v1/service-requests?limit=50', headers: { 'x-api-key': KEY } },
       { method: 'GET', path: '/v1/service-requests?borough=queens&limit=50', headers: { 'x-api-key': KEY } },

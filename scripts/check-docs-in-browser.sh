@@ -7,7 +7,7 @@
 # Usage: bash scripts/check-docs-in-browser.sh   (builds, starts each service on a free port, stops it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v chromium >/dev/null || { echo "chromium is not installed (apt-get install chromium)"; exit 2; }
+command -v chromium >/dev/null || { echo "chromium is not installed (bash scripts/install-chromium.sh)"; exit 2; }
 npx tsc -b tsconfig.build.json
 status=0
 check() {

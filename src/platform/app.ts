@@ -80,7 +80,7 @@ export async function createServiceApp(
   options: AppOptions = {},
 ): Promise<PlatformApp> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(service.name, options.logStream),
+    logger: options.logger === false ? false : loggerOptions(service.name, settings.logLevel, options.logStream),
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     bodyLimit: BODY_LIMIT_BYTES,

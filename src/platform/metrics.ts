@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './errors.js';
-import { SettingsError, type Env } from './settings.js';
+import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './settings.js';
 
 /**
  * GET /metrics in the Prometheus text format (prom-client), for operators, not for API clients:
@@ -23,13 +23,17 @@ export const METRICS_PATH = '/metrics';
 /** A METRICS_KEY shorter than this is refused: the metrics endpoint must not be guessable. */
 export const METRICS_KEY_MIN_LENGTH = 16;
 
+const METRICS_KEY_SHAPE = {
+  expected: `a key of at least ${METRICS_KEY_MIN_LENGTH} printable ASCII characters without spaces`,
+  secret: true,
+};
+
+/** METRICS_KEY through the shared reader (settings.ts): unset means no /metrics; set but unusable stops the start. */
 export function readMetricsKey(env: Env): string | null {
-  const raw = env.METRICS_KEY;
-  if (raw === undefined || raw.trim() === '') return null;
-  const key = raw.trim();
-  if (!/^[\x21-\x7e]+$/.test(key)) throw new SettingsError('METRICS_KEY', 'must be printable ASCII without spaces');
-  if (key.length < METRICS_KEY_MIN_LENGTH) {
-    throw new SettingsError('METRICS_KEY', `must be at least ${METRICS_KEY_MIN_LENGTH} characters`);
+  const key = readText(env, 'METRICS_KEY', METRICS_KEY_SHAPE);
+  if (key === undefined) return null;
+  if (!PRINTABLE_TOKEN.test(key) || key.length < METRICS_KEY_MIN_LENGTH) {
+    throw new SettingsError('METRICS_KEY', `the value is not ${METRICS_KEY_SHAPE.expected}`);
   }
   return key;
 }

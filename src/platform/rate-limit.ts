@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './errors.js';
-import { SettingsError, type Env } from './settings.js';
+import { SettingsError, quoted, readText, type Env } from './settings.js';
 
 /**
  * Rate limits (`@fastify/rate-limit`), off unless `RATE_LIMIT` is set (`600/minute`).
@@ -33,23 +33,28 @@ export interface RateLimitSettings {
 
 const WINDOWS: Readonly<Record<string, number>> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
+const RATE_LIMIT_SHAPE = { expected: 'a limit of the form N/second, N/minute, N/hour or N/day with N at least 1 (for example 600/minute)' };
+const REDIS_URL_SHAPE = { expected: 'a redis:// or rediss:// URL', secret: true };
+
+/**
+ * RATE_LIMIT and RATE_LIMIT_REDIS_URL through the shared reader (settings.ts): unset means no limit;
+ * set but unusable stops the start. The Redis URL may hold a password: it is never quoted.
+ */
 export function readRateLimit(env: Env): RateLimitSettings | null {
-  const raw = env.RATE_LIMIT;
-  const redisRaw = env.RATE_LIMIT_REDIS_URL;
-  const redisUrl = redisRaw === undefined || redisRaw.trim() === '' ? null : redisRaw.trim();
-  if (raw === undefined || raw.trim() === '') {
+  const value = readText(env, 'RATE_LIMIT', RATE_LIMIT_SHAPE);
+  const redisUrl = readText(env, 'RATE_LIMIT_REDIS_URL', REDIS_URL_SHAPE) ?? null;
+  if (value === undefined) {
     if (redisUrl !== null) throw new SettingsError('RATE_LIMIT_REDIS_URL', 'is set but RATE_LIMIT is not (set both, or neither)');
     return null;
   }
-  const match = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/.exec(raw.trim());
+  const match = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/i.exec(value);
   const max = match ? Number(match[1]) : 0;
-  if (!match || max < 1) {
-    throw new SettingsError('RATE_LIMIT', `"${raw}" is not a limit of the form N/second, N/minute, N/hour or N/day with N at least 1 (for example 600/minute)`);
+  if (!match || max < 1) throw new SettingsError('RATE_LIMIT', `${quoted(value)} is not ${RATE_LIMIT_SHAPE.expected}`);
+  if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl)) {
+    throw new SettingsError('RATE_LIMIT_REDIS_URL', `the value is not ${REDIS_URL_SHAPE.expected}`);
   }
-  if (redisUrl !== null && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    throw new SettingsError('RATE_LIMIT_REDIS_URL', 'must be a redis:// or rediss:// URL');
-  }
-  return { max, windowMs: WINDOWS[match[2]!]!, text: `${max}/${match[2]}`, redisUrl };
+  const window = match[2]!.toLowerCase();
+  return { max, windowMs: WINDOWS[window]!, text: `${max}/${window}`, redisUrl };
 }
 
 /** The counter a request counts against: a hash of an accepted key, or the client address. */

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { SettingsError } from '../../platform/settings.js';
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
 import type { PreparedService } from '../../platform/server.js';
-import type { Env } from '../../platform/settings.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
+import { registerServicePages } from './dashboard-pages.js';
 import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
@@ -13,7 +13,7 @@ import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
 import { ServiceRequest } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
-import { readRequestSettings, type DatabaseLocation, type RequestSettings } from './settings.js';
+import type { DatabaseLocation, RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
 
 export const REQUESTS_OPENAPI = {
@@ -76,25 +76,42 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
         registerServiceRequestRoutes(service, {
           store,
           texts: new ServiceRequestTexts(store),
-          cursors: new CursorCodec(settings.cursorSecret),
-          caching: new FrozenSnapshotCaching(settings.cursorSecret),
+          cursors: new CursorCodec(settings.cursorSecrets),
+          // The ETags follow the signing secret: next_cursor texts depend on it.
+          caching: new FrozenSnapshotCaching(settings.cursorSecrets[0] as Buffer),
         });
+        registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });
       },
     },
     settings,
     options,
   );
   app.addHook('onClose', async () => store.close());
+  if (settings.cursorSecretGenerated) {
+    app.log.warn(
+      'CURSOR_SECRET is not set: cursors are signed with a random secret made at this start; they will not survive a restart or work on another replica (set CURSOR_SECRET, the same on every replica)',
+    );
+  }
   return app;
 }
 
 /**
- * The service-request API from the environment, ready to listen (npm run start:requests, npm start):
+ * A key made at start is shown once, on stderr, for the person starting the service: never on
+ * stdout, where the JSON log lines go to log collectors.
+ */
+function printGeneratedApiKey(key: string): void {
+  process.stderr.write(
+    `[requests] API_KEY is not set: every /v1 path needs the X-API-Key header, and the key for this run is ${key}\n` +
+      'Set API_KEY (several keys separated by commas) to use fixed keys that survive a restart.\n',
+  );
+}
+
+/**
+ * The service-request API from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:requests, npm start):
  * builds the embedded snapshot when it is absent, reads the store's keyset index ahead of the first
  * request, and prints a generated API key once.
  */
-export async function prepareRequestsService(env: Env): Promise<PreparedService> {
-  const settings = readRequestSettings(env);
+export async function prepareRequestsService(settings: RequestSettings): Promise<PreparedService> {
   if (settings.database.kind === 'sqlite') {
     if (settings.database.isDefault) await ensureDefaultSnapshot(settings.database.path);
     else if (!existsSync(settings.database.path)) {
@@ -105,9 +122,6 @@ export async function prepareRequestsService(env: Env): Promise<PreparedService>
   const store = openServiceRequestStore(settings.database);
   await store.warmUp().catch(() => undefined); // a store that cannot be read answers 503 until it can
   const app = await buildRequestsApp(settings, { store });
-  if (settings.generatedApiKey !== null) {
-    // Printed once, on stdout, outside the per-request log lines.
-    process.stdout.write(`[requests] API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);
-  }
+  if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
   return { app, host: settings.host, port: settings.port };
 }

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ensureSnapshot } from './snapshot/ensure-snapshot.js';
-import { createProgressReporter } from './snapshot/progress-reporter.js';
+import { createProgressReporter, ensureSnapshot } from '../../ingest/nyc311/index.js';
 
 /**
  * The embedded snapshot is built at start when absent (synthetic export, a few seconds, no

@@ -14,8 +14,9 @@ import {
   readComplaintTypeCountsFromPostgres,
   readDailyStatsFromPostgres,
   readSnapshotMetaFromPostgres,
-} from './snapshot/snapshot-readers.js';
-import type { SnapshotMeta } from './snapshot/service-request.js';
+} from '../../ingest/nyc311/index.js';
+import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
@@ -24,10 +25,6 @@ export interface PostgresStoreOptions {
   schema: string;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**

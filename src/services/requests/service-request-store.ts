@@ -1,6 +1,6 @@
 import type { CursorPosition } from './cursor.js';
 import type { ListFilters } from './list-filters.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './snapshot/service-request.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with

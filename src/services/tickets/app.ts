@@ -1,11 +1,10 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
-import type { Env } from '../../platform/settings.js';
 import { KeywordClassifier } from './classifier.js';
 import { registerTicketRoutes } from './routes.js';
 import { KEYWORDS_1_0 } from './rule-sets/keywords-1.0.js';
-import { readTicketSettings, type TicketSettings } from './settings.js';
+import type { TicketSettings } from './settings.js';
 
 export const TICKETS_OPENAPI = {
   title: 'Ticket Classifier API',
@@ -44,8 +43,7 @@ export async function buildTicketsApp(settings: TicketSettings, options: AppOpti
   );
 }
 
-/** The ticket service from the environment, ready to listen (npm run start:tickets, npm start). */
-export async function prepareTicketsService(env: Env): Promise<PreparedService> {
-  const settings = readTicketSettings(env);
+/** The ticket service from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:tickets, npm start). */
+export async function prepareTicketsService(settings: TicketSettings): Promise<PreparedService> {
   return { app: await buildTicketsApp(settings), host: settings.host, port: settings.port };
 }
