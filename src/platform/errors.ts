@@ -61,8 +61,16 @@ export class ApiError extends Error {
   }
 }
 
+/** The error object; whoever made `fields`, at most MAX_ERROR_FIELDS names, each as shownFieldName shows it. */
 export function errorBody(code: string, message: string, requestId: string, fields: readonly string[] = []): ErrorResponse {
-  return { error: { code, message, request_id: requestId, fields: [...fields] } };
+  return { error: { code, message, request_id: requestId, fields: fields.slice(0, MAX_ERROR_FIELDS).map(shownFieldName) } };
+}
+
+/** `a, b, c` for the first MAX_ERROR_FIELDS names, then `(and N more fields)`: for messages that list fields. */
+export function listedFieldNames(fields: readonly string[]): string {
+  const listed = fields.slice(0, MAX_ERROR_FIELDS).map(shownFieldName).join(', ');
+  const unlisted = fields.length - MAX_ERROR_FIELDS;
+  return unlisted > 0 ? `${listed} (and ${unlisted} more field${unlisted === 1 ? '' : 's'})` : listed;
 }
 
 /** A field name as an error answer shows it: cut to MAX_FIELD_NAME_LENGTH characters (never inside a surrogate pair). */

@@ -129,6 +129,16 @@ withService(HOUSES, (app) => {
     }
   });
 
+  it('outside_model_area of 100 houses names the first 100 coordinates and says how many more', async () => {
+    const response = await batch({ houses: Array.from({ length: 100 }, () => ({ ...valid, lat: 10, long: 10 })) });
+    const error = errorOf(response);
+    expect(response.statusCode).toBe(422);
+    expect(error.code).toBe('outside_model_area');
+    expect(error.fields).toHaveLength(100);
+    expect(error.fields.slice(0, 3)).toEqual(['houses.0.lat', 'houses.0.long', 'houses.1.lat']);
+    expect(error.message).toMatch(/houses\.49\.long \(and 100 more fields\)$/);
+  });
+
   it('a constructor key in a house of a batch is named by its path', async () => {
     const response = await app().inject({
       method: 'POST',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { ApiError, FieldProblems } from '../../platform/errors.js';
+import { ApiError, FieldProblems, listedFieldNames } from '../../platform/errors.js';
 import { addValidationProblems } from '../../platform/validation.js';
 import type { ModelArea } from './house-model.js';
 import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
@@ -36,7 +36,7 @@ export function refuseOutsideArea(houses: readonly House[], area: ModelArea, pre
     throw new ApiError(
       422,
       'outside_model_area',
-      `The house lies outside the model area (lat ${area.lat.min} to ${area.lat.max}, long ${area.long.min} to ${area.long.max}): ${fields.join(', ')}`,
+      `The house lies outside the model area (lat ${area.lat.min} to ${area.lat.max}, long ${area.long.min} to ${area.long.max}): ${listedFieldNames(fields)}`,
       fields,
     );
   }
