@@ -24,12 +24,12 @@ function fill(item: string, budget: number, separator = ','): string {
   return Array.from({ length: count }, () => item).join(separator);
 }
 
-/** Distinct keys `k0`, `k1`, ... each with the value `value`, filling `budget` characters. */
-function manyKeys(budget: number, value = '0'): string {
+/** Distinct keys `k0`, `k1`, ... (written `prefix0`, ...) each with the value `value`, filling `budget` characters. */
+function manyKeys(budget: number, value = '0', prefix = 'k'): string {
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; ; i += 1) {
-    const part = `"k${i}":${value}`;
+    const part = `"${prefix}${i}":${value}`;
     if (size + part.length + 1 > budget) break;
     parts.push(part);
     size += part.length + 1;
@@ -53,6 +53,8 @@ function genericBodies(wrap: (inner: string, budget: number) => string): { name:
   const budget = BODY_BUDGET - 32;
   return [
     { name: 'thousands of unknown fields', payload: wrap(`{${manyKeys(budget)}}`, budget) },
+    { name: 'thousands of unknown fields written with escapes', payload: wrap(`{${manyKeys(budget, '0', '\\u006b')}}`, budget) },
+    { name: 'a number of 60,000 digits', payload: wrap('1'.repeat(budget - 8), budget) },
     { name: 'deeply nested arrays', payload: wrap(nestedArrays(Math.floor(budget / 2)), budget) },
     { name: 'deeply nested objects', payload: wrap(nestedObjects(budget), budget) },
     { name: 'huge array of numbers', payload: wrap(`[${fill('0', budget - 2)}]`, budget) },
