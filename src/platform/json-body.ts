@@ -4,7 +4,7 @@ import { FieldProblems, type ApiError } from './errors.js';
 
 /**
  * Request bodies (docs/decisions.md, "Content type"; docs/reliability.md, "Hostile input"). On top of
- * Fastify's JSON parser (size limit, prototype poisoning), a JSON body is refused with 422
+ * Fastify's JSON parser (size limit), a JSON body is refused with 422
  * `invalid_request` when:
  * - its bytes are not valid UTF-8 (JSON text must be UTF-8; decoding would silently turn them into
  *   U+FFFD), fields `body`;

@@ -166,6 +166,8 @@ withService(REQUESTS, (app) => {
       ['/v1/service-requests/1?x=1', ['x'], 'x is not an allowed parameter'],
       ['/v1/service-requests/abc', ['id'], 'id must be an integer'],
       ['/v1/stats/daily?borough=queens&borough=queens', ['borough'], 'borough is given more than once'],
+      ['/v1/service-requests?__proto__=x', ['__proto__'], '__proto__ is not an allowed parameter'],
+      ['/v1/dataset?constructor=x', ['constructor'], 'constructor is not an allowed parameter'],
     ];
     for (const [url, fields, problem] of cases) {
       expectError(await get(url), 422, 'invalid_request', fields, `The request is not valid: ${problem}`);
