@@ -96,14 +96,17 @@ export class FieldProblems {
 
   constructor(private readonly noun: 'field' | 'parameter' = 'field') {}
 
-  /** Records `field` (its full name) with its problem; a field already recorded is ignored. */
-  add(field: string, problem: string): this {
+  /**
+   * Records `field` (its full name) with its problem; a field already recorded is ignored. The problem
+   * may be given as a function, worded only for the names that are listed.
+   */
+  add(field: string, problem: string | (() => string)): this {
     if (this.seen.has(field)) return this;
     this.seen.add(field);
     if (this.fields.length < MAX_ERROR_FIELDS) {
       const shown = shownFieldName(field);
       this.fields.push(shown);
-      this.problems.push(`${shown} ${problem}`);
+      this.problems.push(`${shown} ${typeof problem === 'string' ? problem : problem()}`);
     } else {
       this.unlisted += 1;
     }

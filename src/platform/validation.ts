@@ -118,11 +118,8 @@ function wholeNameOf(part: RequestPart): string {
 /** A JSON pointer such as `/houses/1/grade` as a field path `houses.1.grade`. */
 function pointerToPath(pointer: string): string {
   if (pointer === '') return '';
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => (part.includes('~') ? part.replace(/~1/g, '/').replace(/~0/g, '~') : part))
-    .join('.');
+  const path = pointer.slice(1).replaceAll('/', '.');
+  return path.includes('~') ? path.replaceAll('~1', '/').replaceAll('~0', '~') : path;
 }
 
 function join(parent: string, child: string): string {
@@ -255,7 +252,7 @@ export function addValidationProblems(
   for (const error of errors) {
     // `if` adds a summary after its then/else errors, which already name the field.
     if (error.keyword === 'if' || isBranchError(error)) continue;
-    problems.add(fieldOfError(error, wholeName), describeError(error, noun));
+    problems.add(fieldOfError(error, wholeName), () => describeError(error, noun));
   }
   if (problems.size === 0) problems.add(wholeName, 'is not valid');
   return problems;
