@@ -11,6 +11,8 @@ export interface WorstRequest {
   url: string;
   /** The JSON text of the body (POST). */
   payload?: string;
+  /** The status it must get: 422 unless said (ignored parameters are 200, a body to /health 405). */
+  status?: number;
 }
 
 /** Just under the body limit (64 KiB), to leave room for a wrapper of a few bytes. */
@@ -75,14 +77,28 @@ function batch(items: string): string {
   return `{"houses":[${items}]}`;
 }
 
+/** Paths whose query parameters are ignored (200), and a JSON body sent where none is read (405). */
+function otherPaths(paths: readonly string[], body: string): WorstRequest[] {
+  const unknown = fill('p=1', QUERY_BUDGET, '&');
+  return [
+    ...paths.map((path) => ({ method: 'GET' as const, name: `${path}: thousands of ignored parameters`, url: `${path}?${unknown}`, status: 200 })),
+    { method: 'POST', name: '/health: a body of 64 KiB', url: '/health', payload: body, status: 405 },
+  ];
+}
+
 /** Every worst request of a service (the request's own size is always within the limits). */
 export function worstRequests(service: 'tickets' | 'houses' | 'requests'): WorstRequest[] {
+  const anyBody = `{${manyKeys(BODY_BUDGET)}}`;
   if (service === 'tickets') {
-    return [
+    const bodies = [
       ...genericBodies((inner) => inner).map((body) => ({ ...body, name: `body: ${body.name}` })),
       ...genericBodies((inner) => `{"subject":${inner}}`).map((body) => ({ ...body, name: `subject: ${body.name}` })),
       { name: 'subject and body of 64 KiB of text', payload: `{"subject":"${'a'.repeat(30_000)}","body":"${'é'.repeat(15_000)}"}` },
-    ].map((body) => ({ method: 'POST' as const, url: '/v1/classify', ...body }));
+    ];
+    return [
+      ...otherPaths(['/health', '/ready', '/v1/categories'], anyBody),
+      ...bodies.map((body) => ({ method: 'POST' as const, url: '/v1/classify', ...body })),
+    ];
   }
   if (service === 'houses') {
     const single = genericBodies((inner) => inner).map((body) => ({ ...body, name: `estimate: ${body.name}`, url: '/v1/estimates' }));
@@ -101,7 +117,7 @@ export function worstRequests(service: 'tickets' | 'houses' | 'requests'): Worst
       },
       { name: 'batch of nested empty batches', payload: batch(fill('{"houses":[]}', BODY_BUDGET - 14)) },
     ].map((body) => ({ ...body, url: '/v1/estimates/batch' }));
-    return [...single, ...houses, ...items, ...batches].map((body) => ({ method: 'POST' as const, ...body }));
+    return [...otherPaths(['/health', '/ready', '/v1/model'], anyBody), ...[...single, ...houses, ...items, ...batches].map((body) => ({ method: 'POST' as const, ...body }))];
   }
   const unknown = Array.from({ length: 2000 }, (_, i) => `p${i}=1`).join('&').slice(0, QUERY_BUDGET);
   const queries = [
@@ -112,7 +128,10 @@ export function worstRequests(service: 'tickets' | 'houses' | 'requests'): Worst
     { name: 'a long date', query: `created_to=${'2'.repeat(QUERY_BUDGET - 11)}` },
     { name: 'a long limit', query: `limit=${'9'.repeat(QUERY_BUDGET - 6)}` },
   ];
-  return ['/v1/service-requests', '/v1/service-requests/1', '/v1/stats/daily', '/v1/complaint-types', '/v1/dataset'].flatMap((path) =>
-    queries.map(({ name, query }) => ({ method: 'GET' as const, name: `${path}: ${name}`, url: `${path}?${query}` })),
-  );
+  return [
+    ...otherPaths(['/health', '/ready'], anyBody),
+    ...['/v1/service-requests', '/v1/service-requests/1', '/v1/stats/daily', '/v1/complaint-types', '/v1/dataset'].flatMap((path) =>
+      queries.map(({ name, query }) => ({ method: 'GET' as const, name: `${path}: ${name}`, url: `${path}?${query}` })),
+    ),
+  ];
 }
