@@ -12,7 +12,7 @@ import { ApiKeyChecker } from './api-key.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, unauthorized } from './errors.js';
+import { ErrorResponse, MESSAGES, unauthorized } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
@@ -99,6 +99,9 @@ export async function createServiceApp(
     clientErrorHandler: handleClientError,
     // A path parameter over 200 characters, a broken percent-encoding: the error object too.
     frameworkErrors: handleFrameworkError,
+    // The answer is worded from the ajv errors themselves (error-handler.ts); Fastify's own text of
+    // every error would only cost time on a body with thousands of them.
+    schemaErrorFormatter: () => new Error(MESSAGES.invalidRequest),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -53,7 +53,7 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
   return async (request: { params: unknown; query: unknown }): Promise<void> => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw invalidRequest([name], `The request is not valid: ${name} must be integer`);
+      throw invalidRequest([name], `The request is not valid: ${name} must be an integer`);
     }
   };
 }
