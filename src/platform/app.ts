@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
+import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
 import { ErrorResponse, unauthorized } from './errors.js';
@@ -59,6 +60,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Time a request body has to arrive completely (default REQUEST_TIMEOUT_MS); tests shorten it. */
   bodyTimeoutMs?: number;
+  /** Limits of the pipelining backpressure (default BACKPRESSURE_LIMITS); tests shorten them. */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 /**
@@ -92,6 +95,9 @@ export async function createServiceApp(
     frameworkErrors: handleFrameworkError,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Pipelined requests are handed to the service one at a time per connection, as its answers are read.
+  new ConnectionBackpressure({ ...BACKPRESSURE_LIMITS, ...options.backpressure }).install(app.server);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));

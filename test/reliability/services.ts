@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
 import { REPO_ROOT } from '../support/http.js';
 
 /**
@@ -18,11 +18,25 @@ export interface JsonEndpoint {
   numberField: string;
 }
 
+export interface BuildOptions {
+  dataCopies?: number;
+  appOptions?: Pick<AppOptions, 'backpressure' | 'bodyTimeoutMs'>;
+}
+
+/** The app options of a service under test: its log lines to `logs` (or none), and shortened limits. */
+function appOptionsFor(logs: Writable | undefined, extra: BuildOptions | undefined): AppOptions {
+  return { ...(logs ? { logStream: logs } : { logger: false }), ...extra?.appOptions };
+}
+
 export interface ServiceUnderTest {
   name: 'tickets' | 'houses' | 'requests';
   available: boolean;
-  /** Builds the service with these keys (API_KEY) and its log lines written to `logs`. */
-  build(apiKey: string, logs?: Writable): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
+  /**
+   * Builds the service with these keys (API_KEY) and its log lines written to `logs`. `dataCopies`
+   * (requests only) serves that many copies of the fixture rows, for answers of realistic size;
+   * `appOptions` shortens the platform's limits.
+   */
+  build(apiKey: string, logs?: Writable, extra?: BuildOptions): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
   /** A POST with a JSON body, or undefined when the service has none (requests: GET only). */
   json?: JsonEndpoint;
   /** A GET that needs the key and answers 200 with it. */
@@ -38,10 +52,10 @@ const exists = (relative: string) => existsSync(resolve(REPO_ROOT, relative));
 export const TICKETS: ServiceUnderTest = {
   name: 'tickets',
   available: exists('src/services/tickets/app.ts'),
-  async build(apiKey, logs) {
+  async build(apiKey, logs, extra) {
     const { buildTicketsApp } = await import('../../src/services/tickets/app.js');
     const { readTicketSettings } = await import('../../src/services/tickets/settings.js');
-    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), logs ? { logStream: logs } : { logger: false });
+    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: { path: '/v1/classify', validBody: { subject: 'I was charged twice', body: 'refund please' }, stringField: 'subject', numberField: 'subject' },
@@ -53,9 +67,9 @@ export const TICKETS: ServiceUnderTest = {
 export const HOUSES: ServiceUnderTest = {
   name: 'houses',
   available: exists('src/services/houses/app.ts'),
-  async build(apiKey, logs) {
+  async build(apiKey, logs, extra) {
     const support = await import('../houses/support.js');
-    const app = await support.buildFixtureApp({ API_KEY: apiKey }, logs ? { logStream: logs } : { logger: false });
+    const app = await support.buildFixtureApp({ API_KEY: apiKey }, appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: {
@@ -75,13 +89,16 @@ export const HOUSES: ServiceUnderTest = {
 export const REQUESTS: ServiceUnderTest = {
   name: 'requests',
   available: exists('src/services/requests/app.ts'),
-  async build(apiKey, logs) {
-    const { createSqliteFixture } = await import('../requests/support/fixture-database.js');
+  async build(apiKey, logs, extra) {
+    const dataCopies = extra?.dataCopies ?? 1;
+    const { createSqliteFixture, readFixtureRows } = await import('../requests/support/fixture-database.js');
     const { buildRequestsApp } = await import('../../src/services/requests/app.js');
     const { readRequestSettings } = await import('../../src/services/requests/settings.js');
-    const fixture = createSqliteFixture();
+    const rows = readFixtureRows();
+    const copies = Array.from({ length: dataCopies }, (_, copy) => rows.map((row) => ({ ...row, id: row.id + copy * 1_000_000_000 }))).flat();
+    const fixture = createSqliteFixture({ rows: copies });
     const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123', DATABASE_URL: fixture.databaseUrl });
-    const app = await buildRequestsApp(settings, logs ? { logStream: logs } : { logger: false });
+    const app = await buildRequestsApp(settings, appOptionsFor(logs, extra));
     return { app, cleanup: () => fixture.drop() };
   },
   keyedGet: '/v1/service-requests?limit=2',

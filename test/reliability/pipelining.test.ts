@@ -1,0 +1,132 @@
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlatformApp } from '../../src/platform/app.js';
+import { pipelineWithoutReading, rawExchange } from './raw-http.js';
+import { SERVICES, type ServiceUnderTest } from './services.js';
+
+/**
+ * Issue 11, item 2: clients that pipeline hundreds of requests on one connection and never read
+ * the answers. The service must stop reading such a connection (backpressure), so its memory stays
+ * bounded, and a normal client's /health is answered promptly meanwhile. Figures in bench/README.md
+ * ("Pipelining"); the bounds here are generous because the machine is shared.
+ */
+const KEY = 'pipelining-key';
+const CLIENTS = 6;
+const REQUESTS_PER_CLIENT = 500;
+const WATCH_MS = 3000;
+/** Generous: measured +0 to +13 MB with the backpressure, +97 MB in 3 s (and growing) without (requests). */
+const RSS_GROWTH_BOUND_MB = 60;
+const HEALTH_BOUND_MS = 1000;
+
+/** The most expensive request each service answers with a key: a full page, a classification, an estimate. */
+function costlyRequest(service: ServiceUnderTest): string {
+  if (!service.json) return `GET /v1/service-requests?limit=1000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`;
+  const body = JSON.stringify(service.json.validBody);
+  return `POST ${service.json.path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
+
+describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: pipelining clients that never read', (_name, service: ServiceUnderTest) => {
+  let app: PlatformApp;
+  let port: number;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    if (!service.available) return;
+    // requests: 40 copies of the fixture, so that a page of 1000 is a real page (about 500 KB).
+    ({ app, cleanup } = await service.build(KEY, undefined, { dataCopies: 40 }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    port = (app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    if (!service.available) return;
+    await app.close();
+    await cleanup();
+  });
+
+  it.skipIf(!service.available)(
+    `${CLIENTS} clients x ${REQUESTS_PER_CLIENT} pipelined requests: RSS growth under ${RSS_GROWTH_BOUND_MB} MB, /health under ${HEALTH_BOUND_MS} ms`,
+    async () => {
+      // Warm-up: the first answers compile schemas and serializers.
+      for (let i = 0; i < 3; i += 1) {
+        await fetch(`http://127.0.0.1:${port}/health`);
+        expect((await rawExchange(port, costlyRequest(service))).status).toBe(200);
+      }
+      const before = rssMb();
+      const sockets: Socket[] = [];
+      let peak = before;
+      const healthMs: number[] = [];
+      try {
+        for (let i = 0; i < CLIENTS; i += 1) sockets.push(await pipelineWithoutReading(port, costlyRequest(service), REQUESTS_PER_CLIENT));
+        const until = Date.now() + WATCH_MS;
+        while (Date.now() < until) {
+          const started = Date.now();
+          const health = await fetch(`http://127.0.0.1:${port}/health`);
+          expect(health.status).toBe(200);
+          healthMs.push(Date.now() - started);
+          peak = Math.max(peak, rssMb());
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+      const growth = peak - before;
+      console.log(`${service.name}: RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${growth.toFixed(0)}), /health max ${Math.max(...healthMs)} ms over ${healthMs.length} probes`);
+      expect(growth).toBeLessThan(RSS_GROWTH_BOUND_MB);
+      expect(Math.max(...healthMs)).toBeLessThan(HEALTH_BOUND_MS);
+    },
+    30_000,
+  );
+});
+
+describe('a pipelining client that stops reading', () => {
+  it('is cut off after the stall timeout; the others are served meanwhile', async () => {
+    const { REQUESTS } = await import('./services.js');
+    const { app, cleanup } = await REQUESTS.build(KEY, undefined, { dataCopies: 40, appOptions: { backpressure: { stallTimeoutMs: 500 } } });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const started = Date.now();
+      const socket = await pipelineWithoutReading(port, costlyRequest(REQUESTS), 200);
+      // The client does not read, so it cannot see the close: the server's side is watched.
+      const connections = () => new Promise<number>((r) => app.server.getConnections((_error, count) => r(count)));
+      let closedAfter = -1;
+      while (Date.now() - started < 8000) {
+        if ((await connections()) === 0) {
+          closedAfter = Date.now() - started;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(closedAfter).toBeGreaterThan(0);
+      console.log(`requests: the non-reading connection was closed after ${closedAfter} ms (stall timeout 500 ms)`);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      socket.destroy();
+    } finally {
+      await app.close();
+      await cleanup();
+    }
+  }, 20_000);
+});
+
+describe('a pipelining client that reads', () => {
+  it('gets every answer, in order, on the same connection', async () => {
+    const { TICKETS } = await import('./services.js');
+    const { app, cleanup } = await TICKETS.build(KEY);
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const count = 300;
+      const head = Array.from({ length: count }, (_, i) => `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-ID: pipelined-${i}\r\n\r\n`).join('');
+      const exchange = await rawExchange(port, head, { idleMs: 1000 });
+      const ids = [...exchange.text.matchAll(/X-Request-ID: (pipelined-\d+)/gi)].map((match) => match[1]);
+      expect(ids).toEqual(Array.from({ length: count }, (_, i) => `pipelined-${i}`));
+      expect(exchange.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(count);
+    } finally {
+      await app.close();
+      await cleanup();
+    }
+  }, 20_000);
+});
