@@ -12,10 +12,11 @@ import { ApiKeyChecker } from './api-key.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
-import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, unauthorized } from './errors.js';
+import { DOCS_CSP, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { ErrorResponse, notFound, unauthorized } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
-import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
+import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
+import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
@@ -84,7 +85,8 @@ export async function createServiceApp(
     // an idle socket after 30 s, idle keep-alive sockets after 5 s.
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Node checks those timeouts every 30 s by default: a slow client then holds a socket up to 40 s.
-    http: { connectionsCheckingInterval: 1_000 },
+    // A missing Host is refused by the platform (http-protocol.ts), with the error object.
+    http: { connectionsCheckingInterval: 1_000, requireHostHeader: false },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
@@ -96,9 +98,16 @@ export async function createServiceApp(
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Pipelined requests are handed to the service one at a time per connection, as its answers are read.
+  // Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
+  // connection, as its answers are read.
+  routeExpectations(app.server);
   new ConnectionBackpressure({ ...BACKPRESSURE_LIMITS, ...options.backpressure }).install(app.server);
 
+  // Every method Node parses is routed, so that a known path answers 405 to any other (CONNECT is
+  // never routed: Node closes such a connection itself).
+  for (const method of ROUTABLE_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
@@ -114,6 +123,7 @@ export async function createServiceApp(
   app.addHook('onRoute', (route) => routes.record(route));
 
   const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  app.addHook('onRequest', refuseMalformedRequests);
   app.addHook('onRequest', bodyDeadlines.watch);
   app.addHook('preValidation', bodyDeadlines.release);
   app.addHook('onResponse', bodyDeadlines.release);
@@ -126,13 +136,26 @@ export async function createServiceApp(
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     cors.decorate(request, reply);
+    // Routing before the body: an unknown path is 404 whatever its body, which is never read.
+    if (request.is404) {
+      done(notFound());
+      return;
+    }
     if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
       done(unauthorized());
       return;
     }
     done();
   });
+  app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
   app.addHook('preValidation', refuseUnusableParameters);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    // Every HTML page (Swagger UI and its static files, ReDoc) carries the docs' policy.
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && !reply.hasHeader('content-security-policy')) {
+      reply.header('Content-Security-Policy', DOCS_CSP);
+    }
+    closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload));
+  });
   app.addHook('onResponse', logRequest);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);

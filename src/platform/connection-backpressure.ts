@@ -65,11 +65,11 @@ export class ConnectionBackpressure {
   constructor(private readonly limits: BackpressureLimits = BACKPRESSURE_LIMITS) {}
 
   /**
-   * Puts the backpressure in front of the server's `request` listeners (Fastify's handler) and
-   * `checkContinue` listeners. Call once, after the listeners are added.
+   * Puts the backpressure in front of the server's listeners of requests (Fastify's handler, and
+   * the `Expect` events of http-protocol.ts). Call once, after the listeners are added.
    */
   install(server: Server): void {
-    for (const event of ['request', 'checkContinue'] as const) {
+    for (const event of ['request', 'checkContinue', 'checkExpectation'] as const) {
       for (const listener of server.listeners(event) as RequestListener[]) {
         server.removeListener(event, listener);
         server.on(event, (request: IncomingMessage, response: ServerResponse) => this.admit(request, response, listener));
