@@ -12,7 +12,7 @@ import { ApiKeyChecker } from './api-key.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
-import { DOCS_CSP, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { addPolicyToHtml, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
 import { ErrorResponse, notFound, unauthorized } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
@@ -149,13 +149,8 @@ export async function createServiceApp(
   });
   app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
   app.addHook('preValidation', refuseUnusableParameters);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    // Every HTML page (Swagger UI and its static files, ReDoc) carries the docs' policy.
-    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && !reply.hasHeader('content-security-policy')) {
-      reply.header('Content-Security-Policy', DOCS_CSP);
-    }
-    closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload));
-  });
+  app.addHook('onSend', addPolicyToHtml);
+  app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
   app.addHook('onResponse', logRequest);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);
