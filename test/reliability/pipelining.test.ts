@@ -14,9 +14,12 @@ import { SERVICES, type ServiceUnderTest } from './services.js';
 const KEY = 'pipelining-key';
 const CLIENTS = 6;
 const REQUESTS_PER_CLIENT = 500;
-const WATCH_MS = 3000;
-/** Generous: measured +0 to +13 MB with the backpressure, +97 MB in 3 s (and growing) without (requests). */
-const RSS_GROWTH_BOUND_MB = 60;
+const WATCH_MS = 5000;
+/**
+ * Generous: measured +0 to +26 MB with the backpressure on Node 20 (tickets +53 MB on Node 24: its
+ * heap grows while 3,000 requests are answered), +132 MB in 5 s and growing without it (requests).
+ */
+const RSS_GROWTH_BOUND_MB = 100;
 const HEALTH_BOUND_MS = 1000;
 
 /** The most expensive request each service answers with a key: a full page, a classification, an estimate. */
