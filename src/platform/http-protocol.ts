@@ -76,14 +76,16 @@ export function makeBodyAdmission(bodyLimit: number) {
  * onSend: an answer sent before the request's body arrived (405, 404, 401, 413 by Content-Length,
  * a GET's body) closes the connection, instead of reading a body nobody needs; an answer sent once
  * the body is in keeps it alive, also after a body that did not parse (Fastify's parser asks for
- * `Connection: close` on every parse error). Node emits a request as soon as its headers are parsed,
+ * `Connection: close` on every parse error), unless the shutdown asked to close. Node emits a request as soon as its headers are parsed,
  * before the body bytes of the same packet: the check waits one turn of the event loop, so a body
  * that had already arrived counts as arrived.
  */
 export function closeOnlyForUnreadBody(request: IncomingMessage, reply: FastifyReply, send: () => void): void {
   const settle = () => {
     if (request.complete) {
-      if (String(reply.getHeader('connection')).toLowerCase() === 'close') reply.removeHeader('connection');
+      // Only the parser's header (on the reply); a close asked on the raw response (the drain of a
+      // shutdown, Fastify's 503 while closing) stays.
+      if (!reply.raw.hasHeader('connection') && String(reply.getHeader('connection')).toLowerCase() === 'close') reply.removeHeader('connection');
     } else {
       reply.header('Connection', 'close');
     }
