@@ -1,11 +1,10 @@
 import { METHODS } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/platform/docs.js';
 import { expectError } from '../support/http.js';
 import { rawExchange, repeatedChunks, type RawExchange } from './raw-http.js';
-import { SERVICES, type ServiceUnderTest } from './services.js';
+import { SERVICES, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
  * Hostile clients at the HTTP layer (issue 11, items 4, 5, 6 and 10), raw node:net sockets against a
@@ -43,25 +42,7 @@ function trickle(port: number, head: string, framing: 'length' | 'chunked'): Pro
 }
 
 describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: HTTP layer', (_name, service: ServiceUnderTest) => {
-  let app: PlatformApp;
-  let port: number;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    if (!service.available) return;
-    ({ app, cleanup } = await service.build(KEY, undefined, { appOptions: { bodyTimeoutMs: BODY_TIMEOUT_MS } }));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    if (!service.available) return;
-    await app.close();
-    await cleanup();
-  });
-  afterEach(async () => {
-    if (!service.available) return;
-    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
-  });
+  const live = serveDuringSuite(service, KEY, { appOptions: { bodyTimeoutMs: BODY_TIMEOUT_MS }, checkHealthAfterEach: true });
 
   const test = it.skipIf(!service.available);
   /** The service's body-taking request: its JSON POST, or (requests, GET only) a keyed GET. */
@@ -73,7 +54,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     for (const method of ['GET', 'DELETE', 'PROPFIND']) {
       test(`${method} /health announcing a body (${framing === 'length' ? 'Content-Length: 1000000000' : 'chunked'}) trickled a byte at a time: the connection is closed within the body deadline`, async () => {
         const framingHeader = framing === 'length' ? 'Content-Length: 1000000000' : 'Transfer-Encoding: chunked';
-        const { answer, ms } = await trickle(port, `${method} /health HTTP/1.1\r\nHost: x\r\n${framingHeader}\r\n\r\n`, framing);
+        const { answer, ms } = await trickle(live.port, `${method} /health HTTP/1.1\r\nHost: x\r\n${framingHeader}\r\n\r\n`, framing);
         // GET is answered without its body (with Connection: close); the others are 405 before it.
         expect(answer).toMatch(method === 'GET' ? /^HTTP\/1\.1 200 / : /^HTTP\/1\.1 405 /);
         expect(ms).toBeLessThan(BODY_TIMEOUT_MS + 2000);
@@ -83,7 +64,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   test('a body trickled to the service itself (any method that reads it) answers 408 request_timeout at the deadline', async () => {
     const { method, path } = bodyRequest();
-    const { answer, ms } = await trickle(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 40000\r\n\r\n`, 'length');
+    const { answer, ms } = await trickle(live.port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 40000\r\n\r\n`, 'length');
     if (service.json) {
       expect(answer).toMatch(/^HTTP\/1\.1 408 /);
       expect(ms).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50);
@@ -96,31 +77,31 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   // Item 5: routing before the body.
   test('an unknown path answers 404 not_found whatever its body: invalid JSON, 10 MB, text/plain, any method', async () => {
-    const invalid = await rawExchange(port, 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}');
+    const invalid = await rawExchange(live.port, 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}');
     expectRawError(invalid, 404, 'not_found');
     expect(invalid.headers.connection).not.toBe('close');
     const size = 10 * 1024 * 1024;
-    const large = await rawExchange(port, `PUT /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`, {
+    const large = await rawExchange(live.port, `PUT /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`, {
       bodyChunks: () => repeatedChunks(size / 65_536, 65_536),
       timeoutMs: 5000,
     });
     expectRawError(large, 404, 'not_found');
     expect(large.closedByServer).toBe(true);
     expect(large.bodyBytesWritten).toBeLessThan(size);
-    expectRawError(await rawExchange(port, 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi'), 404, 'not_found');
-    expectRawError(await rawExchange(port, 'PROPFIND /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 404, 'not_found');
+    expectRawError(await rawExchange(live.port, 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi'), 404, 'not_found');
+    expectRawError(await rawExchange(live.port, 'PROPFIND /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 404, 'not_found');
   });
 
   test('every method Node parses (PROPFIND, PURGE, SEARCH, LOCK, ...) on a known path it lacks answers 405 with Allow', async () => {
     const methods = METHODS.filter((method) => !['GET', 'HEAD', 'CONNECT'].includes(method));
     for (const method of methods) {
-      const exchange = await rawExchange(port, `${method} /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const exchange = await rawExchange(live.port, `${method} /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expectRawError(exchange, 405, 'method_not_allowed');
       expect(exchange.headers.allow, method).toBe('GET, HEAD');
     }
     const { method, path } = bodyRequest();
     const other = method === 'POST' ? 'PURGE' : 'SEARCH';
-    const onService = await rawExchange(port, `${other} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
+    const onService = await rawExchange(live.port, `${other} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
     expectRawError(onService, 405, 'method_not_allowed');
     expect(onService.headers.allow).toContain(method);
   });
@@ -130,23 +111,23 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     const { method, path } = bodyRequest();
     const body = validBody();
     for (const encoding of ['gzip', 'deflate', 'br', 'x-custom', 'gzip, identity']) {
-      const exchange = await rawExchange(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      const exchange = await rawExchange(live.port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
       expectRawError(exchange, 415, 'unsupported_media_type', ['Content-Encoding']);
     }
-    const identity = await rawExchange(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Encoding: identity\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const identity = await rawExchange(live.port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Encoding: identity\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
     expect(identity.status, identity.body).toBe(200);
   });
 
   test('HTTP/1.1 without Host: 400 bad_request with the error object and X-Request-ID; HTTP/1.0 without Host is served', async () => {
-    const exchange = await rawExchange(port, 'GET /health HTTP/1.1\r\nX-Request-ID: no-host-1\r\n\r\n');
+    const exchange = await rawExchange(live.port, 'GET /health HTTP/1.1\r\nX-Request-ID: no-host-1\r\n\r\n');
     expectRawError(exchange, 400, 'bad_request', ['Host']);
     expect(exchange.headers['x-request-id']).toBe('no-host-1');
-    const old = await rawExchange(port, 'GET /health HTTP/1.0\r\n\r\n');
+    const old = await rawExchange(live.port, 'GET /health HTTP/1.0\r\n\r\n');
     expect(old.text).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   test('an Expect other than 100-continue: 417 expectation_failed with the error object and X-Request-ID', async () => {
-    const exchange = await rawExchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-ID: expect-1\r\nConnection: close\r\n\r\n');
+    const exchange = await rawExchange(live.port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nX-Request-ID: expect-1\r\nConnection: close\r\n\r\n');
     expectRawError(exchange, 417, 'expectation_failed', ['Expect']);
     expect(exchange.headers['x-request-id']).toBe('expect-1');
   });
@@ -155,19 +136,19 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     const { method, path } = bodyRequest();
     const head = (key: string, length: number, target = path) =>
       `${method} ${target} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
-    const noKey = await rawExchange(port, head('', 20));
+    const noKey = await rawExchange(live.port, head('', 20));
     expect(noKey.text).not.toContain('100 Continue');
     expectRawError(noKey, 401, 'unauthorized');
-    const tooLarge = await rawExchange(port, head(KEY, 10 * 1024 * 1024));
+    const tooLarge = await rawExchange(live.port, head(KEY, 10 * 1024 * 1024));
     expect(tooLarge.text).not.toContain('100 Continue');
     expectRawError(tooLarge, 413, 'body_too_large');
-    const nowhere = await rawExchange(port, head(KEY, 20, '/nowhere'));
+    const nowhere = await rawExchange(live.port, head(KEY, 20, '/nowhere'));
     expect(nowhere.text).not.toContain('100 Continue');
     expectRawError(nowhere, 404, 'not_found');
 
     const body = validBody();
     const exchange = await new Promise<string>((resolveExchange) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(`${head(KEY, Buffer.byteLength(body))}`));
+      const socket = connect(live.port, '127.0.0.1', () => socket.write(`${head(KEY, Buffer.byteLength(body))}`));
       let text = '';
       socket.on('data', (chunk: Buffer) => {
         if (text === '' && chunk.toString().startsWith('HTTP/1.1 100 Continue')) socket.write(body);
@@ -181,9 +162,9 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
   });
 
   test('each status has its own code: 403 forbidden and 416 range_not_satisfiable from the docs assets', async () => {
-    const forbidden = await rawExchange(port, 'GET /docs/static/%2e%2e/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const forbidden = await rawExchange(live.port, 'GET /docs/static/%2e%2e/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expectRawError(forbidden, 403, 'forbidden');
-    const range = await rawExchange(port, 'GET /docs/static/swagger-ui.css HTTP/1.1\r\nHost: x\r\nRange: bytes=99999999-\r\nConnection: close\r\n\r\n');
+    const range = await rawExchange(live.port, 'GET /docs/static/swagger-ui.css HTTP/1.1\r\nHost: x\r\nRange: bytes=99999999-\r\nConnection: close\r\n\r\n');
     expectRawError(range, 416, 'range_not_satisfiable');
   });
 
@@ -195,12 +176,12 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
       : `GET ${service.keyedGet.split('?')[0]}?limit=0 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`;
     const unauthorized = `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
     for (const first of [invalid, unauthorized]) {
-      const exchange = await rawExchange(port, first + second, { idleMs: 500 });
+      const exchange = await rawExchange(live.port, first + second, { idleMs: 500 });
       expect(exchange.status).toBeGreaterThanOrEqual(400);
       expect(exchange.headers.connection, exchange.text).not.toBe('close');
       expect(exchange.text).toMatch(/x-request-id: second-on-connection/i);
     }
-    const unread = await rawExchange(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    const unread = await rawExchange(live.port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
     expectRawError(unread, 401, 'unauthorized');
     expect(unread.headers.connection).toBe('close');
   });
@@ -209,7 +190,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
   test('every HTML page carries the Content-Security-Policy: /docs, /docs/, the Swagger UI static pages (oauth2-redirect.html), /redoc', async () => {
     // (/docs/static/index.html redirects to /docs/.)
     for (const path of ['/docs', '/docs/', '/docs/static/oauth2-redirect.html', '/redoc']) {
-      const exchange = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const exchange = await rawExchange(live.port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(exchange.status, path).toBe(200);
       expect(exchange.headers['content-type'], path).toMatch(/^text\/html/);
       expect(exchange.headers['content-security-policy'], path).toBe(DOCS_CSP);

@@ -1,9 +1,7 @@
 import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { pipelineWithoutReading, rawExchange } from './raw-http.js';
-import { SERVICES, type ServiceUnderTest } from './services.js';
+import { REQUESTS, SERVICES, TICKETS, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
  * Issue 11, item 2: clients that pipeline hundreds of requests on one connection and never read
@@ -32,41 +30,27 @@ function costlyRequest(service: ServiceUnderTest): string {
 const rssMb = () => process.memoryUsage.rss() / 1024 / 1024;
 
 describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: pipelining clients that never read', (_name, service: ServiceUnderTest) => {
-  let app: PlatformApp;
-  let port: number;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    if (!service.available) return;
-    // requests: 40 copies of the fixture, so that a page of 1000 is a real page (about 500 KB).
-    ({ app, cleanup } = await service.build(KEY, undefined, { dataCopies: 40 }));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    if (!service.available) return;
-    await app.close();
-    await cleanup();
-  });
+  // requests: 40 copies of the fixture, so that a page of 1000 is a real page (about 500 KB).
+  const live = serveDuringSuite(service, KEY, { dataCopies: 40 });
 
   it.skipIf(!service.available)(
     `${CLIENTS} clients x ${REQUESTS_PER_CLIENT} pipelined requests: RSS growth under ${RSS_GROWTH_BOUND_MB} MB, /health under ${HEALTH_BOUND_MS} ms`,
     async () => {
       // Warm-up: the first answers compile schemas and serializers.
       for (let i = 0; i < 3; i += 1) {
-        await fetch(`http://127.0.0.1:${port}/health`);
-        expect((await rawExchange(port, costlyRequest(service))).status).toBe(200);
+        await fetch(`http://127.0.0.1:${live.port}/health`);
+        expect((await rawExchange(live.port, costlyRequest(service))).status).toBe(200);
       }
       const before = rssMb();
       const sockets: Socket[] = [];
       let peak = before;
       const healthMs: number[] = [];
       try {
-        for (let i = 0; i < CLIENTS; i += 1) sockets.push(await pipelineWithoutReading(port, costlyRequest(service), REQUESTS_PER_CLIENT));
+        for (let i = 0; i < CLIENTS; i += 1) sockets.push(await pipelineWithoutReading(live.port, costlyRequest(service), REQUESTS_PER_CLIENT));
         const until = Date.now() + WATCH_MS;
         while (Date.now() < until) {
           const started = Date.now();
-          const health = await fetch(`http://127.0.0.1:${port}/health`);
+          const health = await fetch(`http://127.0.0.1:${live.port}/health`);
           expect(health.status).toBe(200);
           healthMs.push(Date.now() - started);
           peak = Math.max(peak, rssMb());
@@ -85,51 +69,37 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 });
 
 describe('a pipelining client that stops reading', () => {
-  it('is cut off after the stall timeout; the others are served meanwhile', async () => {
-    const { REQUESTS } = await import('./services.js');
-    const { app, cleanup } = await REQUESTS.build(KEY, undefined, { dataCopies: 40, appOptions: { backpressure: { stallTimeoutMs: 500 } } });
-    try {
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const { port } = app.server.address() as AddressInfo;
-      const started = Date.now();
-      const socket = await pipelineWithoutReading(port, costlyRequest(REQUESTS), 200);
-      // The client does not read, so it cannot see the close: the server's side is watched.
-      const connections = () => new Promise<number>((r) => app.server.getConnections((_error, count) => r(count)));
-      let closedAfter = -1;
-      while (Date.now() - started < 8000) {
-        if ((await connections()) === 0) {
-          closedAfter = Date.now() - started;
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
+  const live = serveDuringSuite(REQUESTS, KEY, { dataCopies: 40, appOptions: { backpressure: { stallTimeoutMs: 500 } } });
+
+  it.skipIf(!REQUESTS.available)('is cut off after the stall timeout; the others are served meanwhile', async () => {
+    const started = Date.now();
+    const socket = await pipelineWithoutReading(live.port, costlyRequest(REQUESTS), 200);
+    // The client does not read, so it cannot see the close: the server's side is watched.
+    const connections = () => new Promise<number>((r) => live.app.server.getConnections((_error, count) => r(count)));
+    let closedAfter = -1;
+    while (Date.now() - started < 8000) {
+      if ((await connections()) === 0) {
+        closedAfter = Date.now() - started;
+        break;
       }
-      expect(closedAfter).toBeGreaterThan(0);
-      console.log(`requests: the non-reading connection was closed after ${closedAfter} ms (stall timeout 500 ms)`);
-      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
-      socket.destroy();
-    } finally {
-      await app.close();
-      await cleanup();
+      await new Promise((r) => setTimeout(r, 50));
     }
+    socket.destroy();
+    expect(closedAfter).toBeGreaterThan(0);
+    console.log(`requests: the non-reading connection was closed after ${closedAfter} ms (stall timeout 500 ms)`);
+    expect((await fetch(`http://127.0.0.1:${live.port}/health`)).status).toBe(200);
   }, 20_000);
 });
 
 describe('a pipelining client that reads', () => {
-  it('gets every answer, in order, on the same connection', async () => {
-    const { TICKETS } = await import('./services.js');
-    const { app, cleanup } = await TICKETS.build(KEY);
-    try {
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const { port } = app.server.address() as AddressInfo;
-      const count = 300;
-      const head = Array.from({ length: count }, (_, i) => `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-ID: pipelined-${i}\r\n\r\n`).join('');
-      const exchange = await rawExchange(port, head, { idleMs: 1000 });
-      const ids = [...exchange.text.matchAll(/X-Request-ID: (pipelined-\d+)/gi)].map((match) => match[1]);
-      expect(ids).toEqual(Array.from({ length: count }, (_, i) => `pipelined-${i}`));
-      expect(exchange.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(count);
-    } finally {
-      await app.close();
-      await cleanup();
-    }
+  const live = serveDuringSuite(TICKETS, KEY);
+
+  it.skipIf(!TICKETS.available)('gets every answer, in order, on the same connection', async () => {
+    const count = 300;
+    const head = Array.from({ length: count }, (_, i) => `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-ID: pipelined-${i}\r\n\r\n`).join('');
+    const exchange = await rawExchange(live.port, head, { idleMs: 1000 });
+    const ids = [...exchange.text.matchAll(/X-Request-ID: (pipelined-\d+)/gi)].map((match) => match[1]);
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => `pipelined-${i}`));
+    expect(exchange.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(count);
   }, 20_000);
 });

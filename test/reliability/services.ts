@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
 import { REPO_ROOT } from '../support/http.js';
 
@@ -108,3 +110,44 @@ export const REQUESTS: ServiceUnderTest = {
 
 export const SERVICES: readonly ServiceUnderTest[] = [TICKETS, HOUSES, REQUESTS];
 HOUSES.protectedRequest.payload = HOUSES.json!.validBody;
+
+/** A service listening on a free loopback port for the whole of a describe block. */
+export interface LiveService {
+  readonly app: PlatformApp;
+  readonly port: number;
+}
+
+/**
+ * Registers the hooks of a describe block that builds `service`, listens on a free loopback port
+ * (raw sockets need a real server) and closes it at the end; with `checkHealthAfterEach`, every test
+ * is followed by a /health on a fresh connection (the process keeps serving). Nothing is registered
+ * for a service that is not available.
+ */
+export function serveDuringSuite(service: ServiceUnderTest, apiKey: string, options: BuildOptions & { checkHealthAfterEach?: boolean } = {}): LiveService {
+  const state: { app?: PlatformApp; port?: number; cleanup?: () => Promise<void> } = {};
+  if (!service.available) return state as LiveService;
+  beforeAll(async () => {
+    const built = await service.build(apiKey, undefined, options);
+    state.app = built.app;
+    state.cleanup = built.cleanup;
+    await built.app.listen({ host: '127.0.0.1', port: 0 });
+    state.port = (built.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await state.app?.close();
+    await state.cleanup?.();
+  });
+  if (options.checkHealthAfterEach) {
+    afterEach(async () => {
+      expect((await fetch(`http://127.0.0.1:${state.port}/health`)).status).toBe(200);
+    });
+  }
+  return {
+    get app() {
+      return state.app!;
+    },
+    get port() {
+      return state.port!;
+    },
+  };
+}
