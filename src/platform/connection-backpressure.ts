@@ -52,6 +52,8 @@ interface ConnectionState {
   waiting: Waiting[];
   /** A request handed to the service whose answer is not written yet. */
   busy: boolean;
+  /** Waiting for the socket's 'drain' before the next request. */
+  awaitingDrain: boolean;
   /** Bytes handed to the kernel at the last check, and when that number last grew. */
   flushed: number;
   progressAt: number;
@@ -82,17 +84,13 @@ export class ConnectionBackpressure {
   admit(request: IncomingMessage, response: ServerResponse, listener: RequestListener): void {
     const socket = request.socket as HttpSocket;
     const state = this.stateOf(socket);
-    if (!state.busy && state.waiting.length === 0 && !socket.writableNeedDrain) {
-      this.dispatch(state, { request, response, listener });
-      return;
-    }
     if (state.waiting.length >= this.limits.maxWaitingPerConnection || this.waitingTotal >= this.limits.maxWaitingTotal) {
       socket.destroy();
       return;
     }
     state.waiting.push({ request, response, listener });
     this.waitingTotal += 1;
-    stopReading(socket);
+    this.dispatchNext(state, false);
   }
 
   stop(): void {
@@ -108,7 +106,7 @@ export class ConnectionBackpressure {
   private stateOf(socket: HttpSocket): ConnectionState {
     let state = this.connections.get(socket);
     if (!state) {
-      state = { socket, waiting: [], busy: false, flushed: flushedBytes(socket), progressAt: Date.now() };
+      state = { socket, waiting: [], busy: false, awaitingDrain: false, flushed: flushedBytes(socket), progressAt: Date.now() };
       this.connections.set(socket, state);
       const created = state;
       socket.once('close', () => this.forget(created));
@@ -118,39 +116,56 @@ export class ConnectionBackpressure {
   }
 
   private dispatch(state: ConnectionState, next: Waiting): void {
-    state.busy = true;
     const done = () => {
       next.response.removeListener('finish', done);
       next.response.removeListener('close', done);
       state.busy = false;
-      this.dispatchNext(state);
+      this.dispatchNext(state, true);
     };
     next.response.on('finish', done);
     next.response.on('close', done);
     next.listener(next.request, next.response);
   }
 
-  private dispatchNext(state: ConnectionState): void {
+  /**
+   * Hands the connection's next waiting request to the service when nothing of it is in the service
+   * and its socket can take more; reads the socket only while no request waits. `afterAnswer`: called
+   * when an answer was written, the next request starts in a new turn of the event loop, so that a
+   * connection with many quick answers cannot starve the others.
+   */
+  private dispatchNext(state: ConnectionState, afterAnswer: boolean): void {
     const { socket } = state;
-    if (socket.destroyed || state.busy) return;
+    if (socket.destroyed) return;
+    if (state.busy || state.awaitingDrain) {
+      // Node's HTTP server resumes reading on every 'drain'; requests still wait here, so not yet.
+      if (state.waiting.length > 0) stopReading(socket);
+      return;
+    }
     if (state.waiting.length === 0) {
       startReading(socket);
       return;
     }
-    // Node's HTTP server resumes reading on every 'drain'; requests still wait here, so not yet.
-    stopReading(socket);
     if (socket.writableNeedDrain) {
-      socket.once('drain', () => this.dispatchNext(state));
+      stopReading(socket);
+      state.awaitingDrain = true;
+      socket.once('drain', () => {
+        state.awaitingDrain = false;
+        this.dispatchNext(state, true);
+      });
       return;
     }
     const next = state.waiting.shift()!;
     this.waitingTotal -= 1;
-    // A new turn of the event loop: a connection with many quick answers cannot starve the others.
-    setImmediate(() => {
-      if (socket.destroyed) return;
-      this.dispatch(state, next);
-    });
+    if (state.waiting.length > 0) stopReading(socket);
+    else startReading(socket);
     state.busy = true;
+    if (!afterAnswer) {
+      this.dispatch(state, next);
+      return;
+    }
+    setImmediate(() => {
+      if (!socket.destroyed) this.dispatch(state, next);
+    });
   }
 
   private forget(state: ConnectionState): void {

@@ -103,3 +103,17 @@ describe('a pipelining client that reads', () => {
     expect(exchange.text.match(/HTTP\/1\.1 200 /g)).toHaveLength(count);
   }, 20_000);
 });
+
+describe('a pipelining client that reads large answers', () => {
+  const live = serveDuringSuite(REQUESTS, KEY, { dataCopies: 40 });
+
+  it.skipIf(!REQUESTS.available)('gets every page, in order, though each answer fills the socket (the wait for drain)', async () => {
+    const count = 20;
+    const head = Array.from({ length: count }, (_, i) => `GET /v1/service-requests?limit=1000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nX-Request-ID: page-${i}\r\n\r\n`).join('');
+    const exchange = await rawExchange(live.port, head, { idleMs: 2000, timeoutMs: 15_000 });
+    const ids = [...exchange.text.matchAll(/X-Request-ID: (page-\d+)/gi)].map((match) => match[1]);
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => `page-${i}`));
+    // A new request on a new connection after them: nothing is left waiting.
+    expect((await rawExchange(live.port, `GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+  }, 30_000);
+});
