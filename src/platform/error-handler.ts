@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, MESSAGES, errorBody } from './errors.js';
+import { ApiError, MESSAGES, errorBody, errorCodeForStatus, errorMessageForStatus } from './errors.js';
 import { addValidationProblems } from './validation.js';
 
 /** The answer an error gets: status, code, message, fields, extra headers. */
@@ -53,7 +53,7 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
     return invalidJson();
   }
   if (status >= 400 && status < 500) {
-    return { statusCode: status, code: 'bad_request', message: 'The request could not be understood', fields: [] };
+    return { statusCode: status, code: errorCodeForStatus(status), message: errorMessageForStatus(status), fields: [] };
   }
   return internalError();
 }
@@ -74,9 +74,6 @@ export function makeErrorHandler(bodyLimit: number) {
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     reply.header('X-Request-ID', request.id);
-    // A request refused before its body was read (405, 401, 413 by Content-Length...): close the
-    // connection after the answer instead of reading (and discarding) a body nobody needs.
-    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(errorBody(answer.code, answer.message, request.id, answer.fields));
   };
 }

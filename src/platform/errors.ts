@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { Type, type Static } from 'typebox';
 
 /**
@@ -136,3 +137,27 @@ export const notFound = (message: string = MESSAGES.notFound) => new ApiError(40
 export const invalidRequest = (fields: readonly string[], message: string = MESSAGES.invalidRequest) =>
   new ApiError(422, 'invalid_request', message, fields);
 export const unavailable = (code: string, message: string) => new ApiError(503, code, message);
+
+/**
+ * The code of an error status the platform has no more specific answer for (a 403 or 416 from the
+ * docs' static files, a status set by a library): each status its own code (issue 11, item 6). The
+ * contracts' codes where they name one; otherwise the status's reason phrase in snake case
+ * (403 `forbidden`, 416 `range_not_satisfiable`, 417 `expectation_failed`, 415
+ * `unsupported_media_type`, 408 `request_timeout`...).
+ */
+const CONTRACT_CODES: Readonly<Record<number, string>> = {
+  413: 'body_too_large',
+  422: 'invalid_request',
+  431: 'request_header_too_large',
+  500: 'internal_error',
+};
+
+export function errorCodeForStatus(status: number): string {
+  const phrase = STATUS_CODES[status];
+  return CONTRACT_CODES[status] ?? (phrase ? phrase.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') : 'bad_request');
+}
+
+/** The message of such an error: the status's reason phrase (`Forbidden`, `Range Not Satisfiable`). */
+export function errorMessageForStatus(status: number): string {
+  return STATUS_CODES[status] ?? 'The request could not be understood';
+}
