@@ -50,11 +50,14 @@ export const DOCS_CSP = sameOriginPolicy({ forDocsBundles: true });
 export const PAGE_CSP = sameOriginPolicy({ forDocsBundles: false });
 
 /**
- * onSend hook of the whole service: every HTML page it serves carries DOCS_CSP, whichever route or
- * plugin serves it (/docs, /redoc, and Swagger UI's static files such as oauth2-redirect.html).
+ * onSend hook of the whole service: every HTML page it serves carries a policy, whichever route or
+ * plugin serves it (/docs, /redoc, and Swagger UI's static files such as oauth2-redirect.html get
+ * DOCS_CSP); a page that set its own stricter policy (the dashboard's PAGE_CSP) keeps it.
  */
 export function addPolicyToHtml(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('Content-Security-Policy', DOCS_CSP);
+  if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && !reply.hasHeader('Content-Security-Policy')) {
+    reply.header('Content-Security-Policy', DOCS_CSP);
+  }
   done(null, payload);
 }
 
