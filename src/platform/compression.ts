@@ -1,0 +1,78 @@
+import compress from '@fastify/compress';
+import { constants } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PlatformApp } from './app.js';
+
+/** Answers smaller than this are sent as they are: compressing them saves too little. */
+export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * Brotli quality: zlib's default (11) costs about 20 times the CPU of gzip on a 1000-row page; 4 (the
+ * plugin's recommended default) compresses those pages a little better than gzip at about its cost.
+ */
+export const BROTLI_QUALITY = 4;
+
+/** The media types whose answers are compressed (JSON, CSV, GeoJSON, HTML, JavaScript, CSS). */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:[a-z.+-]*\+)?json\b|application\/javascript\b)/;
+
+/**
+ * gzip and brotli for answers above COMPRESSION_THRESHOLD_BYTES when the client accepts them
+ * (`@fastify/compress`), in every service. Request bodies are never decompressed: the body limit
+ * counts the bytes a client sends, and a compressed body could unfold far past it.
+ *
+ * Every compressible answer says `Vary: Accept-Encoding` (also when it is sent as it is, so that a
+ * shared cache never hands a compressed copy to a client that did not ask for it). A strong ETag names
+ * one representation (RFC 9110 8.8.3): a compressed answer's ETag gets the encoding inside the
+ * quotes (`"tag"` becomes `"tag-gzip"` or `"tag-br"`), and `etagMatches` accepts either form.
+ */
+export async function registerCompression(app: PlatformApp): Promise<void> {
+  await app.register(compress, {
+    encodings: ['br', 'gzip'],
+    threshold: COMPRESSION_THRESHOLD_BYTES,
+    globalDecompression: false,
+    customTypes: COMPRESSIBLE,
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
+  });
+  // Added after the plugin's own onSend of each route, so that it sees the chosen Content-Encoding.
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...hooks, tagEncodedRepresentation];
+  });
+}
+
+async function tagEncodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const type = reply.getHeader('Content-Type');
+  // A 304 stands for the answer it revalidates: it varies the same way.
+  if ((typeof type === 'string' && COMPRESSIBLE.test(type)) || reply.statusCode === 304) addVary(reply, 'Accept-Encoding');
+  const encoding = reply.getHeader('Content-Encoding');
+  const etag = reply.getHeader('ETag');
+  if (typeof encoding === 'string' && encoding !== 'identity' && typeof etag === 'string' && etag.endsWith('"')) {
+    reply.header('ETag', `${etag.slice(0, -1)}-${encoding}"`);
+  }
+  return payload;
+}
+
+function addVary(reply: FastifyReply, name: string): void {
+  const current = reply.getHeader('Vary');
+  const text = Array.isArray(current) ? current.join(', ') : typeof current === 'string' ? current : '';
+  const names = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (names.some((part) => part === '*' || part.toLowerCase() === name.toLowerCase())) return;
+  reply.header('Vary', [...names, name].join(', '));
+}
+
+const ENCODING_SUFFIX = /-(?:gzip|br)"$/;
+
+/**
+ * If-None-Match against an ETag of this platform: `*`, or a list of (possibly weak) tags compared
+ * weakly (RFC 9110 13.1.2), where the tag of a compressed copy (`"tag-gzip"`) stands for the same
+ * content. The matching tag as the client sent it (for the 304's ETag), or null.
+ */
+export function etagMatches(ifNoneMatch: string, etag: string): string | null {
+  const value = ifNoneMatch.trim();
+  if (value === '*') return etag;
+  for (const raw of value.split(',')) {
+    const tag = raw.trim().replace(/^W\//, '');
+    if (tag === etag || tag.replace(ENCODING_SUFFIX, '"') === etag) return tag;
+  }
+  return null;
+}
