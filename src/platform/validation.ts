@@ -55,7 +55,9 @@ export function fieldOfError(error: ErrorObject, wholeName: string): string {
   if (error.keyword === 'additionalProperties') {
     return join(parent, String((error.params as { additionalProperty: string }).additionalProperty));
   }
-  return parent === '' ? wholeName : parent;
+  if (parent === '') return wholeName;
+  // A repeated query parameter is an array: its second value is still the parameter, not `name.1`.
+  return wholeName === 'query' ? (parent.split('.')[0] as string) : parent;
 }
 
 function describeError(error: ErrorObject): string {
