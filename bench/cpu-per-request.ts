@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { REPO_ROOT, startChild } from './support.js';
+import { REPO_ROOT, cpuSeconds, startChild } from './support.js';
 
 /**
  * CPU time of the server process per request, for each service against the bare node:http server:
@@ -15,11 +15,6 @@ const count = Number(process.argv[2] ?? 60_000);
 const KEY = 'bench-key';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
 const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { request: unknown };
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 interface Case {
   name: string;

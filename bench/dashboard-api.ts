@@ -1,12 +1,11 @@
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/services/requests/snapshot/build-snapshot.js';
 import { ensureSnapshot } from '../src/services/requests/snapshot/ensure-snapshot.js';
-import { REPO_ROOT, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
+import { REPO_ROOT, cpuSeconds, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
 
 /**
  * The dashboard additions of issue 14, on the full synthetic snapshot:
@@ -36,11 +35,6 @@ const FILTER_QUERIES = [
   'borough=none',
   'borough=queens&borough=bronx',
 ];
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 interface Case {
   name: string;

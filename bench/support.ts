@@ -172,3 +172,9 @@ export async function walk(base: string, query: string, limit: number, key = 'be
   } while (cursor);
   return { rows: seen.size, pages, ms: performance.now() - started, cursors };
 }
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

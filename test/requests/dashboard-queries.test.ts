@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedDaily, matchesQuery, parseCsv, queryText, type Query } from './support/expected.js';
-import { createFixture, inApiOrder, type Backend, type FixtureDatabase } from './support/fixture-database.js';
-import { json, startTestApp, TEST_API_KEY, type TestApp } from './support/requests-app.js';
+import { inApiOrder, type Backend } from './support/fixture-database.js';
+import { json, serveFixture, TEST_API_KEY } from './support/requests-app.js';
 
 /**
  * Issue 14, the API a dashboard is built on: repeated filters, `none`, the new filters (each bound into
@@ -39,17 +39,15 @@ const FILTER_CASES: Query[] = [
 ];
 
 describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backend) => {
-  let fixture: FixtureDatabase;
-  let service: TestApp;
-  let rows: ServiceRequestRecord[];
+  const served = serveFixture(backend);
 
-  const get = (path: string, headers?: Record<string, string>): Promise<AnyResponse> => service.get(path, headers);
+  const get = (path: string, headers?: Record<string, string>): Promise<AnyResponse> => served.service.get(path, headers);
   const ok = async <T>(path: string, headers?: Record<string, string>): Promise<T> => {
     const response = await get(path, headers);
     expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
     return json<T>(response);
   };
-  const expected = (query: Query) => inApiOrder(rows.filter((row) => matchesQuery(row, query)));
+  const expected = (query: Query) => inApiOrder(served.rows.filter((row) => matchesQuery(row, query)));
   /** Every page of the list from the first to the last. */
   const walk = async (query: Query, limit: number): Promise<ServiceRequestRecord[]> => {
     const seen: ServiceRequestRecord[] = [];
@@ -62,29 +60,20 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
     return seen;
   };
 
-  beforeAll(async () => {
-    fixture = await createFixture(backend);
-    rows = fixture.rows;
-    service = await startTestApp(fixture.databaseUrl);
-  });
-  afterAll(async () => {
-    await service?.app.close();
-    await fixture?.drop();
-  });
 
   describe('filters', () => {
     it('the fixture has rows without a borough, a complaint type, a channel and a location', () => {
-      expect(rows.some((row) => row.borough === null)).toBe(true);
-      expect(rows.some((row) => row.complaint_type === null)).toBe(true);
-      expect(rows.some((row) => row.channel === null)).toBe(true);
-      expect(rows.some((row) => row.latitude === null)).toBe(true);
+      expect(served.rows.some((row) => row.borough === null)).toBe(true);
+      expect(served.rows.some((row) => row.complaint_type === null)).toBe(true);
+      expect(served.rows.some((row) => row.channel === null)).toBe(true);
+      expect(served.rows.some((row) => row.latitude === null)).toBe(true);
     });
 
     it('each new filter, several values and none select exactly the matching rows, page by page', async () => {
       for (const query of FILTER_CASES) {
         const want = expected(query);
         expect(want.length, JSON.stringify(query)).toBeGreaterThan(0);
-        expect(want.length, JSON.stringify(query)).toBeLessThan(rows.length);
+        expect(want.length, JSON.stringify(query)).toBeLessThan(served.rows.length);
         expect(await walk(query, 1000), JSON.stringify(query)).toEqual(want);
         expect(await walk(query, 2), JSON.stringify(query)).toEqual(want);
       }
@@ -179,7 +168,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
 
   describe('GET /v1/service-requests/count', () => {
     it('answers the number of matching rows for each filter case, and for none', async () => {
-      expect(await ok('/v1/service-requests/count')).toEqual({ count: rows.length });
+      expect(await ok('/v1/service-requests/count')).toEqual({ count: served.rows.length });
       for (const query of FILTER_CASES) {
         expect(await ok(`/v1/service-requests/count${queryText(query)}`), JSON.stringify(query)).toEqual({ count: expected(query).length });
       }
@@ -211,7 +200,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
           expect(csv.statusCode).toBe(200);
           expect(csv.headers['content-type']).toMatch(/^text\/csv; charset=utf-8/);
           const [header, ...records] = parseCsv(csv.body);
-          expect(header).toEqual(Object.keys(rows[0]!));
+          expect(header).toEqual(Object.keys(served.rows[0]!));
           csvPages.push(...records.map((record) => toRecord(header!, record)));
           const link = csv.headers.link as string | undefined;
           if (page.next_cursor === null) {
@@ -241,7 +230,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
 
     it('RFC 4180: a field with a comma or a quote is quoted, its quotes doubled; null is empty', async () => {
       const { csvRecordOf } = await import('../../src/services/requests/row-formats.js');
-      const row = { ...rows[0]!, descriptor: 'Pothole, "deep"', community_board: null };
+      const row = { ...served.rows[0]!, descriptor: 'Pothole, "deep"', community_board: null };
       const [[record]] = [parseCsv(csvRecordOf(row))];
       expect(record).toContain('Pothole, "deep"');
       expect(csvRecordOf(row)).toContain(',"Pothole, ""deep""",');
@@ -264,7 +253,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
           expect(feature.geometry).toEqual(row.latitude === null || row.longitude === null ? null : { type: 'Point', coordinates: [row.longitude, row.latitude] });
         }
       }
-      const noLocation = rows.find((row) => row.latitude === null)!;
+      const noLocation = served.rows.find((row) => row.latitude === null)!;
       const all = json<{ features: { id: number; geometry: unknown }[] }>(await get('/v1/service-requests?limit=1000&format=geojson'));
       expect(all.features.find((feature) => feature.id === noLocation.id)!.geometry).toBeNull();
     });
@@ -284,7 +273,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
         const collection = json<{ features: { properties: ServiceRequestRecord }[] }>(geojson);
         expect(collection.features.map((feature) => feature.properties), JSON.stringify(query)).toEqual(want);
       }
-      const compressed = await service.app.inject({
+      const compressed = await served.service.app.inject({
         method: 'GET',
         url: '/v1/exports/service-requests',
         headers: { 'x-api-key': TEST_API_KEY, 'accept-encoding': 'gzip' },
@@ -314,7 +303,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
     it('complaint-types accepts the borough filter (several values, none)', async () => {
       for (const boroughs of [['queens'], ['queens', 'bronx'], ['none']]) {
         const counts = new Map<string, number>();
-        for (const row of rows) {
+        for (const row of served.rows) {
           if (row.complaint_type !== null && boroughs.includes(row.borough ?? 'none')) counts.set(row.complaint_type, (counts.get(row.complaint_type) ?? 0) + 1);
         }
         const want = [...counts].map(([complaint_type, count]) => ({ complaint_type, count })).sort((a, b) => b.count - a.count || (a.complaint_type < b.complaint_type ? -1 : 1));
@@ -345,7 +334,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
       ];
       for (const query of cases) {
         const days = (await ok<{ items: { date: string }[] }>(`/v1/stats/daily${queryText(query)}`)).items;
-        const want = expectedDaily(rows.filter((row) => matchesQuery(row, query)), {});
+        const want = expectedDaily(served.rows.filter((row) => matchesQuery(row, query)), {});
         const from = query.created_from?.[0]?.slice(0, 10) ?? '0000';
         const to = query.created_to?.[0];
         const lastDay = to === undefined ? '9999' : to.length === 10 || to.endsWith('T00:00:00') ? to.slice(0, 10) : `${to.slice(0, 10)}~`;
@@ -379,8 +368,8 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
             ['2025-W05', '2025-01-27', '2025-01-31'],
           ]);
           expect(monthly).toHaveLength(1);
-          const all = expectedDaily(rows, {});
-          const closeDays = rows.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b);
+          const all = expectedDaily(served.rows, {});
+          const closeDays = served.rows.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b);
           const middle = closeDays.length >> 1;
           const median = closeDays.length % 2 === 1 ? closeDays[middle]! : (closeDays[middle - 1]! + closeDays[middle]!) / 2;
           expect(monthly[0]).toMatchObject({ month: '2025-01', opened: all.reduce((sum, day) => sum + day.opened, 0), median_days_to_close: Math.round(median * 100) / 100 });

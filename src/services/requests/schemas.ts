@@ -235,25 +235,32 @@ export const ComplaintTypesQuery = Type.Object({ borough: FILTER_PROPERTIES.boro
 export const COMPLETE_DESCRIPTION =
   'False while the numbers can still change: "closed within 14 days" of a request opened on a day is only known 14 days after the end of that day, and a day whose 14-day window (to the end of day + 14) reaches past the snapshot date has requests that may still close in time after the snapshot was taken; such days plot as a fake drop. A week or month is complete when its last day is';
 
+/** The numbers of the requests opened in a period (`when`: "that day", "from start to end"). */
+function periodNumbers(when: string) {
+  return {
+    opened: Type.Integer({ minimum: 0, description: `Requests created ${when}` }),
+    closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
+    share_closed_within_14_days: nullable<number>({
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: 'closed_within_14_days / opened, 4 decimals; null when opened is 0',
+    }),
+    median_days_to_close: nullable<number>({
+      type: 'number',
+      description: `Median days_to_close of the requests created ${when} that are closed, 2 decimals; null when none`,
+    }),
+    complete: Type.Boolean({ description: COMPLETE_DESCRIPTION }),
+  };
+}
+
 export const DailyStatList = Type.Object(
   {
     items: Type.Array(
       Type.Object(
         {
           date: Type.String({ pattern: DATE_PATTERN, description: 'Local date of created_at, YYYY-MM-DD' }),
-          opened: Type.Integer({ minimum: 0, description: 'Requests created that day' }),
-          closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
-          share_closed_within_14_days: nullable<number>({
-            type: 'number',
-            minimum: 0,
-            maximum: 1,
-            description: 'closed_within_14_days / opened, 4 decimals; null when opened is 0',
-          }),
-          median_days_to_close: nullable<number>({
-            type: 'number',
-            description: 'Median days_to_close of the requests created that day that are closed, 2 decimals; null when none',
-          }),
-          complete: Type.Boolean({ description: COMPLETE_DESCRIPTION }),
+          ...periodNumbers('that day'),
         },
         { additionalProperties: false },
       ),
@@ -315,19 +322,7 @@ export const Dataset = Type.Object(
 const bucketNumbers = {
   start: Type.String({ pattern: DATE_PATTERN, description: 'First day counted: the first day of the bucket, or of the period when later' }),
   end: Type.String({ pattern: DATE_PATTERN, description: 'Last day counted: the last day of the bucket, or of the period when earlier' }),
-  opened: Type.Integer({ minimum: 0, description: 'Requests created from start to end' }),
-  closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
-  share_closed_within_14_days: nullable<number>({
-    type: 'number',
-    minimum: 0,
-    maximum: 1,
-    description: 'closed_within_14_days / opened, 4 decimals; null when opened is 0',
-  }),
-  median_days_to_close: nullable<number>({
-    type: 'number',
-    description: 'Median days_to_close of the requests created from start to end that are closed, 2 decimals; null when none',
-  }),
-  complete: Type.Boolean({ description: COMPLETE_DESCRIPTION }),
+  ...periodNumbers('from start to end'),
 };
 
 export const WeeklyStatList = Type.Object(
