@@ -42,7 +42,7 @@ describe('OpenAPI description of the service-request API', () => {
     expect(parameter('bbox')).toMatchObject({ type: 'string', pattern: expect.any(String) });
     expect(parameter('format')).toMatchObject({ enum: ['json', 'csv', 'geojson'] });
     expect(parameter('created_from')).toMatchObject({ type: 'string', pattern: expect.any(String) });
-    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '503']);
+    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '431', '503']);
     expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '503']);
     const secured = ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset'];
     secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly');

@@ -107,6 +107,14 @@ function precomputedScope(filters: ListFilters): { borough: string | null; compl
   return unfiltered ? { borough, complaint_type: complaintType } : null;
 }
 
+/**
+ * Repeated filters make long URLs possible (50 values of 200 characters each): a request line and
+ * headers over Node's 16 KiB are answered 431 by the platform before the route is found.
+ */
+const tooLong = {
+  431: errorResponse('The request line and headers are larger than 16 KiB (code request_header_too_large): fewer or shorter repeated values'),
+};
+
 const filterErrors = errorResponse(
   'invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to)',
 );
@@ -171,6 +179,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
             },
           },
           ...common,
+          ...tooLong,
           422: errorResponse(
             `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}" or "${CURSOR_OTHER_FILTERS}" (fields cursor)`,
           ),
@@ -209,7 +218,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         description: 'The number of requests matching every given filter; the filters of GET /v1/service-requests.',
         security: [{ apiKey: [] }],
         querystring: FilterQuery,
-        response: { 200: CountAnswer, ...common, 422: filterErrors },
+        response: { 200: CountAnswer, ...common, ...tooLong, 422: filterErrors },
       },
     },
     async (request, reply) => {
@@ -245,6 +254,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
             },
           },
           ...common,
+          ...tooLong,
           422: filterErrors,
         },
       },
@@ -330,7 +340,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'Each value of `field` among the requests matching the filters of GET /v1/service-requests, with its count, largest first, then by value; the requests without a value are counted as null (last among equal counts).',
         security: [{ apiKey: [] }],
         querystring: FacetQuery,
-        response: { 200: FacetList, ...common, 422: filterErrors },
+        response: { 200: FacetList, ...common, ...tooLong, 422: filterErrors },
       },
     },
     async (request, reply) => {
@@ -369,7 +379,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           description: statsDescription(unit),
           security: [{ apiKey: [] }],
           querystring: FilterQuery,
-          response: { 200: answer as never, ...common, 422: filterErrors },
+          response: { 200: answer as never, ...common, ...tooLong, 422: filterErrors },
         },
       },
       async (request: FastifyRequest, reply: FastifyReply) => {
