@@ -91,8 +91,8 @@ interface CompiledFilter {
  * same walk counts the rows of the count, the facets and the statistics.
  *
  * Used by the SQLite store, which reads it again when another connection changes the file. About
- * 25 MB of heap for the 109,915 requests (mostly the created_at texts), read in 0.5 to 1 s when the
- * service starts.
+ * 16 MB for the 109,915 requests (5.5 MB of heap, 10.6 MB of typed arrays; measured 2026-11-24), read
+ * in about 1 s on a loaded machine when the service starts.
  */
 export class KeysetIndex {
   private readonly ids: Int32Array;
