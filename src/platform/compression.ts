@@ -22,8 +22,10 @@ const COMPRESSIBLE = /^(?:text\/|application\/(?:[a-z.+-]*\+)?json\b|application
  * (`@fastify/compress`), in every service. Request bodies are never decompressed: the body limit
  * counts the bytes a client sends, and a compressed body could unfold far past it.
  *
- * Every compressible answer says `Vary: Accept-Encoding` (also when it is sent as it is, so that a
- * shared cache never hands a compressed copy to a client that did not ask for it). A strong ETag names
+ * Every compressible answer that carries an ETag or is over the threshold says `Vary: Accept-Encoding`
+ * (also when it is sent as it is, so that a shared cache never hands a compressed copy to a client that
+ * did not ask for it); a small answer without an ETag (a classification, an estimate, an error) is left
+ * alone, as the plugin leaves it, so that it costs next to nothing. A strong ETag names
  * one representation (RFC 9110 8.8.3): a compressed answer's ETag gets the encoding inside the
  * quotes (`"tag"` becomes `"tag-gzip"` or `"tag-br"`), and `etagMatches` accepts either form.
  */
@@ -43,12 +45,21 @@ export async function registerCompression(app: PlatformApp): Promise<void> {
   });
 }
 
+/** A payload that would be compressed if the client asked (a stream: its size is not known). */
+function isLarge(payload: unknown): boolean {
+  if (typeof payload === 'string') return payload.length >= COMPRESSION_THRESHOLD_BYTES;
+  if (Buffer.isBuffer(payload)) return payload.length >= COMPRESSION_THRESHOLD_BYTES;
+  return payload !== null && payload !== undefined;
+}
+
 async function tagEncodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const etag = reply.getHeader('ETag');
+  // The common case (a small answer that no cache revalidates, e.g. a classification) costs one look.
+  if (etag === undefined && !isLarge(payload)) return payload;
   const type = reply.getHeader('Content-Type');
   // A 304 stands for the answer it revalidates: it varies the same way.
   if ((typeof type === 'string' && COMPRESSIBLE.test(type)) || reply.statusCode === 304) addVary(reply, 'Accept-Encoding');
   const encoding = reply.getHeader('Content-Encoding');
-  const etag = reply.getHeader('ETag');
   if (typeof encoding === 'string' && encoding !== 'identity' && typeof etag === 'string' && etag.endsWith('"')) {
     reply.header('ETag', `${etag.slice(0, -1)}-${encoding}"`);
   }
