@@ -61,6 +61,19 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
   };
 
 
+  it('every new path needs the key (401), answers 405 with Allow to other methods, and HEAD', async () => {
+    const paths = ['/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets?field=borough', '/v1/stats/weekly', '/v1/stats/monthly'];
+    for (const path of paths) {
+      expectError(await served.service.app.inject({ method: 'GET', url: path }), 401, 'unauthorized', [], 'Missing or invalid API key');
+      const post = await served.service.app.inject({ method: 'POST', url: path, headers: { 'x-api-key': TEST_API_KEY } });
+      expectError(post, 405, 'method_not_allowed', []);
+      expect(post.headers.allow).toBe('GET, HEAD');
+      const head = await served.service.app.inject({ method: 'HEAD', url: path, headers: { 'x-api-key': TEST_API_KEY } });
+      expect(head.statusCode, path).toBe(200);
+      expect(head.body).toBe('');
+    }
+  });
+
   describe('filters', () => {
     it('the fixture has rows without a borough, a complaint type, a channel and a location', () => {
       expect(served.rows.some((row) => row.borough === null)).toBe(true);
