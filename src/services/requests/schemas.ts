@@ -325,28 +325,22 @@ const bucketNumbers = {
   ...periodNumbers('from start to end'),
 };
 
-export const WeeklyStatList = Type.Object(
-  {
-    items: Type.Array(
-      Type.Object(
-        { week: Type.String({ pattern: '^[0-9]{4}-W[0-9]{2}$', description: 'ISO 8601 week, YYYY-Www (weeks start on Monday)' }), ...bucketNumbers },
-        { additionalProperties: false },
-      ),
-      { description: 'One row per ISO week touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones' },
-    ),
-  },
-  { additionalProperties: false, description: 'The numbers per ISO week' },
+/** The list of buckets (ISO weeks or months): each named by `key`, with the numbers of its days. */
+function bucketList<K extends string>(key: K, keySchema: ReturnType<typeof Type.String>, unit: string) {
+  return Type.Object(
+    {
+      items: Type.Array(Type.Object({ [key]: keySchema, ...bucketNumbers } as { [k in K]: typeof keySchema } & typeof bucketNumbers, { additionalProperties: false }), {
+        description: `One row per ${unit} touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones`,
+      }),
+    },
+    { additionalProperties: false, description: `The numbers per ${unit}` },
+  );
+}
+
+export const WeeklyStatList = bucketList(
+  'week',
+  Type.String({ pattern: '^[0-9]{4}-W[0-9]{2}$', description: 'ISO 8601 week, YYYY-Www (weeks start on Monday)' }),
+  'ISO week',
 );
 
-export const MonthlyStatList = Type.Object(
-  {
-    items: Type.Array(
-      Type.Object(
-        { month: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'Month, YYYY-MM' }), ...bucketNumbers },
-        { additionalProperties: false },
-      ),
-      { description: 'One row per month touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones' },
-    ),
-  },
-  { additionalProperties: false, description: 'The numbers per month' },
-);
+export const MonthlyStatList = bucketList('month', Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'Month, YYYY-MM' }), 'month');
