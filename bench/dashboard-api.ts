@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
-import { buildSnapshot } from '../src/services/requests/snapshot/build-snapshot.js';
-import { ensureSnapshot } from '../src/services/requests/snapshot/ensure-snapshot.js';
+import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
+import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
 import { REPO_ROOT, cpuSeconds, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
 
 /**

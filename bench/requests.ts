@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
-import { buildSnapshot } from '../src/services/requests/snapshot/build-snapshot.js';
-import { ensureSnapshot } from '../src/services/requests/snapshot/ensure-snapshot.js';
+import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
+import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
 import { buildTicketsApp } from '../src/services/tickets/app.js';
 import { readTicketSettings } from '../src/services/tickets/settings.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
@@ -43,7 +43,7 @@ function median(results: LoadResult[]): LoadResult {
 }
 
 async function measure(backend: string, databaseUrl: string): Promise<BackendFigures> {
-  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
+  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' });
   const app = await buildRequestsApp(settings, { logger: false });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   try {

@@ -13,13 +13,16 @@ import { registerCompression } from './compression.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, unauthorized } from './errors.js';
+import { ErrorResponse, MESSAGES, unauthorized } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
+import { registerMetrics, type ServiceMetricsRegistration } from './metrics.js';
+import { registerRateLimit } from './rate-limit.js';
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
+import { rememberStartLine } from './start-line.js';
 import { validatorCompiler } from './validation.js';
 
 declare module 'fastify' {
@@ -48,7 +51,13 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** What a service gives the platform. */
 export interface ServiceDefinition {
+  /** `tickets`, `houses`, `requests`: the `service` field of every log line and metric. */
+  name: string;
   openapi: OpenApiInfo;
+  /** The methods a CORS preflight allows (default `GET, POST`; `GET` for a read-only service). */
+  corsMethods?: string;
+  /** Adds the service's own gauges to its metrics registry (only when METRICS_KEY is set). */
+  registerMetrics?: ServiceMetricsRegistration;
   /** Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. */
   registerRoutes(app: PlatformApp): void | Promise<void>;
 }
@@ -72,7 +81,7 @@ export async function createServiceApp(
   options: AppOptions = {},
 ): Promise<PlatformApp> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(options.logStream),
+    logger: options.logger === false ? false : loggerOptions(service.name, settings.logLevel, options.logStream),
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -91,6 +100,9 @@ export async function createServiceApp(
     clientErrorHandler: handleClientError,
     // A path parameter over 200 characters, a broken percent-encoding: the error object too.
     frameworkErrors: handleFrameworkError,
+    // The answer is worded from the ajv errors themselves (error-handler.ts); Fastify's own text of
+    // every error would only cost time on a body with thousands of them.
+    schemaErrorFormatter: () => new Error(MESSAGES.invalidRequest),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -104,7 +116,7 @@ export async function createServiceApp(
   app.addSchema(ErrorResponse);
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
-  const cors = new CorsPolicy(settings.allowedOrigins);
+  const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
 
@@ -117,10 +129,16 @@ export async function createServiceApp(
     bodyDeadlines.stop();
     done();
   });
+  if (settings.metricsKey) registerMetrics(app, service.name, settings.metricsKey, service.registerMetrics);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     cors.decorate(request, reply);
+    done();
+  });
+  // The rate limit comes before the key check, so that 401 answers are counted too.
+  if (settings.rateLimit) app.addHook('onRequest', await registerRateLimit(app, service.name, settings.rateLimit, apiKeys));
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
       done(unauthorized());
       return;
@@ -137,6 +155,7 @@ export async function createServiceApp(
   if (settings.showDocs) await registerDocsPages(app, service.openapi);
   await app.after();
   addMethodNotAllowedRoutes(app, routes, cors);
+  rememberStartLine(app, { showDocs: settings.showDocs, metrics: Boolean(settings.metricsKey) });
 
   if (!apiKeys.enforced && service.openapi.usesApiKey) {
     app.log.warn('API_KEY is not set: no API key is enforced');

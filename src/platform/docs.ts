@@ -20,19 +20,34 @@ export interface OpenApiInfo {
   usesApiKey: boolean;
 }
 
+/**
+ * A content security policy of this origin only: scripts, styles, images, fonts and connections from
+ * the service itself, nothing from elsewhere. `forDocsBundles` adds what the docs pages' bundles
+ * (Swagger UI, ReDoc) need: 'unsafe-inline' scripts and styles, blob: workers and images, data:
+ * fonts. The service's own pages go without.
+ */
+export function sameOriginPolicy({ forDocsBundles }: { forDocsBundles: boolean }): string {
+  const inline = forDocsBundles ? " 'unsafe-inline'" : '';
+  const blob = forDocsBundles ? ' blob:' : '';
+  return [
+    "default-src 'self'",
+    `script-src 'self'${inline}`,
+    `style-src 'self'${inline}`,
+    `img-src 'self' data:${blob}`,
+    `font-src 'self'${forDocsBundles ? ' data:' : ''}`,
+    `worker-src 'self'${blob}`,
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
 /** Content security policy of the docs pages: everything from this origin, nothing from elsewhere. */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
+export const DOCS_CSP = sameOriginPolicy({ forDocsBundles: true });
+
+/** Content security policy of a service's own pages (the requests dashboard and index): no inline script or style. */
+export const PAGE_CSP = sameOriginPolicy({ forDocsBundles: false });
 
 const require = createRequire(import.meta.url);
 let redocBundle: Buffer | undefined;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, MESSAGES, errorBody } from './errors.js';
-import { summarizeValidationErrors } from './validation.js';
+import { addValidationProblems } from './validation.js';
 
 /** The answer an error gets: status, code, message, fields, extra headers. */
 export interface ErrorAnswer {
@@ -25,9 +25,8 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
   }
   if (!isFastifyError(error)) return internalError();
   if (error.validation) {
-    const wholeName = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query' : String(error.validationContext ?? 'request');
-    const summary = summarizeValidationErrors(error.validation as never, wholeName);
-    return { statusCode: 422, code: 'invalid_request', message: summary.message, fields: summary.fields };
+    const problems = addValidationProblems(error.validation as never, error.validationContext ?? 'request');
+    return { statusCode: 422, code: 'invalid_request', message: problems.message(), fields: problems.fields };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -80,7 +80,7 @@ export const REQUESTS: ServiceUnderTest = {
     const { buildRequestsApp } = await import('../../src/services/requests/app.js');
     const { readRequestSettings } = await import('../../src/services/requests/settings.js');
     const fixture = createSqliteFixture();
-    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123', DATABASE_URL: fixture.databaseUrl });
+    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123456789', DATABASE_URL: fixture.databaseUrl });
     const app = await buildRequestsApp(settings, logs ? { logStream: logs } : { logger: false });
     return { app, cleanup: () => fixture.drop() };
   },

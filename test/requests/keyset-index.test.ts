@@ -13,7 +13,7 @@ import {
   type ListFilters,
 } from '../../src/services/requests/list-filters.js';
 import { SqliteFileChanges } from '../../src/services/requests/sqlite-file-changes.js';
-import { SeededRandom } from '../../src/services/requests/snapshot/seeded-random.js';
+import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 
 /**
  * The SQLite store's in-memory keyset index must answer every list page exactly as the SQL keyset

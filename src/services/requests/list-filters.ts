@@ -64,8 +64,15 @@ const LOCAL_DATE_OR_DATE_TIME = new RegExp(LOCAL_DATE_OR_DATE_TIME_PATTERN);
 const NUMBER = '-?[0-9]{1,3}(\\.[0-9]{1,12})?';
 export const BBOX_PATTERN = `^${NUMBER},${NUMBER},${NUMBER},${NUMBER}$`;
 
+/** Proleptic Gregorian leap year, year 0000 included (Date.UTC would read years 0 to 99 as 1900 to 1999). */
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /**

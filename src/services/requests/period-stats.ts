@@ -1,7 +1,6 @@
 import type { DayOpenings } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
-import { daysInclusive } from './snapshot/new-york-time.js';
-import { CLOSED_WITHIN_DAYS, dailyStatOf } from './snapshot/snapshot-aggregates.js';
+import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive } from '../../ingest/nyc311/index.js';
 
 /**
  * The numbers of `/v1/stats/daily`, `/weekly` and `/monthly` from the matching requests grouped per

@@ -16,8 +16,9 @@ import {
   readComplaintTypeCountsFromPostgres,
   readDailyStatsFromPostgres,
   readSnapshotMetaFromPostgres,
-} from './snapshot/snapshot-readers.js';
-import type { SnapshotMeta } from './snapshot/service-request.js';
+} from '../../ingest/nyc311/index.js';
+import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
@@ -26,10 +27,6 @@ export interface PostgresStoreOptions {
   schema: string;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**
@@ -153,6 +150,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   async snapshotId(): Promise<string> {
     return (await this.snapshotMeta()).snapshot_id;
+  }
+
+  poolUse(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */

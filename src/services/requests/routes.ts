@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
+import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from './list-filters.js';
@@ -67,7 +67,7 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
   return async (request: { params: unknown; query: unknown }): Promise<void> => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw invalidRequest([name], `The request is not valid: ${name} must be integer`);
+      throw invalidRequest([name], `The request is not valid: ${name} must be an integer`);
     }
   };
 }
@@ -181,7 +181,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           ...common,
           ...tooLong,
           422: errorResponse(
-            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}" or "${CURSOR_OTHER_FILTERS}" (fields cursor)`,
+            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}", "${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}" (fields cursor)`,
           ),
         },
       },

@@ -290,6 +290,7 @@ export const Dataset = Type.Object(
       },
       { additionalProperties: false },
     ),
+    notice: Type.String({ description: 'In one plain sentence: whether the snapshot is synthetic (made-up records, the default) or a real export' }),
     row_count: Type.Integer({ minimum: 0, description: 'Requests in the snapshot' }),
     raw_rows_read: Type.Integer({ minimum: 0, description: 'Records read from the export before cleaning' }),
     created_at_min: nullable<string>({ type: 'string', pattern: TIMESTAMP_PATTERN, description: 'Earliest created_at' }),

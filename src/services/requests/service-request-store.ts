@@ -1,7 +1,7 @@
 import type { CursorPosition } from './cursor.js';
 import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './snapshot/service-request.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with
@@ -65,6 +65,8 @@ export interface DatasetRecord {
     generator_version: string | null;
     layout: string;
   };
+  /** Whether the data is synthetic or a real export, in one plain sentence (data-notice.ts). */
+  notice: string;
   row_count: number;
   raw_rows_read: number;
   created_at_min: string | null;
@@ -94,6 +96,8 @@ export interface ServiceRequestStore {
   dataset(): Promise<DatasetRecord>;
   /** The snapshot id (read once, then kept: the snapshot is frozen). */
   snapshotId(): Promise<string>;
+  /** PostgreSQL: connections of the pool in use, idle, and queries waiting for one; absent for SQLite. */
+  poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */

@@ -1,10 +1,11 @@
+import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { dataNotice } from './data-notice.js';
 import { isComplete } from './period-stats.js';
-import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from './snapshot/service-request.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
  * The one place that turns the snapshot builder's side tables, as its readers give them
- * (src/services/requests/snapshot/snapshot-readers.ts: snapshot_meta with the cleaning rules,
+ * (src/ingest/nyc311/snapshot-readers.ts: snapshot_meta with the cleaning rules,
  * daily_stats, complaint_type_counts), into the answers of this API.
  */
 export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
@@ -12,6 +13,7 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
     snapshot_id: meta.snapshot_id,
     snapshot_date: meta.snapshot_date,
     source: { ...meta.source },
+    notice: dataNotice(meta.source),
     row_count: meta.row_count,
     raw_rows_read: meta.raw_rows_read,
     created_at_min: meta.created_at_min,

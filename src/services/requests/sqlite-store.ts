@@ -13,8 +13,8 @@ import {
   type ServiceRequestRecord,
   type ServiceRequestStore,
 } from './service-request-store.js';
-import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from './snapshot/snapshot-readers.js';
-import type { SnapshotMeta } from './snapshot/service-request.js';
+import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
+import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);

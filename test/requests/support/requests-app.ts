@@ -7,7 +7,7 @@ import { readRequestSettings, type RequestSettings } from '../../../src/services
 import type { AnyResponse } from '../../support/http.js';
 
 export const TEST_API_KEY = 'test-key-requests';
-export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789';
+export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
 
 export interface TestApp {
   app: PlatformApp;

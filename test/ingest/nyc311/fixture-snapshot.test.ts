@@ -10,9 +10,9 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/services/requests/snapshot/build-snapshot.js';
-import { ensureSnapshot } from '../../../src/services/requests/snapshot/ensure-snapshot.js';
-import { parsePostgresTarget } from '../../../src/services/requests/snapshot/postgres-snapshot-writer.js';
+import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
+import { ensureSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
+import { parsePostgresTarget } from '../../../src/shared/postgres-schema.js';
 import {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,
@@ -20,16 +20,16 @@ import {
   readDailyStatsFromPostgres,
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
-} from '../../../src/services/requests/snapshot/snapshot-readers.js';
-import type { ServiceRequest } from '../../../src/services/requests/snapshot/service-request.js';
+} from '../../../src/ingest/nyc311/snapshot-readers.js';
+import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
 import {
   COUNCIL_DISTRICT_FIXTURE,
   MISSING_COLUMNS_FIXTURE,
-  REPO_ROOT,
   STANDARD_41_FIXTURE,
   TEST_DATABASE_URL,
   isolatedSchemaName,
 } from './fixture-paths.js';
+import { REPO_ROOT } from '../../support/http.js';
 
 const run = promisify(execFile);
 
@@ -201,7 +201,7 @@ describe('ensureSnapshot from two processes at once', () => {
   it('builds once; both processes find a complete snapshot', async () => {
     const path = join(directory, 'two-processes', 'snapshot.sqlite');
     const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
-    const child = join(REPO_ROOT, 'test/requests/snapshot/ensure-snapshot-child.ts');
+    const child = join(REPO_ROOT, 'test/ingest/nyc311/ensure-snapshot-child.ts');
     const results = await Promise.all([0, 1].map(() => run(tsx, [child, path, STANDARD_41_FIXTURE], { cwd: REPO_ROOT })));
     const built = results.map((r) => (JSON.parse(r.stdout) as { built: boolean }).built);
     expect(built.filter(Boolean)).toHaveLength(1);
@@ -213,7 +213,7 @@ describe('ensureSnapshot from two processes at once', () => {
 });
 
 describe('the snapshot command', () => {
-  const cli = join(REPO_ROOT, 'src/services/requests/snapshot/cli.ts');
+  const cli = join(REPO_ROOT, 'src/ingest/nyc311/cli.ts');
   const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
 
   it('builds a SQLite snapshot from an export and prints a summary', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvFormatError, parseCsvText, readCsvRecordBatches } from '../../../src/services/requests/snapshot/csv-reader.js';
+import { CsvFormatError, parseCsvText, readCsvRecordBatches } from '../../../src/ingest/nyc311/csv-reader.js';
 
 async function readAll(chunks: string[], selectColumns?: (header: readonly string[]) => boolean[]): Promise<string[][]> {
   const out: string[][] = [];

@@ -10,9 +10,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildSnapshot, type SnapshotInput, type SnapshotOutput } from './build-snapshot.js';
-import { DEFAULT_SNAPSHOT_PATH } from './ensure-snapshot.js';
+import { DEFAULT_SNAPSHOT_RELATIVE_PATH, defaultSnapshotPath } from './ensure-snapshot.js';
 import { MissingColumnError } from './export-columns.js';
-import { isPostgresUrl, parsePostgresTarget } from './postgres-snapshot-writer.js';
+import { isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 import { createProgressReporter } from './progress-reporter.js';
 import { SYNTHETIC_SEED, generateSyntheticExport } from './synthetic-export.js';
 import { CsvFormatError } from './csv-reader.js';
@@ -22,7 +22,7 @@ const USAGE = `Usage: npm run snapshot -- [options]
   --input FILE             an NYC Open Data 311 export (CSV, erm2-nwe9 layout)
   --synthetic              the synthetic export (default when --input is not given)
   --seed N                 seed of the synthetic export (default ${SYNTHETIC_SEED})
-  --output FILE            SQLite file to write (default ${DEFAULT_SNAPSHOT_PATH})
+  --output FILE            SQLite file to write (default ${DEFAULT_SNAPSHOT_RELATIVE_PATH} in the repository)
   --database URL           load PostgreSQL instead (postgres://...; ?schema=NAME selects the schema, default public)
   --schema NAME            PostgreSQL schema (overrides ?schema=)
   --no-filter              keep every agency and date (for exports that are not DOT January-June 2025)
@@ -72,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
   const output: SnapshotOutput =
     values.database !== undefined
       ? { kind: 'postgres', url: values.database, ...(values.schema !== undefined ? { schema: values.schema } : {}) }
-      : { kind: 'sqlite', path: values.output ?? DEFAULT_SNAPSHOT_PATH };
+      : { kind: 'sqlite', path: values.output ?? defaultSnapshotPath() };
   if (output.kind === 'postgres') parsePostgresTarget(output.url, output.schema); // validates the schema name early
 
   const progress = values.quiet ? undefined : createProgressReporter();

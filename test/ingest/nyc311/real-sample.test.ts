@@ -3,8 +3,8 @@
  * off, every one of its 924 rows is parsed. Skipped, with a message, when the file is absent.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareSnapshot } from '../../../src/services/requests/snapshot/build-snapshot.js';
-import { parseCsvText } from '../../../src/services/requests/snapshot/csv-reader.js';
+import { prepareSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
+import { parseCsvText } from '../../../src/ingest/nyc311/csv-reader.js';
 import { readFileSync } from 'node:fs';
 import { REAL_SAMPLE, realSampleExists } from './fixture-paths.js';
 

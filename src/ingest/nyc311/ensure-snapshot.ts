@@ -7,13 +7,19 @@
  * identical snapshot is harmless.
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildSnapshot, type BuildSnapshotResult, type SnapshotInput } from './build-snapshot.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
 
-/** Default location of the embedded snapshot, relative to the working directory. */
-export const DEFAULT_SNAPSHOT_PATH = 'data/service-requests.sqlite';
+/** The embedded snapshot, relative to the repository root. */
+export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
+
+/** Absolute path of the embedded snapshot: the service's default database and the snapshot command's default output. */
+export function defaultSnapshotPath(): string {
+  return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
+}
 
 export interface EnsureSnapshotOptions {
   progress?: ProgressReporter;
@@ -46,7 +52,7 @@ function tryLock(lockPath: string): boolean {
   }
 }
 
-export async function ensureSnapshot(path: string = DEFAULT_SNAPSHOT_PATH, options: EnsureSnapshotOptions = {}): Promise<EnsureSnapshotResult> {
+export async function ensureSnapshot(path: string = defaultSnapshotPath(), options: EnsureSnapshotOptions = {}): Promise<EnsureSnapshotResult> {
   if (existsSync(path)) return { path, built: false, build: null };
   mkdirSync(dirname(path), { recursive: true });
   const lockPath = `${path}.lock`;

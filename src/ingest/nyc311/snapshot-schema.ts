@@ -6,6 +6,7 @@
  * cleaning_rules, snapshot_meta (one row). Indexes serve the list's filters and keyset pages,
  * which order by (created_at, id).
  */
+import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
 
 /** Bumped when the tables change; stored in snapshot_meta.schema_version. */
@@ -63,11 +64,6 @@ export const SNAPSHOT_META_COLUMNS = [
   'filters_applied',
   'built_at',
 ] as const;
-
-/** Quote an SQL identifier (schema name). */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** `schema.table` for PostgreSQL, `table` for SQLite. */
 export function tableName(dialect: SqlDialect, table: string, schema?: string): string {

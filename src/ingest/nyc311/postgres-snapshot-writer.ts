@@ -17,34 +17,10 @@ import {
   createIndexesSql,
   createTablesSql,
   dropTablesSql,
-  quoteIdentifier,
   tableName,
 } from './snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from './service-request.js';
-
-export const DEFAULT_POSTGRES_SCHEMA = 'public';
-
-export interface PostgresTarget {
-  /** Connection string without the `schema` parameter. */
-  connectionString: string;
-  schema: string;
-}
-
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
-/** Split a `postgres://...?schema=name` URL into the connection string and the schema name. */
-export function parsePostgresTarget(url: string, schemaOverride?: string): PostgresTarget {
-  const parsed = new URL(url);
-  const fromUrl = parsed.searchParams.get('schema');
-  parsed.searchParams.delete('schema');
-  const schema = schemaOverride ?? fromUrl ?? DEFAULT_POSTGRES_SCHEMA;
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-    throw new Error(`Invalid PostgreSQL schema name "${schema}": use letters, digits and _ (at most 63, not starting with a digit).`);
-  }
-  return { connectionString: parsed.toString(), schema };
-}
+import { parsePostgresTarget, quoteIdentifier, type PostgresTarget } from '../../shared/postgres-schema.js';
 
 function copyValue(value: string | number | null): string {
   if (value === null) return '\\N';

@@ -10,9 +10,15 @@
  * requests, DOT requests outside the period and records repeated with the same Unique Key. The kept
  * requests also carry dirt that cleaning rewrites: Unspecified / N/A / empty values, mixed case,
  * extra spaces, UNKNOWN channels, Unspecified statuses. Addresses and streets are generated text.
+ *
+ * The dirt of each cleaning rule is planted by a function named after the rule: rule
+ * `closed_before_created` (entry closedBeforeCreated in cleaning-rules.ts) by
+ * plantClosedBeforeCreated, and so on; placeholder_to_null, spread over many fields, is marked by
+ * comments with its id. malformed_record, borough_code, coordinates_numeric and local_timestamps
+ * have no dirt here (the rule tests and the hand-written fixtures of test/fixtures/nyc311 cover them).
  */
 import { SeededRandom } from './seeded-random.js';
-import { epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
+import { cityLocalTimeToEpochMs, cityWallTimeExists, cityWallTimeToEpochMs, epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
 import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
 import type { Borough } from './service-request.js';
 
@@ -56,8 +62,8 @@ const MINUTE_MS = 60_000;
 /** 2025-01-01T00:00:00 as a wall time (ms, as if UTC). */
 const PERIOD_START_WALL = Date.UTC(2025, 0, 1);
 const PERIOD_DAYS = 181;
-/** 2025-07-01 06:00 EDT: the moment of the export. */
-const EXPORT_INSTANT = Date.UTC(2025, 6, 1, 10, 0, 0);
+/** 06:00 New York time on the snapshot date (2025-07-01 06:00 EDT): the moment of the export. */
+const EXPORT_INSTANT = cityLocalTimeToEpochMs(`${SYNTHETIC_SNAPSHOT_DATE}T06:00:00`);
 
 interface ComplaintSpec {
   type: string;
@@ -223,13 +229,6 @@ function lognormal(random: SeededRandom, median: number, sigma: number): number 
   return median * Math.exp(sigma * random.normal());
 }
 
-/** Wall time (as if UTC) to instant for synthetic times, never in the skipped hour of 2025-03-09. */
-function wallToInstant(wallMs: number): number {
-  // EST before 2025-03-09 02:00, EDT from then on (the period ends before November).
-  const dstStart = Date.UTC(2025, 2, 9, 2);
-  return wallMs < dstStart ? wallMs + 5 * HOUR_MS : wallMs + 4 * HOUR_MS;
-}
-
 function allocateDailyCounts(random: SeededRandom, total: number): number[] {
   const weights: number[] = [];
   for (let d = 0; d < PERIOD_DAYS; d++) {
@@ -252,10 +251,47 @@ function allocateDailyCounts(random: SeededRandom, total: number): number[] {
   return counts;
 }
 
-function mixCase(random: SeededRandom, text: string, p: number): string {
+/** Rule canonical_spelling: with probability p, the text in upper case, lower case or with spaces around. */
+function plantCanonicalSpelling(random: SeededRandom, text: string, p: number): string {
   if (!random.chance(p)) return text;
   const r = random.next();
   return r < 0.4 ? text.toUpperCase() : r < 0.8 ? text.toLowerCase() : ` ${text} `;
+}
+
+/** Rule status_code: 0.4% of statuses "Unspecified" (the cleaning infers them), 1% in upper case. */
+function plantStatusCode(random: SeededRandom, status: string): string {
+  if (random.chance(0.004)) return 'Unspecified';
+  if (random.chance(0.01)) return status.toUpperCase();
+  return status;
+}
+
+/** Rule incident_zip_text: ZIP+4 (0.2%) and 00000 (0.1%); also empty (1%) and "N/A" (0.3%, placeholder_to_null). */
+function plantIncidentZipText(random: SeededRandom, borough: BoroughSpec): string {
+  const draw = random.next();
+  if (draw < 0.01) return '';
+  if (draw < 0.013) return 'N/A';
+  if (draw < 0.015) return `${random.pick(borough.zips)}-${String(random.int(1, 9999)).padStart(4, '0')}`;
+  if (draw < 0.016) return '00000';
+  return random.pick(borough.zips);
+}
+
+/** Rule council_district_integer: "0" (0.1%); also empty (0.6%) and "Unspecified" (0.2%, placeholder_to_null). */
+function plantCouncilDistrictInteger(random: SeededRandom, borough: BoroughSpec): string {
+  const draw = random.next();
+  if (draw < 0.006) return '';
+  if (draw < 0.008) return 'Unspecified';
+  if (draw < 0.009) return '0';
+  return String(random.int(borough.council[0], borough.council[1]));
+}
+
+/**
+ * Rule channel_code: channels in any case (1% in title case, which the codes accept) and UNKNOWN
+ * (3%, placeholder_to_null). No unrecognised channel is planted: channel_code changes none here.
+ */
+function plantChannelCode(random: SeededRandom): string {
+  const draw = random.next();
+  const channel = draw < 0.34 ? 'PHONE' : draw < 0.64 ? 'ONLINE' : draw < 0.95 ? 'MOBILE' : draw < 0.97 ? 'OTHER' : 'UNKNOWN';
+  return random.chance(0.01) ? titleCase(channel) : channel;
 }
 
 function titleCase(text: string): string {
@@ -286,20 +322,48 @@ class SyntheticExportBuilder {
       }
     });
 
-    const dirt: SyntheticRecord[] = [];
-    // Repeated submissions: same complaint at the same place, 1 to 55 minutes later.
-    let repeated = 0;
+    // The bad records, one method per cleaning rule that removes them (the order fixes the random draws).
+    const repeats = this.plantRepeatedSubmission(base);
+    const closedBefore = this.plantClosedBeforeCreated();
+    const otherAgencies = this.plantAgencyNotDot();
+    const outsidePeriod = this.plantCreatedOutsidePeriod();
+
+    const all = [...base, ...repeats, ...closedBefore, ...otherAgencies, ...outsidePeriod].sort((a, b) => a.createdMs - b.createdMs);
+    let key = 63_680_000 + random.int(0, 999);
+    for (const record of all) {
+      key += random.int(1, 29);
+      record.key = key;
+    }
+    const withRepeats = this.plantDuplicateUniqueKey(all, new Set(base));
+    return {
+      records: withRepeats,
+      counts: {
+        requests: base.length,
+        repeatedSubmissions: repeats.length,
+        closedBeforeCreation: closedBefore.length,
+        otherAgencies: otherAgencies.length,
+        outsidePeriod: outsidePeriod.length,
+        duplicateUniqueKeys: withRepeats.length - all.length,
+        records: withRepeats.length,
+      },
+    };
+  }
+
+  /** Rule repeated_submission: copies of a request at the same place, 1 to 55 minutes later. */
+  private plantRepeatedSubmission(base: readonly SyntheticRecord[]): SyntheticRecord[] {
+    const random = this.random;
+    const copies: SyntheticRecord[] = [];
     for (const original of base) {
       if (!random.chance(0.028)) continue;
-      const copies = random.chance(0.15) ? 2 : 1;
-      for (let k = 0; k < copies; k++) {
+      const count = random.chance(0.15) ? 2 : 1;
+      for (let k = 0; k < count; k++) {
         const createdMs = original.createdMs + random.int(1, 55) * MINUTE_MS + random.int(0, 59) * 1000;
         if (epochMsToCityLocalTime(createdMs) >= '2025-07-01') continue;
         const copy: SyntheticRecord = {
           ...original,
           createdMs,
-          complaintType: mixCase(random, original.complaintType, 0.1),
-          descriptor: mixCase(random, original.descriptor, 0.1),
+          complaintType: plantCanonicalSpelling(random, original.complaintType, 0.1),
+          descriptor: plantCanonicalSpelling(random, original.descriptor, 0.1),
           channel: random.pick(['PHONE', 'ONLINE', 'MOBILE']),
           resolution:
             original.closedMs === null
@@ -308,78 +372,82 @@ class SyntheticExportBuilder {
           key: 0,
         };
         if (copy.closedMs !== null && copy.closedMs < createdMs) copy.closedMs = createdMs + random.int(1, 30) * MINUTE_MS;
-        dirt.push(copy);
-        repeated++;
+        copies.push(copy);
       }
     }
-    // Closed before created.
-    const closedBefore = 430;
-    for (let i = 0; i < closedBefore; i++) {
-      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
-      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+    return copies;
+  }
+
+  /** A request of any complaint type (uniform, not weighted), created on any day of the period. */
+  private anyRequestInPeriod(): SyntheticRecord {
+    const spec = COMPLAINTS[this.random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+    return this.request(spec, this.createdInDay(this.random.int(0, PERIOD_DAYS - 1)));
+  }
+
+  /** Rule closed_before_created: 430 requests closed 1 minute to 3 days before they were created. */
+  private plantClosedBeforeCreated(): SyntheticRecord[] {
+    const random = this.random;
+    const records: SyntheticRecord[] = [];
+    for (let i = 0; i < 430; i++) {
+      const record = this.anyRequestInPeriod();
       record.closedMs = record.createdMs - random.int(1, 3 * 24 * 60) * MINUTE_MS;
       record.status = 'Closed';
-      dirt.push(record);
+      records.push(record);
     }
-    // Other agencies, same period.
-    const otherAgencies = 1_380;
-    for (let i = 0; i < otherAgencies; i++) {
-      const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
-      const record = this.request(spec, this.createdInDay(random.int(0, PERIOD_DAYS - 1)));
+    return records;
+  }
+
+  /** Rule agency_not_dot: 1,380 requests of other agencies, in the period. */
+  private plantAgencyNotDot(): SyntheticRecord[] {
+    const random = this.random;
+    const records: SyntheticRecord[] = [];
+    for (let i = 0; i < 1_380; i++) {
+      const record = this.anyRequestInPeriod();
       const [agency, agencyName, type, descriptor] = random.pick(OTHER_AGENCIES);
       Object.assign(record, { agency, agencyName, complaintType: type, descriptor, locationType: random.pick(['Street/Sidewalk', 'Residential Building/House', 'Street']) });
-      dirt.push(record);
+      records.push(record);
     }
-    // DOT requests created before or after the period (late December 2024, early 1 July 2025).
-    const outsidePeriod = 160;
-    for (let i = 0; i < outsidePeriod; i++) {
+    return records;
+  }
+
+  /** Rule created_outside_period: 160 DOT requests created in late December 2024 or early on 1 July 2025. */
+  private plantCreatedOutsidePeriod(): SyntheticRecord[] {
+    const random = this.random;
+    const records: SyntheticRecord[] = [];
+    for (let i = 0; i < 160; i++) {
       const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
       const before = i % 4 !== 0;
       const wall = before
         ? PERIOD_START_WALL - random.int(1, 7 * 24 * 3600) * 1000
         : Date.UTC(2025, 6, 1) + random.int(0, 5 * 3600) * 1000;
-      const record = this.request(spec, wallToInstant(wall));
-      dirt.push(record);
+      records.push(this.request(spec, cityWallTimeToEpochMs(wall)));
     }
+    return records;
+  }
 
-    const all = [...base, ...dirt].sort((a, b) => a.createdMs - b.createdMs);
-    let key = 63_680_000 + random.int(0, 999);
-    for (const record of all) {
-      key += random.int(1, 29);
-      record.key = key;
-    }
-    // Records repeated verbatim (same Unique Key), as paged downloads sometimes hold: placed right after.
+  /**
+   * Rule duplicate_unique_key: records repeated verbatim (same Unique Key), as paged downloads
+   * sometimes hold, placed right after the first; only distinct requests are repeated.
+   */
+  private plantDuplicateUniqueKey(records: readonly SyntheticRecord[], distinct: ReadonlySet<SyntheticRecord>): SyntheticRecord[] {
+    const random = this.random;
     const withRepeats: SyntheticRecord[] = [];
-    const distinct = new Set(base);
-    let duplicateKeys = 0;
-    for (const record of all) {
+    for (const record of records) {
       withRepeats.push(record);
-      if (distinct.has(record) && random.chance(0.0007)) {
-        withRepeats.push({ ...record, sameKeyAs: record });
-        duplicateKeys++;
-      }
+      if (distinct.has(record) && random.chance(0.0007)) withRepeats.push({ ...record, sameKeyAs: record });
     }
-    return {
-      records: withRepeats,
-      counts: {
-        requests: base.length,
-        repeatedSubmissions: repeated,
-        closedBeforeCreation: closedBefore,
-        otherAgencies,
-        outsidePeriod,
-        duplicateUniqueKeys: duplicateKeys,
-        records: withRepeats.length,
-      },
-    };
+    return withRepeats;
   }
 
   /** A creation instant on day d of the period (hour by the daily pattern; never in the skipped hour). */
   private createdInDay(d: number): number {
     const random = this.random;
+    const day = PERIOD_START_WALL + d * DAY_MS;
     let hour = random.weightedIndex(HOUR_WEIGHTS, this.hourTotal);
-    if (d === 67 && hour === 2) hour = 3; // 2025-03-09 02:00-02:59 does not exist
-    const wall = PERIOD_START_WALL + d * DAY_MS + hour * HOUR_MS + random.int(0, 3599) * 1000;
-    return wallToInstant(wall);
+    // The hour skipped when daylight-saving time starts (2025-03-09 02:00-02:59) becomes the next one.
+    if (!cityWallTimeExists(day + hour * HOUR_MS)) hour++;
+    const wall = day + hour * HOUR_MS + random.int(0, 3599) * 1000;
+    return cityWallTimeToEpochMs(wall);
   }
 
   /** A distinct request at its own place. */
@@ -417,47 +485,34 @@ class SyntheticExportBuilder {
       const r = random.next();
       status = r < 0.35 ? 'Open' : r < 0.5 ? 'Assigned' : r < 0.85 ? (random.chance(0.2) ? 'Started' : 'In Progress') : 'Pending';
     }
-    if (random.chance(0.004)) status = 'Unspecified';
-    else if (random.chance(0.01)) status = status.toUpperCase();
+    status = plantStatusCode(random, status);
 
-    const channelDraw = random.next();
-    let channel = channelDraw < 0.34 ? 'PHONE' : channelDraw < 0.64 ? 'ONLINE' : channelDraw < 0.95 ? 'MOBILE' : channelDraw < 0.97 ? 'OTHER' : 'UNKNOWN';
-    if (random.chance(0.01)) channel = titleCase(channel);
+    const channel = plantChannelCode(random);
 
     const boardNumber = random.int(1, borough.boards);
     const boardDraw = random.next();
+    // placeholder_to_null: no borough (0.2%: borough "Unspecified", board "0 Unspecified"), board "Unspecified BOROUGH" (1.5%).
     const unspecifiedBorough = random.chance(0.002);
     const communityBoard = unspecifiedBorough
       ? '0 Unspecified'
       : boardDraw < 0.015
         ? `Unspecified ${borough.name}`
         : `${boardNumber < 10 ? '0' : ''}${boardNumber} ${borough.name}`;
-    const zipDraw = random.next();
-    const zip =
-      zipDraw < 0.01
-        ? ''
-        : zipDraw < 0.013
-          ? 'N/A'
-          : zipDraw < 0.015
-            ? `${random.pick(borough.zips)}-${String(random.int(1, 9999)).padStart(4, '0')}`
-            : zipDraw < 0.016
-              ? '00000'
-              : random.pick(borough.zips);
-    const councilDraw = random.next();
-    const councilDistrict =
-      councilDraw < 0.006 ? '' : councilDraw < 0.008 ? 'Unspecified' : councilDraw < 0.009 ? '0' : String(random.int(borough.council[0], borough.council[1]));
+    const zip = plantIncidentZipText(random, borough);
+    const councilDistrict = plantCouncilDistrictInteger(random, borough);
     const [locationType] = spec.locationTypes[random.weightedIndex(spec.locationTypes.map(([, w]) => w))] as [string, number];
     const descriptorDraw = random.next();
-    const descriptor = descriptorDraw < 0.002 ? 'Unspecified' : mixCase(random, spec.descriptor, 0.01);
+    // placeholder_to_null: descriptor "Unspecified" (0.2%).
+    const descriptor = descriptorDraw < 0.002 ? 'Unspecified' : plantCanonicalSpelling(random, spec.descriptor, 0.01);
 
     return {
       createdMs,
       closedMs: closed ? Math.round(closedAt / 1000) * 1000 : null,
       agency: random.chance(0.005) ? 'dot' : 'DOT',
       agencyName: 'Department of Transportation',
-      complaintType: mixCase(random, spec.type, 0.012),
+      complaintType: plantCanonicalSpelling(random, spec.type, 0.012),
       descriptor,
-      locationType: locationType === 'Street' && random.chance(0.01) ? 'STREET' : locationType,
+      locationType: locationType === 'Street' && random.chance(0.01) ? 'STREET' : locationType, // canonical_spelling
       borough: unspecifiedBorough ? null : borough,
       boroughText: unspecifiedBorough ? 'Unspecified' : random.chance(0.02) ? titleCase(borough.name) : borough.name,
       zip,

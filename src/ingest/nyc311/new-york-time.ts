@@ -81,8 +81,18 @@ export function wallTimeMs(local: string): number {
 
 /** Real instant (epoch ms) of a New York local time `YYYY-MM-DDTHH:MM:SS`. */
 export function cityLocalTimeToEpochMs(local: string): number {
-  const wall = wallTimeMs(local);
-  return wall - offsetForLocalWallTime(wall);
+  return cityWallTimeToEpochMs(wallTimeMs(local));
+}
+
+/** Real instant (epoch ms) of a New York local wall time given in ms as if it were UTC. */
+export function cityWallTimeToEpochMs(wallMs: number): number {
+  return wallMs - offsetForLocalWallTime(wallMs);
+}
+
+/** False for a wall time (ms, as if UTC) in the hour New York skips when daylight-saving time starts. */
+export function cityWallTimeExists(wallMs: number): boolean {
+  const offset = offsetForLocalWallTime(wallMs);
+  return cachedZoneOffsetAt(wallMs - offset) === offset;
 }
 
 /** New York local time `YYYY-MM-DDTHH:MM:SS` of an instant. */

@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = resolve(here, '../../..');
+import { join, resolve } from 'node:path';
+import { REPO_ROOT } from '../../support/http.js';
 export const FIXTURES = join(REPO_ROOT, 'test/fixtures/nyc311');
 export const STANDARD_41_FIXTURE = join(FIXTURES, 'dot-2025-standard-41-columns.csv');
 export const COUNCIL_DISTRICT_FIXTURE = join(FIXTURES, 'dot-2025-with-council-district.csv');

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareSnapshot, type PreparedSnapshot } from '../../../src/services/requests/snapshot/build-snapshot.js';
-import { writePostgresSnapshot } from '../../../src/services/requests/snapshot/postgres-snapshot-writer.js';
-import { medianOf, round4 } from '../../../src/services/requests/snapshot/snapshot-aggregates.js';
+import { prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
+import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
+import { medianOf, round4 } from '../../../src/ingest/nyc311/snapshot-aggregates.js';
 import {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,
@@ -19,13 +19,13 @@ import {
   readDailyStatsFromPostgres,
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
-} from '../../../src/services/requests/snapshot/snapshot-readers.js';
-import { writeSqliteSnapshot } from '../../../src/services/requests/snapshot/sqlite-snapshot-writer.js';
-import type { ServiceRequest } from '../../../src/services/requests/snapshot/service-request.js';
+} from '../../../src/ingest/nyc311/snapshot-readers.js';
+import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
+import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
 import {
   SYNTHETIC_REQUEST_COUNT,
   generateSyntheticExport,
-} from '../../../src/services/requests/snapshot/synthetic-export.js';
+} from '../../../src/ingest/nyc311/synthetic-export.js';
 import { TEST_DATABASE_URL, isolatedSchemaName } from './fixture-paths.js';
 
 /** SHA-256 of the synthetic export's bytes for seed 311, generator 1.1.0. Changes only with the generator. */

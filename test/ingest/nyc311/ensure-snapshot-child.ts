@@ -1,5 +1,5 @@
 /** Child process for the ensureSnapshot test: ensures a snapshot of a fixture at argv[2], prints { built }. */
-import { ensureSnapshot } from '../../../src/services/requests/snapshot/ensure-snapshot.js';
+import { ensureSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
 
 const [path, input] = process.argv.slice(2);
 if (path === undefined || input === undefined) throw new Error('usage: ensure-snapshot-child.ts <snapshot path> <export csv>');
