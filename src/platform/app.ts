@@ -9,6 +9,7 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
+import { registerCompression } from './compression.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
@@ -170,6 +171,8 @@ export async function createServiceApp(
   app.addHook('onSend', addPolicyToHtml);
   app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
   app.addHook('onResponse', logRequest);
+  // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (compression.ts).
+  await registerCompression(app);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);
   await service.registerRoutes(app);

@@ -179,8 +179,13 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   test('repeated query parameters', async () => {
     if (service.name === 'requests') {
-      const response = await live.app.inject({ method: 'GET', url: '/v1/service-requests?borough=queens&borough=bronx', headers: { 'x-api-key': KEY } });
-      expectClientError(response, 422, 'invalid_request', ['borough']);
+      // issue 14: a repeated filter means any of its values; a parameter that takes one value is still refused twice
+      const both = await live.app.inject({ method: 'GET', url: '/v1/service-requests?borough=queens&borough=bronx', headers: { 'x-api-key': KEY } });
+      expect(both.statusCode).toBe(200);
+      const many = `/v1/service-requests?${Array.from({ length: 51 }, () => 'borough=queens').join('&')}`;
+      expectClientError(await live.app.inject({ method: 'GET', url: many, headers: { 'x-api-key': KEY } }), 422, 'invalid_request', ['borough']);
+      const response = await live.app.inject({ method: 'GET', url: '/v1/service-requests?created_from=2025-01-01&created_from=2025-01-02', headers: { 'x-api-key': KEY } });
+      expectClientError(response, 422, 'invalid_request', ['created_from']);
       const limits = await live.app.inject({ method: 'GET', url: '/v1/service-requests?limit=1&limit=2', headers: { 'x-api-key': KEY } });
       expectClientError(limits, 422, 'invalid_request', ['limit']);
     } else {
