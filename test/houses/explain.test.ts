@@ -162,6 +162,21 @@ describe('POST /v1/estimates/explain/batch', () => {
     expectError(await explainBatch({ houses: [] }), 422, 'invalid_request', ['houses']);
     expectError(await explainBatch({ houses: Array.from({ length: 101 }, () => house()) }), 422, 'invalid_request', ['houses']);
   });
+  it('a batch of 64 KiB of empty objects is refused on its size alone, quickly: fields houses, as the estimate batch (issue 11)', async () => {
+    const payload = `{"houses":[${Array.from({ length: Math.floor((64 * 1024 - 14) / 3) }, () => '{}').join(',')}]}`;
+    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(64 * 1024);
+    const started = process.cpuUsage();
+    const response = await app.inject({ method: 'POST', url: '/v1/estimates/explain/batch', headers: { 'content-type': 'application/json' }, payload });
+    const used = process.cpuUsage(started);
+    expectError(response, 422, 'invalid_request', ['houses'], 'The request is not valid: houses must hold from 1 to 100 items');
+    // Generous bound on a loaded machine (test/reliability/request-cost.test.ts measures every worst body).
+    expect((used.user + used.system) / 1000).toBeLessThan(200);
+  });
+  it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (issue 11)', async () => {
+    const houses = Array.from({ length: 101 }, () => house());
+    houses[5] = house({ floors: 1.25 });
+    expectError(await explainBatch({ houses }), 422, 'invalid_request', ['houses'], 'The request is not valid: houses must hold from 1 to 100 items');
+  });
   it('field paths are houses.<index>.<field>, every house checked; outside_model_area only when all are otherwise valid', async () => {
     expectError(await explainBatch({ houses: [house(), house({ grade: 14 })] }), 422, 'invalid_request', ['houses.1.grade']);
     expectError(await explainBatch({ houses: [house(), house(), house({ lat: 46 })] }), 422, 'outside_model_area', ['houses.2.lat']);
