@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
-import { SHIPPED_MODEL_AREA } from '../../src/services/houses/schemas.js';
+import { SHIPPED_MODEL_AREA } from '../../src/services/houses/house.js';
 import { expectMatchesReviewedCopy, REPO_ROOT } from '../support/http.js';
 import { buildFixtureApp } from './support.js';
 

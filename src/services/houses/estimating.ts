@@ -1,9 +1,12 @@
+import type { House } from './house.js';
 import type { HouseModel } from './house-model.js';
-import type { Estimate, ExplainedEstimate, House } from './schemas.js';
+import { dollarAnswer, formatUsd } from './model/dollars.js';
+import type { Estimate, ExplainedEstimate } from './schemas.js';
 import { warningsFor } from './warnings.js';
 
 /**
- * The answer for one valid house inside the model area (docs/houses.md, "Rounding and range"):
+ * The answer for one valid house inside the model area (docs/houses.md, "Answers"), in whole dollars
+ * through model/dollars.ts's dollarAnswer, the function the parity test checks the model card with:
  * estimate_usd = Math.round(model dollars);
  * range_usd.low = Math.round(estimate_usd x low_factor), range_usd.high = Math.round(estimate_usd x high_factor).
  */
@@ -18,26 +21,19 @@ export function estimateHouses(houses: readonly House[], model: HouseModel): Est
 }
 
 function answerFor(house: House, dollars: number, model: HouseModel): Estimate {
-  const estimateUsd = Math.round(dollars);
+  const { estimate_usd, range_usd } = dollarAnswer(dollars, model.range);
   return {
-    estimate_usd: estimateUsd,
-    range_usd: {
-      low: Math.round(estimateUsd * model.range.lowFactor),
-      high: Math.round(estimateUsd * model.range.highFactor),
-    },
+    estimate_usd,
+    range_usd,
     model_version: model.version,
     prices_as_of: model.pricesAsOf,
-    warnings: warningsFor(house, estimateUsd, model),
+    warnings: warningsFor(house, estimate_usd, model),
   };
 }
 
 /** The order of a house's fields in an explanation: largest |contribution| first, then the contract order. */
 function byEffect(a: { contribution: number; index: number }, b: { contribution: number; index: number }): number {
   return Math.abs(b.contribution) - Math.abs(a.contribution) || a.index - b.index;
-}
-
-function formatUsd(x: number): string {
-  return `$${Math.round(x).toLocaleString('en-US')}`;
 }
 
 /**

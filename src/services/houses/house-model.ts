@@ -1,34 +1,21 @@
+import type { House, HouseField, ModelArea, RareValueGroup } from './house.js';
 import type { ComparableSale } from './model/comparable-sales.js';
-import type { House, HouseField } from './schemas.js';
 
 /**
  * What the service needs from a loaded model file, independent of the file's layout
  * (model/model-file.ts parses the file, model/evaluator.ts computes the trees; model-adapter.ts
- * joins them into this).
+ * joins them into this). The area and the rare-value groups are the file's own, in the one
+ * vocabulary of house.ts.
  */
-export interface ModelArea {
-  lat: { min: number; max: number };
-  long: { min: number; max: number };
-}
-
-/** A group of fields judged together: one rare_value warning when any of them is unusual. */
-export interface RareValueGroup {
-  fields: readonly HouseField[];
-  /** True when the house's values of this group are unusual for the training sales. */
-  isRare(house: House): boolean;
-}
-
-export interface RangeFactors {
-  lowFactor: number;
-  highFactor: number;
-}
-
 export interface HouseModel {
   version: string;
   pricesAsOf: string;
   area: ModelArea;
   rareValueGroups: readonly RareValueGroup[];
-  range: RangeFactors;
+  /** Estimates at or above this many dollars get the high_value warning (the file's high_value_usd). */
+  highValueUsd: number;
+  /** The range factors of the file: range_usd = estimate_usd times these, rounded. */
+  range: { low_factor: number; high_factor: number };
   /** The model card, as stored in the model file (GET /v1/model). */
   card: Record<string, unknown>;
   /** The model's price for a valid house inside the area, in US dollars (not rounded). */

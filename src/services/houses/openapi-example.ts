@@ -1,6 +1,7 @@
 import example from './openapi-example.json' with { type: 'json' };
 import explainExample from './openapi-explain-example.json' with { type: 'json' };
-import type { Estimate, ExplainedEstimate, House } from './schemas.js';
+import type { House } from './house.js';
+import type { Estimate, ExplainedEstimate } from './schemas.js';
 
 /**
  * The one documented example of POST /v1/estimates: a request and the exact answer of the shipped

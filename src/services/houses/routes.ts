@@ -7,7 +7,8 @@ import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './es
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, House, ModelCard } from './schemas.js';
+import { House } from './house.js';
+import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, ModelCard } from './schemas.js';
 import { ESTIMATE_EXAMPLE, EXPLAIN_EXAMPLE } from './openapi-example.js';
 
 const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
@@ -35,8 +36,7 @@ const ESTIMATE_ERRORS = {
 
 /** The model card of the file, plus the model area the coordinates must lie in. */
 export function modelCardAnswer(model: HouseModel): Record<string, unknown> {
-  const { lat, long } = model.area;
-  return { ...model.card, model_area: { lat_min: lat.min, lat_max: lat.max, long_min: long.min, long_max: long.max } };
+  return { ...model.card, model_area: model.area };
 }
 
 export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';
 import { createFieldAttributor } from '../../../src/services/houses/model/field-attribution.js';
-import { parseModelFile, REQUEST_FIELDS, type HouseInput, type ModelFile, type RequestField, type TreeArrays } from '../../../src/services/houses/model/model-file.js';
+import { HOUSE_FIELD_INDEX, type House, type HouseField } from '../../../src/services/houses/house.js';
+import { parseModelFile, type ModelFile, type TreeArrays } from '../../../src/services/houses/model/model-file.js';
 import { createTreeShap } from '../../../src/services/houses/model/tree-shap.js';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
 import { REPO_ROOT } from './support.js';
@@ -83,7 +84,7 @@ function bruteForceShap(model: ModelFile, x: Float64Array): number[] {
   return phi;
 }
 
-const HOUSE: HouseInput = {
+const HOUSE: House = {
   bedrooms: 3,
   bathrooms: 2,
   floors: 1,
@@ -106,7 +107,7 @@ describe('TreeSHAP on hand-made trees', () => {
   it('equals the Shapley values of the path-dependent value function, for houses on every path', () => {
     const evaluator = createEvaluator(MODEL);
     const shap = createTreeShap(MODEL);
-    const variants: Partial<HouseInput>[] = [{}, { grade: 5 }, { grade: 6 }, { lat: 47.2, long: -121.9 }, { sqft_basement: 1200 }, { yr_renovated: 0, sqft_living: 2600 }];
+    const variants: Partial<House>[] = [{}, { grade: 5 }, { grade: 6 }, { lat: 47.2, long: -121.9 }, { sqft_basement: 1200 }, { yr_renovated: 0, sqft_living: 2600 }];
     for (const change of variants) {
       const x = evaluator.features({ ...HOUSE, ...change });
       const out = new Float64Array(x.length);
@@ -122,7 +123,7 @@ describe('TreeSHAP on hand-made trees', () => {
 
 describe('attribution to the 16 request fields', () => {
   const attributor = createFieldAttributor(MODEL, createEvaluator(MODEL));
-  const field = (a: Float64Array, name: RequestField) => a[REQUEST_FIELDS.indexOf(name)] as number;
+  const field = (a: Float64Array, name: HouseField) => a[HOUSE_FIELD_INDEX[name]] as number;
 
   it('x + c * y gives x 1 / (1 + |c|) and y the rest; max(x, y) goes wholly to the field it took', () => {
     const e = attributor.explain(HOUSE);

@@ -9,6 +9,10 @@
  * reviewed configuration), so those predictions are sklearn's predictions of the shipped
  * model. Needs the CSV (SHARED_DATA_DIR) and training/.venv (training/setup.sh).
  *
+ * What users get is checked, not a copy of it: the whole-dollar answers come from the service's own
+ * estimateHouses (the function the routes answer with, through model/dollars.ts's dollarAnswer) on the
+ * service's own HouseModel, and the model card's figures are recomputed from those answers.
+ *
  * The same run writes, with --shap-out, the SHAP values of shap's TreeExplainer
  * (feature_perturbation="tree_path_dependent", the reference TreeSHAP, pinned in
  * training/requirements.txt) on the fitted model for every row; the TypeScript TreeSHAP of the
@@ -22,10 +26,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
-import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
-import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
+import { estimateHouses } from '../../../src/services/houses/estimating.js';
+import { HOUSE_FIELD_INDEX, type HouseField } from '../../../src/services/houses/house.js';
+import type { HouseModel } from '../../../src/services/houses/house-model.js';
+import { parseHouseModel } from '../../../src/services/houses/model-adapter.js';
+import { dollarAnswer } from '../../../src/services/houses/model/dollars.js';
+import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';
 import { createFieldAttributor } from '../../../src/services/houses/model/field-attribution.js';
-import { REQUEST_FIELDS } from '../../../src/services/houses/model/model-file.js';
+import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
 import { CSV_PATH, REPO_ROOT, VENV_PYTHON, missing, readSales, warnSkip, type CsvSale } from './support.js';
 
 const absent = missing([CSV_PATH, VENV_PYTHON]);
@@ -58,6 +66,7 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
   let sk: SkPrediction[] = [];
   let sales: CsvSale[] = [];
   let model: ModelFile;
+  let served: HouseModel;
   let shapLines: string[] = [];
 
   beforeAll(() => {
@@ -80,7 +89,9 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
       return { row: Number(row), id: id as string, date: date as string, period: period as string, excluded: excluded === '1', raw: Number(raw), estimate: Number(estimate) };
     });
     sales = readSales(CSV_PATH);
-    model = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
+    const shipped = readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path));
+    model = parseModelFile(shipped);
+    served = parseHouseModel(shipped);
   }, 600_000);
 
   afterAll(() => {
@@ -114,6 +125,16 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     const batch = evaluator.predictMany(sales.map((s) => s.house));
     expect(batch.every((p, i) => p.raw === (sk[i] as SkPrediction).raw)).toBe(true);
     expect(batch.map((p) => p.estimate)).toEqual(sales.map((s) => evaluator.predict(s.house).estimate));
+    // The service's whole-dollar answers are sklearn's estimates through the one rounding.
+    const answers = estimateHouses(
+      sales.map((s) => s.house),
+      served,
+    );
+    const differing = answers.filter((a, i) => {
+      const expected = dollarAnswer((sk[i] as SkPrediction).estimate, model.range);
+      return a.estimate_usd !== expected.estimate_usd || a.range_usd.low !== expected.range_usd.low || a.range_usd.high !== expected.range_usd.high;
+    });
+    expect(differing).toEqual([]);
     console.log(
       `parity over ${sales.length} houses: raw identical ${rawExact}, max relative difference raw ${maxRawRel}, ` +
         `estimate identical ${estExact}, max relative difference estimate ${maxEstRel}`,
@@ -131,7 +152,6 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     expect(shapLines).toHaveLength(sales.length + 2);
     expect(Math.abs(attributor.baseline - expected)).toBeLessThanOrEqual(1e-9);
     // The attribution rule of field-attribution.ts, applied to shap's feature values.
-    const fieldIndex = (name: string) => REQUEST_FIELDS.indexOf(name as (typeof REQUEST_FIELDS)[number]);
     const started = performance.now();
     let maxFeature = 0;
     let maxField = 0;
@@ -141,8 +161,8 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
       if (reference[0] !== sale.row) throw new Error(`shap values out of order at row ${sale.row}`);
       const mine = attributor.explain(sale.house);
       const fields = new Float64Array(16);
-      const add = (field: string, v: number) => {
-        const i = fieldIndex(field);
+      const add = (field: HouseField, v: number) => {
+        const i = HOUSE_FIELD_INDEX[field];
         fields[i] = (fields[i] as number) + v;
       };
       model.features.forEach((f, i) => {
@@ -169,15 +189,17 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     expect(maxAdditivity).toBeLessThanOrEqual(1e-9);
   }, 600_000);
 
-  it("reproduces the model card's test figures from the TypeScript predictions", () => {
-    const evaluator = createEvaluator(model);
+  it("reproduces the model card's test figures from the service's answers", () => {
     const asOf = model.prices_as_of;
     const test = sales.filter((sale) => sale.date > asOf && !(sk[sale.row] as SkPrediction).excluded);
     const excluded = sales.filter((sale) => (sk[sale.row] as SkPrediction).excluded);
     const training = model.card.training as { sales: number; excluded: { training_period: number; test_period: number } };
     expect(excluded.length).toBe(training.excluded.training_period + training.excluded.test_period);
     expect(sales.filter((s) => s.date <= asOf && !(sk[s.row] as SkPrediction).excluded)).toHaveLength(training.sales);
-    const answers = test.map((sale) => dollarAnswer(evaluator.predict(sale.house).estimate, model.range));
+    const answers = estimateHouses(
+      test.map((sale) => sale.house),
+      served,
+    );
     const prices = test.map((sale) => sale.price);
     const errPct = answers.map((a, i) => ((a.estimate_usd - (prices[i] as number)) / (prices[i] as number)) * 100);
     const absErr = errPct.map((e) => Math.abs(e));

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HouseInput } from '../../../src/services/houses/model/model-file.js';
+import type { House } from '../../../src/services/houses/house.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SHARED_DATA_DIR = process.env.SHARED_DATA_DIR ?? resolve(REPO_ROOT, '../shared/data');
@@ -26,7 +26,7 @@ export interface CsvSale {
   id: string;
   date: string; // YYYY-MM-DD
   price: number;
-  house: HouseInput;
+  house: House;
 }
 
 /** kc_house_data.csv: no cell holds a comma, quoted cells are plain strings. */

@@ -16,11 +16,11 @@
  * distance) over the similar-size slice of the table sorted by size, and computes the haversine
  * distance of the chosen sales only.
  */
-import type { ComparableSalesTable, HouseInput, RequestField } from './model-file.js';
-import { REQUEST_FIELDS } from './model-file.js';
+import { fieldAsNumber, fieldFromNumber, HOUSE_FIELDS, type House, type HouseField } from '../house.js';
+import type { ComparableSalesTable } from './model-file.js';
 
 export interface DifferingField {
-  field: RequestField;
+  field: HouseField;
   house_value: number | boolean;
   sale_value: number | boolean;
 }
@@ -39,7 +39,7 @@ export interface ComparableSale {
 }
 
 export interface ComparableSalesFinder {
-  find(house: HouseInput): ComparableSale[];
+  find(house: House): ComparableSale[];
 }
 
 const RADIANS = Math.PI / 180;
@@ -47,10 +47,6 @@ const RADIANS = Math.PI / 180;
 function roundTo(x: number, decimals: number): number {
   const f = 10 ** decimals;
   return Math.round(x * f) / f;
-}
-
-function fieldValue(field: RequestField, v: number): number | boolean {
-  return field === 'waterfront' ? v === 1 : v;
 }
 
 export function createComparableSalesFinder(table: ComparableSalesTable): ComparableSalesFinder {
@@ -72,7 +68,7 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
     uy[k] = Math.cos(lat) * Math.sin(long);
     uz[k] = Math.sin(lat);
   }
-  const compared = REQUEST_FIELDS.filter((f) => f !== 'lat' && f !== 'long');
+  const compared = HOUSE_FIELDS.filter((f) => f !== 'lat' && f !== 'long');
   const want = table.count;
   const chosen = new Int32Array(want); // positions in bySize
   const closeness = new Float64Array(want);
@@ -97,10 +93,10 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
     return 2 * table.earth_radius_km * Math.asin(Math.min(1, Math.sqrt(a)));
   }
 
-  function describe(house: HouseInput, row: number, similar: boolean): ComparableSale {
-    const scored: { field: RequestField; score: number }[] = [];
+  function describe(house: House, row: number, similar: boolean): ComparableSale {
+    const scored: { field: HouseField; score: number }[] = [];
     for (const field of compared) {
-      const own = Number(house[field]);
+      const own = fieldAsNumber(house, field);
       const sale = cols[field][row] as number;
       if (own !== sale) scored.push({ field, score: Math.abs(sale - own) / (table.scale[field] ?? 1) });
     }
@@ -117,13 +113,13 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
       differing_fields: scored.slice(0, table.differing_fields).map(({ field }) => ({
         field,
         house_value: house[field],
-        sale_value: fieldValue(field, cols[field][row] as number),
+        sale_value: fieldFromNumber(field, cols[field][row] as number),
       })),
     };
   }
 
   return {
-    find(house: HouseInput): ComparableSale[] {
+    find(house: House): ComparableSale[] {
       const size = house.sqft_living;
       const from = firstFrom(size / table.similar_size_ratio, true);
       const to = firstFrom(size * table.similar_size_ratio, false);

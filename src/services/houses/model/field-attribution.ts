@@ -14,8 +14,8 @@
  * is the raw value to float64 rounding, as baseline + the features' SHAP values is.
  */
 import type { Evaluator } from './evaluator.js';
-import type { HouseInput, ModelFile, RequestField } from './model-file.js';
-import { REQUEST_FIELDS } from './model-file.js';
+import { fieldAsNumber, HOUSE_FIELD_INDEX, HOUSE_FIELDS, type House, type HouseField } from '../house.js';
+import type { ModelFile } from './model-file.js';
 import { createTreeShap } from './tree-shap.js';
 
 export interface FieldAttribution {
@@ -25,19 +25,13 @@ export interface FieldAttribution {
   raw: number;
   /** SHAP value of each model feature, in the model file's feature order. */
   features: Float64Array;
-  /** Contribution of each request field, in the contract's field order (REQUEST_FIELDS). */
+  /** Contribution of each request field, in the contract's field order (HOUSE_FIELDS). */
   fields: Float64Array;
 }
 
 export interface FieldAttributor {
   readonly baseline: number;
-  explain(house: HouseInput): FieldAttribution;
-}
-
-const FIELD_INDEX = new Map<RequestField, number>(REQUEST_FIELDS.map((f, i) => [f, i]));
-
-function fieldIndex(field: RequestField): number {
-  return FIELD_INDEX.get(field) as number;
+  explain(house: House): FieldAttribution;
 }
 
 export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): FieldAttributor {
@@ -50,11 +44,11 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
   const share = new Float64Array(n);
   model.features.forEach((spec, i) => {
     if (spec.kind === 'input') {
-      fx[i] = fieldIndex(spec.name);
+      fx[i] = HOUSE_FIELD_INDEX[spec.name];
       return;
     }
-    fx[i] = fieldIndex(spec.x);
-    fy[i] = fieldIndex(spec.y);
+    fx[i] = HOUSE_FIELD_INDEX[spec.x];
+    fy[i] = HOUSE_FIELD_INDEX[spec.y];
     if (spec.kind === 'add_scaled') {
       kind[i] = 1;
       share[i] = 1 / (1 + Math.abs(spec.c));
@@ -65,11 +59,11 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
 
   return {
     baseline: shap.expectedValue,
-    explain(house: HouseInput): FieldAttribution {
+    explain(house: House): FieldAttribution {
       const x = evaluator.features(house);
       const phi = new Float64Array(n);
       shap.shapValues(x, phi);
-      const fields = new Float64Array(REQUEST_FIELDS.length);
+      const fields = new Float64Array(HOUSE_FIELDS.length);
       for (let i = 0; i < n; i++) {
         const p = phi[i] as number;
         const a = fx[i] as number;
@@ -80,7 +74,7 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
           fields[a] = (fields[a] as number) + toX;
           fields[b] = (fields[b] as number) + (p - toX);
         } else {
-          const winner = Number(house[REQUEST_FIELDS[a] as RequestField]) >= Number(house[REQUEST_FIELDS[b] as RequestField]) ? a : b;
+          const winner = fieldAsNumber(house, HOUSE_FIELDS[a] as HouseField) >= fieldAsNumber(house, HOUSE_FIELDS[b] as HouseField) ? a : b;
           fields[winner] = (fields[winner] as number) + p;
         }
       }
