@@ -226,6 +226,6 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     const covered = answers.filter((a, i) => a.range_usd.low <= (prices[i] as number) && (prices[i] as number) <= a.range_usd.high).length;
     expect(round(covered / test.length, 4)).toBe(model.card.range.measured_test_coverage);
     expect(model.card.range).toEqual(model.range);
-    console.log(`card reproduced from TypeScript: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
+    console.log(`card reproduced from the service's answers: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
   });
 });
