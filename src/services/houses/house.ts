@@ -44,7 +44,7 @@ const AREA_RULE =
 const A = SHIPPED_MODEL_AREA;
 
 /** The 16 request fields, in the contract's order (the order of the model's inputs and of an explanation). */
-export const HOUSE_FIELD_SCHEMAS = {
+const HOUSE_FIELD_SCHEMAS = {
   bedrooms: Type.Integer({ ...L.bedrooms, description: 'Number of bedrooms, integer 0 to 11' }),
   bathrooms: Type.Number({ ...L.bathrooms, description: 'Number of bathrooms, 0 to 10 in steps of 0.25 (0.25 accepted, 0.3 refused)' }),
   floors: Type.Number({ ...L.floors, description: 'Number of floors, 1 to 4 in steps of 0.5 (3.5 accepted, 1.25 refused)' }),

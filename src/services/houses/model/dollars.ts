@@ -10,7 +10,7 @@ export interface DollarAnswer {
 }
 
 /** Round half up to whole dollars (Math.round). */
-export function roundDollars(x: number): number {
+function roundDollars(x: number): number {
   return Math.round(x);
 }
 
