@@ -19,7 +19,8 @@ import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
-import { validatorCompiler } from './validation.js';
+import { buildValidatorCompiler } from './validation.js';
+import { DocumentedOperations, type ComponentSchema } from './openapi-components.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,7 +49,15 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** What a service gives the platform. */
 export interface ServiceDefinition {
   openapi: OpenApiInfo;
-  /** Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. */
+  /**
+   * The service's named schemas (each with a `$id`): OpenAPI components, referenced from routes with
+   * componentRef. Listed once here, they are known to validation, serialization and the description.
+   */
+  components?: readonly ComponentSchema[];
+  /**
+   * Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. Every
+   * route in the description needs `schema.operationId` and a description of each response.
+   */
   registerRoutes(app: PlatformApp): void | Promise<void>;
 }
 
@@ -93,19 +102,23 @@ export async function createServiceApp(
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
   // Only JSON bodies: a text/plain body (which browsers may send without a preflight) is 415.
   app.removeContentTypeParser('text/plain');
   // JSON bodies: valid UTF-8, no duplicate keys, no U+0000 or lone surrogates in strings (422).
   registerStrictJsonParser(app, BODY_LIMIT_BYTES);
-  app.addSchema(ErrorResponse);
+  // The shared schemas (the OpenAPI components), known to validation so that routes may use $ref.
+  const components = [ErrorResponse, ...(service.components ?? [])];
+  for (const component of components) app.addSchema(component);
+  app.setValidatorCompiler(buildValidatorCompiler(components));
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
   const cors = new CorsPolicy(settings.allowedOrigins);
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
+  const operations = new DocumentedOperations(service.openapi.usesApiKey);
+  app.addHook('onRoute', (route) => operations.check(route));
 
   const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
   app.addHook('onRequest', bodyDeadlines.watch);
@@ -129,7 +142,7 @@ export async function createServiceApp(
   app.addHook('preValidation', refuseUnusableParameters);
   app.addHook('onResponse', logRequest);
 
-  if (settings.showDocs) await registerOpenApi(app, service.openapi);
+  if (settings.showDocs) await registerOpenApi(app, service.openapi, operations);
   await service.registerRoutes(app);
   if (settings.showDocs) await registerDocsPages(app, service.openapi);
   await app.after();

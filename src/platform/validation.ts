@@ -25,13 +25,19 @@ function makeAjv(coerceTypes: boolean): Ajv {
   return ajv;
 }
 
-const bodyAjv = makeAjv(false);
-const textAjv = makeAjv(true);
-
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object);
-};
+/**
+ * The validator compilers of one app: two ajv instances that know the app's shared schemas (the
+ * named OpenAPI components added with addSchema), so that a route may validate `{ $ref: 'House' }`.
+ */
+export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv(true);
+  for (const schema of sharedSchemas) {
+    bodyAjv.addSchema(schema as object);
+    textAjv.addSchema(schema as object);
+  }
+  return ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+}
 
 /** A JSON pointer such as `/houses/1/grade` as a field path `houses.1.grade`. */
 function pointerToPath(pointer: string): string {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import { ESTIMATE_EXAMPLE } from '../../src/services/houses/openapi-example.js';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, MODEL_CARD_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
 import type { Estimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
@@ -14,7 +14,8 @@ import { postJson } from './support.js';
  * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
  * - the golden houses (test/fixtures/houses/golden-houses.json): exact estimate, range, warnings,
  *   model version and prices date of at least 20 houses across the whole range;
- * - the OpenAPI example (src/services/houses/openapi-example.json): its documented answer.
+ * - the OpenAPI examples (src/services/houses/openapi-example.json): the documented answers of the
+ *   single and batch estimates and the documented model card.
  * Any change fails. After a deliberate, reviewed change (a retrained model), rewrite both with
  *   UPDATE_GOLDEN=1 npx vitest run test/houses/shipped-model-answers.test.ts
  * and review the diff (then npm run openapi:update for the example in the reviewed copy).
@@ -110,21 +111,32 @@ describe('golden houses in one batch', () => {
   });
 });
 
-describe('the OpenAPI example', () => {
-  it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
+describe('the OpenAPI examples', () => {
+  it('sent to POST /v1/estimates and /v1/estimates/batch, return exactly the documented answers; GET /v1/model the documented card', async () => {
     const answer = await answerOf(ESTIMATE_EXAMPLE.request);
+    const batch = await postJson(app, '/v1/estimates/batch', BATCH_EXAMPLE.request);
+    expect(batch.statusCode, batch.body).toBe(200);
+    const card = (await app.inject({ url: '/v1/model' })).json() as Record<string, unknown>;
+    const examples = {
+      estimate: { request: ESTIMATE_EXAMPLE.request, answer },
+      batch: { request: BATCH_EXAMPLE.request, answer: batch.json() as unknown },
+      model_card: card,
+    };
     if (UPDATE) {
-      writeFileSync(EXAMPLE_PATH, `${JSON.stringify({ request: ESTIMATE_EXAMPLE.request, answer }, null, 2)}\n`);
+      writeFileSync(EXAMPLE_PATH, `${JSON.stringify(examples, null, 2)}\n`);
       return;
     }
     expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(examples.batch.answer).toEqual(BATCH_EXAMPLE.answer);
+    expect(card).toEqual(MODEL_CARD_EXAMPLE);
   });
-  it('is the example of the OpenAPI description', () => {
+  it('are the examples of the OpenAPI description', () => {
     const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
-    const post = spec.paths['/v1/estimates']?.post;
-    const example = post?.requestBody?.content?.['application/json']?.examples?.example1?.value ?? post?.requestBody?.content?.['application/json']?.example;
-    expect(example).toEqual(ESTIMATE_EXAMPLE.request);
-    const answerExample = post?.responses?.['200']?.content?.['application/json']?.examples?.example1?.value ?? post?.responses?.['200']?.content?.['application/json']?.example;
-    expect(answerExample).toEqual(ESTIMATE_EXAMPLE.answer);
+    const json = (media: any) => media?.content?.['application/json']?.example;
+    expect(json(spec.paths['/v1/estimates']?.post?.requestBody)).toEqual(ESTIMATE_EXAMPLE.request);
+    expect(json(spec.paths['/v1/estimates']?.post?.responses?.['200'])).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(json(spec.paths['/v1/estimates/batch']?.post?.requestBody)).toEqual(BATCH_EXAMPLE.request);
+    expect(json(spec.paths['/v1/estimates/batch']?.post?.responses?.['200'])).toEqual(BATCH_EXAMPLE.answer);
+    expect(json(spec.paths['/v1/model']?.get?.responses?.['200'])).toEqual(MODEL_CARD_EXAMPLE);
   });
 });

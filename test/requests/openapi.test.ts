@@ -24,7 +24,12 @@ describe('OpenAPI description of the service-request API', () => {
   });
 
   it('gives every parameter its type and limits, and every error response', () => {
-    const spec = app.swagger() as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+    const spec = app.swagger() as {
+      openapi: string;
+      info: { title: string; version: string };
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Record<string, unknown>> };
+    };
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.info).toMatchObject({ title: 'Service Request Data API', version: '0.1.0' });
     expect(Object.keys(spec.paths).sort()).toEqual(
@@ -35,7 +40,8 @@ describe('OpenAPI description of the service-request API', () => {
     expect(parameter('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 50 });
     expect(parameter('cursor')).toMatchObject({ type: 'string', maxLength: 200 });
     expect(parameter('complaint_type')).toMatchObject({ type: 'string', maxLength: 200 });
-    expect(parameter('borough')).toMatchObject({ enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island'] });
+    expect(parameter('borough')).toEqual({ $ref: '#/components/schemas/Borough' });
+    expect(spec.components.schemas.Borough).toMatchObject({ type: 'string', enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island'] });
     expect(parameter('created_from')).toMatchObject({ type: 'string', pattern: expect.any(String) });
     expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '503']);
     expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '503']);
@@ -43,5 +49,16 @@ describe('OpenAPI description of the service-request API', () => {
       expect(spec.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
     }
     expect(Object.keys(spec.paths['/ready']!.get!.responses).sort()).toEqual(['200', '503']);
+  });
+
+  it('describes a service request once: the page items and the {id} answer are the same component, nullable enums one named type', () => {
+    const spec = app.swagger() as any;
+    const ref = { $ref: '#/components/schemas/ServiceRequest' };
+    expect(spec.paths['/v1/service-requests/{id}'].get.responses['200'].content['application/json'].schema).toEqual(ref);
+    expect(spec.components.schemas.ServiceRequestPage.properties.items.items).toEqual(ref);
+    const request = spec.components.schemas.ServiceRequest.properties;
+    expect(request.borough.oneOf).toEqual([{ $ref: '#/components/schemas/Borough' }, { type: 'null' }]);
+    expect(request.channel.oneOf).toEqual([{ $ref: '#/components/schemas/Channel' }, { type: 'null' }]);
+    expect(request.status).toEqual({ $ref: '#/components/schemas/Status' });
   });
 });

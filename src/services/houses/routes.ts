@@ -6,7 +6,8 @@ import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
 import { BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
-import { ESTIMATE_EXAMPLE } from './openapi-example.js';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, MODEL_CARD_EXAMPLE } from './openapi-example.js';
+import { componentRef } from '../../platform/openapi-components.js';
 
 const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
 
@@ -56,14 +57,17 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       attachValidation: true,
       schema: {
         tags: ['estimates'],
+        operationId: 'estimatePrice',
         summary: 'Estimate the price of one house',
         description:
           'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
           'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
           'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
-        response: { 200: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
+        body: componentRef(House, { examples: [ESTIMATE_EXAMPLE.request] }),
+        response: {
+          200: componentRef(Estimate, { description: 'The estimate of the house', examples: [ESTIMATE_EXAMPLE.answer] }),
+          ...ESTIMATE_ERRORS,
+        },
       },
     },
     async (request) => {
@@ -81,15 +85,18 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       attachValidation: true,
       schema: {
         tags: ['estimates'],
+        operationId: 'estimatePrices',
         summary: 'Estimate the prices of 1 to 100 houses',
         description:
-          'One estimate per house, in the order of the houses. Every house is checked: error.fields names paths houses.<index>.<field> ' +
-          '(zero-based index), or houses for a batch of 0 or more than 100 houses. When any house is invalid the answer is 422 ' +
-          'invalid_request (even if other houses lie outside the model area); outside_model_area only when every house is otherwise valid. ' +
+          'One estimate per house, in the order of the houses. Every house is checked: `error.fields` names paths `houses.INDEX.FIELD` ' +
+          '(zero-based index, e.g. `houses.0.grade`), or `houses` for a batch of 0 or more than 100 houses. When any house is invalid the answer is 422 ' +
+          '`invalid_request` (even if other houses lie outside the model area); `outside_model_area` only when every house is otherwise valid. ' +
           'Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: BatchRequest,
-        response: { 200: BatchAnswer, ...ESTIMATE_ERRORS },
+        body: componentRef(BatchRequest, { examples: [BATCH_EXAMPLE.request] }),
+        response: {
+          200: componentRef(BatchAnswer, { description: 'One estimate per house, in the order of the houses', examples: [BATCH_EXAMPLE.answer] }),
+          ...ESTIMATE_ERRORS,
+        },
       },
     },
     async (request) => {
@@ -114,11 +121,15 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     {
       schema: {
         tags: ['model'],
+        operationId: 'getModelCard',
         summary: 'The model card',
         description:
           'What the model is for, what it must not be used for (lending, underwriting, insurance decisions about a person), how well it did on ' +
           'held-out sales, the range factors and the model area. Taken from the model file. Needs no key.',
-        response: { 200: ModelCard, 503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION) },
+        response: {
+          200: componentRef(ModelCard, { description: 'The model card of the loaded model, with its model area', examples: [MODEL_CARD_EXAMPLE] }),
+          503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION),
+        },
       },
     },
     async () => {

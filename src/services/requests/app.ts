@@ -8,7 +8,7 @@ import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
-import { ServiceRequest } from './schemas.js';
+import { REQUEST_COMPONENTS } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
 import type { DatabaseLocation, RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
@@ -20,7 +20,7 @@ export const REQUESTS_OPENAPI = {
     'Read-only access to a frozen snapshot of NYC 311 street-repair service requests (Department of Transportation,',
     'January to June 2025, cleaned), page by page with keyset cursors, with daily numbers.',
     '',
-    'Decisions on points the contract leaves open (see docs/requests.md): `limit` defaults to 50, at most 1000;',
+    'Decisions on points the contract leaves open: `limit` defaults to 50, at most 1000;',
     'the 401 code is `unauthorized`; a non-integer id is 422 `invalid_request`; `/ready` answers 503',
     '`database_unavailable` when the database cannot be read, as does every /v1 path; answers carry an ETag and',
     '`Cache-Control: private, max-age=300`, and If-None-Match is answered 304.',
@@ -50,8 +50,8 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
   const app = await createServiceApp(
     {
       openapi: REQUESTS_OPENAPI,
+      components: REQUEST_COMPONENTS,
       registerRoutes: (service) => {
-        service.addSchema(ServiceRequest);
         registerServiceRequestRoutes(service, {
           store,
           texts: new ServiceRequestTexts(store),

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
+import { componentRef } from '../../platform/openapi-components.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { readListFilters } from './list-filters.js';
@@ -20,6 +21,7 @@ import {
 } from './schemas.js';
 import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
 import { pageText, type ServiceRequestTexts } from './row-texts.js';
+import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const DATABASE_UNAVAILABLE = 'database_unavailable';
 const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
@@ -94,6 +96,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: integerTextCheck('query', 'limit'),
       schema: {
         tags: ['service-requests'],
+        operationId: 'listServiceRequests',
         summary: 'List service requests',
         description: [
           'Requests matching every given filter (AND), ordered by created_at then id, in pages of `limit`.',
@@ -101,10 +104,9 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'next_cursor is null on the last page, and an empty last page is never returned. Other parameters, a repeated parameter,',
           'or a bad value answer 422 invalid_request naming the parameter.',
         ].join(' '),
-        security: [{ apiKey: [] }],
         querystring: ServiceRequestListQuery,
         response: {
-          200: ServiceRequestPage,
+          200: componentRef(ServiceRequestPage, { description: 'A page of service requests', examples: [REQUEST_EXAMPLES.page] }),
           ...common,
           422: errorResponse(
             `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}", "${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}" (fields cursor)`,
@@ -135,13 +137,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: integerTextCheck('params', 'id'),
       schema: {
         tags: ['service-requests'],
+        operationId: 'getServiceRequest',
         summary: 'One service request',
         description: 'The request with this id. A non-integer id answers 422 invalid_request (fields id); an unknown id 404 not_found.',
-        security: [{ apiKey: [] }],
         params: ServiceRequestIdParams,
         querystring: NoQuery,
         response: {
-          200: ServiceRequest,
+          200: componentRef(ServiceRequest, { description: 'The service request', examples: [REQUEST_EXAMPLES.serviceRequest] }),
           ...common,
           404: errorResponse('No request with this id (code not_found)'),
           422: errorResponse('The id is not an integer, or an unknown query parameter (code invalid_request; fields id or the parameter)'),
@@ -164,11 +166,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       ...secured,
       schema: {
         tags: ['service-requests'],
+        operationId: 'listComplaintTypes',
         summary: 'Complaint types with their counts',
         description: 'Every complaint type of the snapshot with its number of requests, largest first, then by name. No parameters.',
-        security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: ComplaintTypeList, ...common, 422: unknownParameter },
+        response: {
+          200: componentRef(ComplaintTypeList, { description: 'The complaint types with their counts', examples: [REQUEST_EXAMPLES.complaintTypes] }),
+          ...common,
+          422: unknownParameter,
+        },
       },
     },
     async (request, reply) => {
@@ -184,13 +190,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       ...secured,
       schema: {
         tags: ['statistics'],
+        operationId: 'getDailyStats',
         summary: 'Daily numbers',
         description:
           'One row per day of the snapshot period: requests opened, closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened that day. Optional filters borough and complaint_type (AND).',
-        security: [{ apiKey: [] }],
         querystring: DailyStatsQuery,
         response: {
-          200: DailyStatList,
+          200: componentRef(DailyStatList, { description: 'The daily numbers', examples: [REQUEST_EXAMPLES.dailyStats] }),
           ...common,
           422: errorResponse('A bad or unknown parameter (code invalid_request); fields names it'),
         },
@@ -210,11 +216,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       ...secured,
       schema: {
         tags: ['statistics'],
+        operationId: 'getDataset',
         summary: 'The snapshot',
         description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
-        security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: Dataset, ...common, 422: unknownParameter },
+        response: {
+          200: componentRef(Dataset, { description: 'The snapshot: source, date, size and cleaning', examples: [REQUEST_EXAMPLES.dataset] }),
+          ...common,
+          422: unknownParameter,
+        },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,8 @@ import { ApiError, errorResponse, unavailable } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { KeywordClassifier } from './classifier.js';
 import { CATEGORIES } from './rule-sets/keyword-rule-set.js';
-import { CategoryList, Classification, Ticket } from './schemas.js';
+import { componentRef } from '../../platform/openapi-components.js';
+import { CLASSIFY_EXAMPLE, CategoryList, Classification, Ticket } from './schemas.js';
 import type { ClassifierMode } from './settings.js';
 
 const READY_PROBE = { subject: 'readiness probe', body: 'refund' };
@@ -34,13 +35,13 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
       config: { requiresApiKey: true },
       schema: {
         tags: ['tickets'],
+        operationId: 'classifyTicket',
         summary: 'Classify a support ticket',
         description:
           'Assigns one category and one priority to the text of a ticket, by keyword rules. The same text always gives the same result. Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: Ticket,
+        body: componentRef(Ticket, { examples: [CLASSIFY_EXAMPLE.request] }),
         response: {
-          200: Classification,
+          200: componentRef(Classification, { description: 'The category and priority assigned to the ticket', examples: [CLASSIFY_EXAMPLE.answer] }),
           401: errorResponse('Missing or invalid API key (code unauthorized)'),
           413: errorResponse('Request body larger than 64 KiB (code body_too_large)'),
           415: errorResponse('Content-Type is not application/json (code unsupported_media_type)'),
@@ -57,9 +58,12 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
     {
       schema: {
         tags: ['tickets'],
+        operationId: 'listCategories',
         summary: 'List the categories',
         description: 'The categories the classifier can assign, in their fixed order. Unknown query parameters are ignored. Needs no key.',
-        response: { 200: CategoryList },
+        response: {
+          200: componentRef(CategoryList, { description: 'The categories the classifier can assign', examples: [{ categories: [...CATEGORIES] }] }),
+        },
       },
     },
     async () => ({ categories: [...CATEGORIES] }),

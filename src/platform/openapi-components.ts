@@ -1,0 +1,142 @@
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import type { RouteOptions } from 'fastify';
+
+/**
+ * What makes the OpenAPI descriptions good input for client generators (docs/decisions.md,
+ * "OpenAPI for client generators"):
+ * - named component schemas: a schema with a `$id` listed in a service's `components` is added
+ *   with addSchema, so it appears once under components.schemas, and routes and other components
+ *   point at it with `componentRef` (`$ref`); validation and serialization resolve the same names;
+ * - every documented operation has an operationId and a description of each response, checked when
+ *   the route is registered, so that a route without them stops the start (and every test);
+ * - the security requirement of an operation follows its `requiresApiKey` configuration.
+ */
+
+/** A schema that is an OpenAPI component: it has the name it is listed under. */
+export type ComponentSchema = TSchema & { $id: string };
+
+/** The schema as the component `name` (its `$id`): list it in the service's `components`. */
+export function namedComponent<T extends TSchema>(name: string, schema: T): T & { $id: string } {
+  return Object.assign(schema, { $id: name });
+}
+
+export interface ReferenceOptions {
+  /** The description of the response or field that uses the component (a response needs one). */
+  description?: string;
+  /** Examples of a request body or answer; the OpenAPI description shows the first one. */
+  examples?: unknown[];
+}
+
+/** `{ $ref: name }` to a component schema, typed as the component (request bodies stay typed). */
+export function componentRef<T extends ComponentSchema>(schema: T, options: ReferenceOptions = {}): TUnsafe<Static<T>> {
+  return Type.Unsafe<Static<T>>({ $ref: schema.$id, ...options });
+}
+
+/**
+ * A component or null: `oneOf` the `$ref` and `{ type: 'null' }`, so that a nullable enum is one
+ * named type in generated clients (`Borough | null`) instead of one inline type per field.
+ */
+export function nullableComponentRef<T extends ComponentSchema>(schema: T, description: string): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ oneOf: [{ $ref: schema.$id }, { type: 'null' }], description });
+}
+
+interface DocumentedSchema {
+  hide?: boolean;
+  operationId?: unknown;
+  security?: unknown;
+  body?: { examples?: unknown[] };
+  querystring?: { properties?: Record<string, ParameterSchema> };
+  params?: { properties?: Record<string, ParameterSchema> };
+  response?: Record<string, { description?: unknown; examples?: unknown[] } | undefined>;
+}
+
+interface ParameterSchema {
+  $ref?: string;
+  description?: string;
+}
+
+/** What the generator drops next to a `$ref`, put back by `complete`. */
+interface OperationAdditions {
+  body?: unknown;
+  responses: Record<string, unknown>;
+  /** Descriptions of the parameters whose schema is a `$ref`, by parameter name. */
+  parameters: Record<string, string>;
+}
+
+type OpenApiDocument = { paths?: Record<string, Record<string, OpenApiOperation>> };
+type OpenApiMedia = { example?: unknown };
+type OpenApiOperation = {
+  operationId?: string;
+  parameters?: { name: string; description?: string }[];
+  requestBody?: { content?: Record<string, OpenApiMedia> };
+  responses?: Record<string, { content?: Record<string, OpenApiMedia> }>;
+};
+
+function isHeadOnly(method: RouteOptions['method']): boolean {
+  return Array.isArray(method) ? method.every((one) => one === 'HEAD') : method === 'HEAD';
+}
+
+/**
+ * The documented operations of one service. `check` runs on every route as it is registered (an
+ * onRoute hook): a route that appears in the OpenAPI description must have an operationId and a
+ * description of every response, or the start fails; its security requirement is set from
+ * `config.requiresApiKey` (the key scheme, or explicitly none). `complete` puts back in the generated
+ * description what the generator drops next to a `$ref`: each operation's first request and answer
+ * example (on its JSON media type) and the descriptions of parameters of a named type.
+ */
+export class DocumentedOperations {
+  private readonly additions = new Map<string, OperationAdditions>();
+
+  constructor(private readonly usesApiKey: boolean) {}
+
+  check(route: RouteOptions): void {
+    if (isHeadOnly(route.method)) return;
+    const schema = route.schema as DocumentedSchema | undefined;
+    if (schema?.hide === true) return;
+    const name = `${String(route.method)} ${route.url}`;
+    if (schema === undefined) throw new Error(`${name}: a documented route needs a schema (or schema.hide)`);
+    const operationId = schema.operationId;
+    if (typeof operationId !== 'string' || !/^[a-z][A-Za-z0-9]*$/.test(operationId)) {
+      throw new Error(`${name}: schema.operationId must be a lowerCamelCase name such as listServiceRequests`);
+    }
+    if (this.additions.has(operationId)) throw new Error(`${name}: operationId ${operationId} is used twice`);
+    const responses = Object.entries(schema.response ?? {});
+    if (responses.length === 0) throw new Error(`${name}: schema.response must describe the answers`);
+    const additions: OperationAdditions = { body: schema.body?.examples?.[0], responses: {}, parameters: {} };
+    for (const part of [schema.querystring, schema.params]) {
+      for (const [parameter, property] of Object.entries(part?.properties ?? {})) {
+        if (property.$ref !== undefined && property.description !== undefined) additions.parameters[parameter] = property.description;
+      }
+    }
+    for (const [status, response] of responses) {
+      if (typeof response?.description !== 'string' || response.description.length === 0) {
+        throw new Error(`${name}: the ${status} response needs a description`);
+      }
+      if (response.examples?.[0] !== undefined) additions.responses[status] = response.examples[0];
+    }
+    this.additions.set(operationId, additions);
+    if (this.usesApiKey && schema.security === undefined) {
+      schema.security = route.config?.requiresApiKey ? [{ apiKey: [] }] : [];
+    }
+  }
+
+  /** The generated description, completed (@fastify/swagger's transformObject). */
+  complete<T>(document: T): T {
+    for (const methods of Object.values((document as OpenApiDocument).paths ?? {})) {
+      for (const operation of Object.values(methods)) {
+        const additions = operation.operationId === undefined ? undefined : this.additions.get(operation.operationId);
+        if (additions === undefined) continue;
+        const body = operation.requestBody?.content?.['application/json'];
+        if (body && additions.body !== undefined) body.example = additions.body;
+        for (const [status, example] of Object.entries(additions.responses)) {
+          const media = operation.responses?.[status]?.content?.['application/json'];
+          if (media) media.example = example;
+        }
+        for (const parameter of operation.parameters ?? []) {
+          parameter.description ??= additions.parameters[parameter.name];
+        }
+      }
+    }
+    return document;
+  }
+}
