@@ -47,7 +47,25 @@ interface DocumentedSchema {
   body?: { examples?: unknown[] };
   querystring?: { properties?: Record<string, ParameterSchema> };
   params?: { properties?: Record<string, ParameterSchema> };
-  response?: Record<string, { description?: unknown; examples?: unknown[] } | undefined>;
+  response?: Record<string, DocumentedResponse | undefined>;
+}
+
+/** A response schema, or (several media types) `{ description, content: { [type]: { schema } } }`. */
+interface DocumentedResponse {
+  description?: unknown;
+  examples?: unknown[];
+  content?: Record<string, { schema?: { examples?: unknown[] }; example?: unknown }>;
+}
+
+/** The first example of each media type of a response. */
+function responseExamples(response: DocumentedResponse): Record<string, unknown> {
+  if (response.content === undefined) return response.examples?.[0] === undefined ? {} : { 'application/json': response.examples[0] };
+  const examples: Record<string, unknown> = {};
+  for (const [mediaType, media] of Object.entries(response.content)) {
+    const example = media.example ?? media.schema?.examples?.[0];
+    if (example !== undefined) examples[mediaType] = example;
+  }
+  return examples;
 }
 
 interface ParameterSchema {
@@ -58,7 +76,8 @@ interface ParameterSchema {
 /** What the generator drops next to a `$ref`, put back by `complete`. */
 interface OperationAdditions {
   body?: unknown;
-  responses: Record<string, unknown>;
+  /** By status, then by media type. */
+  responses: Record<string, Record<string, unknown>>;
   /** Descriptions of the parameters whose schema is a `$ref`, by parameter name. */
   parameters: Record<string, string>;
 }
@@ -81,8 +100,9 @@ function isHeadOnly(method: RouteOptions['method']): boolean {
  * onRoute hook): a route that appears in the OpenAPI description must have an operationId and a
  * description of every response, or the start fails; its security requirement is set from
  * `config.requiresApiKey` (the key scheme, or explicitly none). `complete` puts back in the generated
- * description what the generator drops next to a `$ref`: each operation's first request and answer
- * example (on its JSON media type) and the descriptions of parameters of a named type.
+ * description what the generator drops next to a `$ref`: each operation's first request example
+ * (on its JSON media type), its answer examples (on each media type) and the descriptions of
+ * parameters of a named type.
  */
 export class DocumentedOperations {
   private readonly additions = new Map<string, OperationAdditions>();
@@ -112,7 +132,7 @@ export class DocumentedOperations {
       if (typeof response?.description !== 'string' || response.description.length === 0) {
         throw new Error(`${name}: the ${status} response needs a description`);
       }
-      if (response.examples?.[0] !== undefined) additions.responses[status] = response.examples[0];
+      additions.responses[status] = responseExamples(response);
     }
     this.additions.set(operationId, additions);
     if (this.usesApiKey && schema.security === undefined) {
@@ -128,9 +148,11 @@ export class DocumentedOperations {
         if (additions === undefined) continue;
         const body = operation.requestBody?.content?.['application/json'];
         if (body && additions.body !== undefined) body.example = additions.body;
-        for (const [status, example] of Object.entries(additions.responses)) {
-          const media = operation.responses?.[status]?.content?.['application/json'];
-          if (media) media.example = example;
+        for (const [status, examples] of Object.entries(additions.responses)) {
+          for (const [mediaType, example] of Object.entries(examples)) {
+            const media = operation.responses?.[status]?.content?.[mediaType];
+            if (media) media.example = example;
+          }
         }
         for (const parameter of operation.parameters ?? []) {
           parameter.description ??= additions.parameters[parameter.name];

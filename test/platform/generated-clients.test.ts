@@ -23,7 +23,7 @@ const CALLS_DIR = resolve(REPO_ROOT, 'test/generated-clients');
 type Operation = {
   operationId: string;
   requestBody?: { content: { 'application/json': { example?: unknown } } };
-  responses: Record<string, { content?: { 'application/json'?: { example?: unknown } } }>;
+  responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
 };
 type Description = { paths: Record<string, Record<string, Operation>> };
 type Answers = Record<string, { status: number; body: unknown }>;
@@ -104,8 +104,10 @@ describe('the examples of the served descriptions', () => {
       const service = running.services.find((one) => one.name === name) as RunningService;
       for (const { path, method, operation } of operationsOf(descriptions.get(name) as Description)) {
         const media = operation.requestBody?.content['application/json'];
+        const answerMedia = Object.values(operation.responses['200']?.content ?? {});
+        expect(answerMedia.length, `${operation.operationId}: a 200 answer with a body`).toBeGreaterThan(0);
+        for (const media of answerMedia) expect(media.example, `${operation.operationId}: an example of each 200 answer`).toBeDefined();
         const answerExample = operation.responses['200']?.content?.['application/json']?.example;
-        expect(answerExample, `${operation.operationId}: an example of the 200 answer`).toBeDefined();
         if (operation.requestBody === undefined) continue;
         expect(media?.example, `${operation.operationId}: an example of the request body`).toBeDefined();
         const response = await fetch(`${service.url}${path}`, {
