@@ -37,6 +37,14 @@ function enumParameter<T extends ComponentSchema>(schema: T, description: string
   return Type.Optional(componentRef(schema, { description }));
 }
 
+/** The component `name`: an answer `{items: [...]}` of the component `item`. */
+function itemList<T extends ComponentSchema>(name: string, item: T, itemsDescription: string, description: string) {
+  return namedComponent(
+    name,
+    Type.Object({ items: Type.Array(componentRef(item), { description: itemsDescription }) }, { additionalProperties: false, description }),
+  );
+}
+
 export const ServiceRequest = namedComponent(
   'ServiceRequest',
   Type.Object(
@@ -118,16 +126,11 @@ export const ComplaintTypeCount = namedComponent(
   ),
 );
 
-export const ComplaintTypeList = namedComponent(
+export const ComplaintTypeList = itemList(
   'ComplaintTypeList',
-  Type.Object(
-    {
-      items: Type.Array(componentRef(ComplaintTypeCount), {
-        description: 'Every complaint type, largest count first, then by name; requests without a type are not counted',
-      }),
-    },
-    { additionalProperties: false, description: 'The complaint types with their counts' },
-  ),
+  ComplaintTypeCount,
+  'Every complaint type, largest count first, then by name; requests without a type are not counted',
+  'The complaint types with their counts',
 );
 
 export const DailyStatsQuery = Type.Object(
@@ -162,16 +165,11 @@ export const DailyStat = namedComponent(
   ),
 );
 
-export const DailyStatList = namedComponent(
+export const DailyStatList = itemList(
   'DailyStatList',
-  Type.Object(
-    {
-      items: Type.Array(componentRef(DailyStat), {
-        description: 'One row per day of the snapshot period (181 for January to June 2025), oldest first, days without requests included',
-      }),
-    },
-    { additionalProperties: false, description: 'The daily numbers' },
-  ),
+  DailyStat,
+  'One row per day of the snapshot period (181 for January to June 2025), oldest first, days without requests included',
+  'The daily numbers',
 );
 
 export const Dataset = namedComponent(
