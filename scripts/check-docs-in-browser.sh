@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v chromium >/dev/null || { echo "chromium is not installed (bash scripts/install-chromium.sh)"; exit 2; }
-npx tsc -p tsconfig.build.json
+npx tsc -b tsconfig.build.json
 status=0
 check() {
   local name=$1 entry=$2 text=$3 port

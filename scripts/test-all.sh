@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Every test of the project: the training pipeline (pytest), the TypeScript type check and every
 # Vitest suite (the three services, the platform, the model parity, the snapshot ingestion, the
-# PostgreSQL runs, the requests dashboard in headless Chromium: Debian's chromium package is
-# installed by scripts/install-chromium.sh when missing). Run after `npm ci` (the README's test
+# PostgreSQL runs, the rate limits shared through Redis, the requests dashboard in headless Chromium:
+# Debian's chromium package is installed by scripts/install-chromium.sh when missing). Run after
+# `npm ci` (the README's test
 # command does both).
 #
 # Settings: SHARED_DATA_DIR (default ../shared/data: the King County CSV and the NYC 311 sample),
-# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), TEST_REDIS_URL (default
+# redis://127.0.0.1:6379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .test-results

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, MESSAGES, errorBody } from './errors.js';
-import { summarizeValidationErrors } from './validation.js';
+import { ApiError, MESSAGES, errorBody, errorCodeForStatus, errorMessageForStatus } from './errors.js';
+import { addValidationProblems } from './validation.js';
 
 /** The answer an error gets: status, code, message, fields, extra headers. */
 export interface ErrorAnswer {
@@ -25,9 +25,8 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
   }
   if (!isFastifyError(error)) return internalError();
   if (error.validation) {
-    const wholeName = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query' : String(error.validationContext ?? 'request');
-    const summary = summarizeValidationErrors(error.validation as never, wholeName);
-    return { statusCode: 422, code: 'invalid_request', message: summary.message, fields: summary.fields };
+    const problems = addValidationProblems(error.validation as never, error.validationContext ?? 'request');
+    return { statusCode: 422, code: 'invalid_request', message: problems.message(), fields: problems.fields };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -54,7 +53,7 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
     return invalidJson();
   }
   if (status >= 400 && status < 500) {
-    return { statusCode: status, code: 'bad_request', message: 'The request could not be understood', fields: [] };
+    return { statusCode: status, code: errorCodeForStatus(status), message: errorMessageForStatus(status), fields: [] };
   }
   return internalError();
 }
@@ -75,9 +74,6 @@ export function makeErrorHandler(bodyLimit: number) {
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     reply.header('X-Request-ID', request.id);
-    // A request refused before its body was read (405, 401, 413 by Content-Length...): close the
-    // connection after the answer instead of reading (and discarding) a body nobody needs.
-    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(errorBody(answer.code, answer.message, request.id, answer.fields));
   };
 }

@@ -1,5 +1,7 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import type { RouteOptions } from 'fastify';
+import { errorResponse } from './errors.js';
+import { isRateLimitedPath } from './rate-limit.js';
 
 /**
  * What makes the OpenAPI descriptions good input for client generators (docs/decisions.md,
@@ -9,7 +11,9 @@ import type { RouteOptions } from 'fastify';
  *   point at it with `componentRef` (`$ref`); validation and serialization resolve the same names;
  * - every documented operation has an operationId and a description of each response, checked when
  *   the route is registered, so that a route without them stops the start (and every test);
- * - the security requirement of an operation follows its `requiresApiKey` configuration.
+ * - the security requirement of an operation follows its `requiresApiKey` configuration;
+ * - the routes a rate limit counts (/v1/) always describe its 429 `rate_limited` answer and the
+ *   `RateLimit-*` headers, each saying it applies only when the service runs with RATE_LIMIT.
  */
 
 /** A schema that is an OpenAPI component: it has the name it is listed under. */
@@ -84,15 +88,43 @@ interface OperationAdditions {
 
 type OpenApiDocument = { paths?: Record<string, Record<string, OpenApiOperation>> };
 type OpenApiMedia = { example?: unknown };
+type OpenApiHeader = { description: string; schema: { type: 'integer'; minimum: number } };
 type OpenApiOperation = {
   operationId?: string;
   parameters?: { name: string; description?: string }[];
   requestBody?: { content?: Record<string, OpenApiMedia> };
-  responses?: Record<string, { content?: Record<string, OpenApiMedia> }>;
+  responses?: Record<string, { content?: Record<string, OpenApiMedia>; headers?: Record<string, OpenApiHeader> }>;
 };
+
+const WHEN_LIMITED = 'Only when the service runs with RATE_LIMIT';
+
+/** The 429 answer of a route a rate limit counts (rate-limit.ts). */
+const RATE_LIMITED_RESPONSE = errorResponse(
+  `${WHEN_LIMITED}: too many requests in the current window (code rate_limited); Retry-After gives the seconds to wait`,
+);
+
+function integerHeader(description: string): OpenApiHeader {
+  return { description: `${WHEN_LIMITED}: ${description}`, schema: { type: 'integer', minimum: 0 } };
+}
+
+/** The headers of every answer of a rate-limited route (IETF draft names, `enableDraftSpec`). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': integerHeader('requests allowed in each window'),
+  'RateLimit-Remaining': integerHeader('requests left in the current window'),
+  'RateLimit-Reset': integerHeader('seconds until the current window ends'),
+};
+
+const RETRY_AFTER_HEADER = { 'Retry-After': integerHeader('seconds to wait before the next request counts') };
 
 function isHeadOnly(method: RouteOptions['method']): boolean {
   return Array.isArray(method) ? method.every((one) => one === 'HEAD') : method === 'HEAD';
+}
+
+/** The RateLimit-* headers on every answer of the operation, and Retry-After on its 429. */
+function addRateLimitHeaders(operation: OpenApiOperation): void {
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS, ...(status === '429' ? RETRY_AFTER_HEADER : {}) };
+  }
 }
 
 /**
@@ -106,6 +138,7 @@ function isHeadOnly(method: RouteOptions['method']): boolean {
  */
 export class DocumentedOperations {
   private readonly additions = new Map<string, OperationAdditions>();
+  private readonly rateLimited = new Set<string>();
 
   constructor(private readonly usesApiKey: boolean) {}
 
@@ -120,8 +153,14 @@ export class DocumentedOperations {
       throw new Error(`${name}: schema.operationId must be a lowerCamelCase name such as listServiceRequests`);
     }
     if (this.additions.has(operationId)) throw new Error(`${name}: operationId ${operationId} is used twice`);
-    const responses = Object.entries(schema.response ?? {});
-    if (responses.length === 0) throw new Error(`${name}: schema.response must describe the answers`);
+    if (schema.response === undefined || Object.keys(schema.response).length === 0) {
+      throw new Error(`${name}: schema.response must describe the answers`);
+    }
+    if (isRateLimitedPath(route.url)) {
+      this.rateLimited.add(operationId);
+      schema.response[429] ??= RATE_LIMITED_RESPONSE as DocumentedResponse;
+    }
+    const responses = Object.entries(schema.response);
     const additions: OperationAdditions = { body: schema.body?.examples?.[0], responses: {}, parameters: {} };
     for (const part of [schema.querystring, schema.params]) {
       for (const [parameter, property] of Object.entries(part?.properties ?? {})) {
@@ -157,6 +196,7 @@ export class DocumentedOperations {
         for (const parameter of operation.parameters ?? []) {
           parameter.description ??= additions.parameters[parameter.name];
         }
+        if (this.rateLimited.has(operation.operationId!)) addRateLimitHeaders(operation);
       }
     }
     return document;

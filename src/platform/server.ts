@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { SettingsError, quoted } from './settings.js';
+import { startLineFor } from './start-line.js';
 
 /**
  * Starting and stopping. A setting with an invalid value stops the start with one clear line naming
@@ -48,7 +49,7 @@ export async function drain(app: FastifyInstance, graceMs = DRAIN_GRACE_MS): Pro
  */
 export async function listen(app: FastifyInstance, host: string, port: number, portVariable = 'PORT'): Promise<string> {
   try {
-    return await app.listen({ host, port });
+    return await app.listen({ host, port, listenTextResolver: startLineFor(app) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {

@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { readMetricsKey } from './metrics.js';
+import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
 
 /**
  * The one settings reader of the three services (conventions.md, "Running" and "Settings shared by
@@ -135,7 +137,7 @@ export function readHost(env: Env): string {
 }
 
 /** Printable ASCII without spaces: what a header value can carry unchanged, and any shell or YAML file. */
-const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
+export const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
 
 /**
  * A comma-separated list of keys or secrets (API_KEY, CURSOR_SECRET), or undefined when unset: the
@@ -212,6 +214,10 @@ export interface PlatformSettings {
   showDocs: boolean;
   /** pino level of the service's log. */
   logLevel: LogLevel;
+  /** METRICS_KEY: GET /metrics answers a scrape with this bearer key; null: no /metrics (metrics.ts). */
+  metricsKey?: string | null;
+  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null: no limit (rate-limit.ts). */
+  rateLimit?: RateLimitSettings | null;
 }
 
 export function readPlatformSettings(env: Env, defaultPort: number): PlatformSettings {
@@ -222,5 +228,7 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     allowedOrigins: readAllowedOrigins(env),
     showDocs: readBoolean(env, 'SHOW_DOCS', true),
     logLevel: readLogLevel(env),
+    metricsKey: readMetricsKey(env),
+    rateLimit: readRateLimit(env),
   };
 }

@@ -15,7 +15,7 @@ const info = { title: 'Test API', version: '1', description: 'A test service', t
 
 async function serviceWith(register: (app: PlatformApp) => void): Promise<PlatformApp> {
   const app = await createServiceApp(
-    { openapi: info, components: [Thing], registerRoutes: register },
+    { name: 'test', openapi: info, components: [Thing], registerRoutes: register },
     readPlatformSettings({ API_KEY: 'k' }, 0),
     { logger: false },
   );
@@ -71,10 +71,14 @@ describe('documented operations', () => {
     expect(spec.paths['/v1/count'].get.security).toEqual([]);
     expect(spec.paths['/hidden']).toBeUndefined();
     expect(create.requestBody.content['application/json']).toEqual({ schema: { $ref: '#/components/schemas/Thing' }, example: { name: 'a' } });
-    expect(create.responses['200']).toEqual({
+    expect(create.responses['200']).toMatchObject({
       description: 'The thing',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: { name: 'a' } } },
     });
+    // A /v1/ route can be rate limited: its 429 and the RateLimit-* headers are described (only with RATE_LIMIT).
+    expect(create.responses['429'].description).toMatch(/^Only when the service runs with RATE_LIMIT: .*rate_limited/);
+    expect(Object.keys(create.responses['429'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+    expect(Object.keys(create.responses['200'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(spec.components.schemas.Thing.required).toEqual(['name']);
     const post = (payload: unknown) =>
       app.inject({ method: 'POST', url: '/v1/things', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, payload: JSON.stringify(payload) });

@@ -5,7 +5,7 @@ import { SettingsError, quoted, readAllowedOrigins, readApiKeys, readPlatformSet
 
 describe('platform settings (conventions.md, "Running" and "Settings shared by all three")', () => {
   it('defaults: the given port, host 127.0.0.1, no keys, no origins, docs on, log level info', () => {
-    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], allowedOrigins: [], showDocs: true, logLevel: 'info' });
+    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], allowedOrigins: [], showDocs: true, logLevel: 'info', metricsKey: null, rateLimit: null });
   });
 
   it('reads PORT, HOST, API_KEY (comma-separated, trimmed), ALLOWED_ORIGINS, SHOW_DOCS, LOG_LEVEL', () => {
@@ -14,7 +14,7 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
         { PORT: '9000', HOST: '0.0.0.0', API_KEY: ' a , b ', ALLOWED_ORIGINS: 'https://x.org , http://localhost:3000', SHOW_DOCS: 'false', LOG_LEVEL: 'warn' },
         1,
       ),
-    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['a', 'b'], allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn' });
+    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['a', 'b'], allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn', metricsKey: null, rateLimit: null });
   });
 
   it('words are read in any case; PORT 0 picks a free port; HOST takes names and IPv6 addresses', () => {
@@ -83,6 +83,16 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'warning'],
     ['LOG_LEVEL', 'info,debug'],
+    ['METRICS_KEY', ''],
+    ['METRICS_KEY', '  '],
+    ['METRICS_KEY', 'short'],
+    ['METRICS_KEY', 'a metrics key with spaces'],
+    ['RATE_LIMIT', ''],
+    ['RATE_LIMIT', ' '],
+    ['RATE_LIMIT', '600'],
+    ['RATE_LIMIT', '0/minute'],
+    ['RATE_LIMIT_REDIS_URL', ''],
+    ['RATE_LIMIT_REDIS_URL', 'redis://127.0.0.1:6379'],
   ];
   it.each(INVALID)('%s=%j stops the start with one line naming it', (variable, value) => {
     let error: unknown;
@@ -101,6 +111,11 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
     for (const value of ['secret-key-1,secret-key-1', 'secret key', 'secret-key-1,,x']) {
       expect(() => readApiKeys({ API_KEY: value })).toThrow(SettingsError);
       expect(() => readApiKeys({ API_KEY: value })).not.toThrow(/secret/);
+    }
+    // METRICS_KEY and RATE_LIMIT_REDIS_URL (which may hold a password) are secrets too.
+    for (const env of [{ METRICS_KEY: 'secret-short' }, { METRICS_KEY: 'secret key of the metrics' }, { RATE_LIMIT: '1/second', RATE_LIMIT_REDIS_URL: 'http://user:secret@x' }]) {
+      expect(() => readPlatformSettings(env, 1)).toThrow(SettingsError);
+      expect(() => readPlatformSettings(env, 1)).not.toThrow(/secret/);
     }
   });
 

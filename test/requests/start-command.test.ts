@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
@@ -29,7 +30,7 @@ describe('start command of the service-request API', () => {
     const deadline = Date.now() + 20_000;
     let url: string | undefined;
     while (url === undefined && Date.now() < deadline && child.exitCode === null) {
-      url = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
+      url = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+);/.exec(stdout)?.[1];
       if (url === undefined) await new Promise((r) => setTimeout(r, 50));
     }
     return { child, url, exited, stdout: () => stdout, stderr: () => stderr };
@@ -56,6 +57,14 @@ describe('start command of the service-request API', () => {
       const requestLines = lines.filter((line) => line.includes('"msg":"request"'));
       expect(requestLines.length).toBeGreaterThanOrEqual(4);
       for (const line of requestLines) expect(Object.keys(JSON.parse(line) as object)).toEqual(expect.arrayContaining(['method', 'path', 'status', 'duration_ms', 'request_id']));
+      // Every JSON log line names the service; the start line gives the URL and the docs URLs.
+      const jsonLines = service.stdout().split('\n').filter((line) => line.startsWith('{'));
+      for (const line of jsonLines) expect((JSON.parse(line) as { service: string }).service, line).toBe('requests');
+      const startLines = jsonLines.filter((line) => line.includes('Server listening at'));
+      expect(startLines).toHaveLength(1);
+      expect((JSON.parse(startLines[0]!) as { msg: string }).msg).toBe(
+        `Server listening at ${url}; docs ${url}/docs and ${url}/redoc, OpenAPI ${url}/openapi.json`,
+      );
     } finally {
       if (service.child.exitCode === null) service.child.kill('SIGKILL');
     }
@@ -94,5 +103,14 @@ describe('start command of the service-request API', () => {
       expect(service.stderr()).not.toContain(text);
     }
     expect(service.stdout()).not.toContain('is not set');
+  });
+
+  it('DATABASE_URL naming a SQLite file that does not exist stops the start with one line naming the variable', async () => {
+    const missing = resolve(REPO_ROOT, 'no-such-folder/snapshot.sqlite');
+    const service = await startRequests({ API_KEY: 'k', DATABASE_URL: missing });
+    const code = await service.exited;
+    expect(code).toBe(1);
+    expect(service.stderr().trim().split('\n')).toEqual([`Invalid setting DATABASE_URL: the SQLite file ${missing} does not exist (unset DATABASE_URL to build and use the default snapshot)`]);
+    expect(existsSync(missing)).toBe(false);
   });
 });

@@ -55,7 +55,7 @@ describe('OpenAPI description and reference pages', () => {
 
   it('describes every response of POST /v1/classify with its status and body schema', () => {
     const responses = spec.paths['/v1/classify'].post.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '401', '413', '415', '422', '503']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '401', '413', '415', '422', '429', '503']);
     expect(responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Classification' });
     expect(spec.components.schemas.Classification.properties.category).toEqual({ $ref: '#/components/schemas/Category' });
     expect(spec.components.schemas.Category.enum).toEqual(['billing', 'login', 'shipping', 'account', 'other']);

@@ -1,4 +1,5 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
 import { parseHouseModel } from './model-adapter.js';
 import { loadModelFile, logModelState, type ModelParser, type ModelState } from './model-loading.js';
@@ -41,7 +42,18 @@ export interface HousesAppOptions extends AppOptions {
 export async function buildHousesApp(settings: HouseSettings, options: HousesAppOptions = {}): Promise<PlatformApp> {
   const state: ModelState = loadModelFile(settings.model, options.parseModel ?? parseHouseModel);
   const app = await createServiceApp(
-    { openapi: HOUSES_OPENAPI, components: HOUSE_COMPONENTS, registerRoutes: (routes) => registerHouseRoutes(routes, state) },
+    {
+      name: 'houses',
+      openapi: HOUSES_OPENAPI,
+      components: HOUSE_COMPONENTS,
+      registerRoutes: (routes) => registerHouseRoutes(routes, state),
+      registerMetrics: (registry) =>
+        gaugeReadOnScrape(
+          registry,
+          { name: 'houses_model_loaded', help: '1 when the model file was loaded and verified at start, 0 when not (status says why)', labelNames: ['model_version', 'status'] },
+          (gauge) => gauge.set({ model_version: state.status === 'loaded' ? state.model.version : '', status: state.status }, state.status === 'loaded' ? 1 : 0),
+        ),
+    },
     settings,
     options,
   );

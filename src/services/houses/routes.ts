@@ -5,7 +5,7 @@ import { estimateHouse, estimateHouses } from './estimating.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
+import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
 import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, MODEL_CARD_EXAMPLE } from './openapi-example.js';
 import { componentRef } from '../../platform/openapi-components.js';
 
@@ -101,10 +101,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     },
     async (request) => {
       const body: unknown = request.body;
-      const houses: unknown[] =
-        typeof body === 'object' && body !== null && Array.isArray((body as { houses?: unknown }).houses)
-          ? ((body as { houses: unknown[] }).houses)
-          : [];
+      // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
+      const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
+      const houses: unknown[] = Array.isArray(batch) && batch.length >= 1 && batch.length <= BATCH_MAX_HOUSES ? batch : [];
       refuseInvalidHouses(
         schemaErrorsOf(request),
         houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),

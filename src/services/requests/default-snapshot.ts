@@ -8,7 +8,7 @@ import { createProgressReporter, ensureSnapshot } from '../../ingest/nyc311/inde
  */
 export async function ensureDefaultSnapshot(path: string): Promise<void> {
   if (existsSync(path)) return;
-  process.stderr.write(`Building the embedded snapshot ${path} (synthetic export, no download)\n`);
+  process.stderr.write(`[requests] Building the embedded snapshot ${path} (synthetic export, no download)\n`);
   const result = await ensureSnapshot(path, { progress: createProgressReporter(process.stderr) });
-  if (result.build) process.stderr.write(`Snapshot ${result.build.meta.snapshot_id} built: ${result.build.meta.row_count} requests\n`);
+  if (result.build) process.stderr.write(`[requests] Snapshot ${result.build.meta.snapshot_id} built: ${result.build.meta.row_count} requests\n`);
 }

@@ -1,4 +1,5 @@
 import type { CursorPosition } from './cursor.js';
+import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
@@ -33,6 +34,8 @@ export interface DailyStatRecord {
   closed_within_14_days: number;
   share_closed_within_14_days: number | null;
   median_days_to_close: number | null;
+  /** False while the day's 14-day window reaches past the snapshot date (period-stats.ts). */
+  complete: boolean;
 }
 
 export interface DailyScope {
@@ -62,6 +65,8 @@ export interface DatasetRecord {
     generator_version: string | null;
     layout: string;
   };
+  /** Whether the data is synthetic or a real export, in one plain sentence (data-notice.ts). */
+  notice: string;
   row_count: number;
   raw_rows_read: number;
   created_at_min: string | null;
@@ -76,6 +81,12 @@ export interface ServiceRequestStore {
    * most `fetch`: the keyset query, answered from the indexes.
    */
   listIds(query: ListPageQuery): Promise<number[]>;
+  /** How many rows match the filters. */
+  count(filters: ListFilters): Promise<number>;
+  /** Each value of the column among the matching rows with its count, largest first, then by value, null last. */
+  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]>;
+  /** The matching rows per local date of created_at (days without one are absent). */
+  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */
@@ -85,6 +96,8 @@ export interface ServiceRequestStore {
   dataset(): Promise<DatasetRecord>;
   /** The snapshot id (read once, then kept: the snapshot is frozen). */
   snapshotId(): Promise<string>;
+  /** PostgreSQL: connections of the pool in use, idle, and queries waiting for one; absent for SQLite. */
+  poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */

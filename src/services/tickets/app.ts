@@ -1,4 +1,5 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
 import { KeywordClassifier } from './classifier.js';
 import { registerTicketRoutes } from './routes.js';
@@ -27,7 +28,18 @@ export const TICKETS_OPENAPI = {
 export async function buildTicketsApp(settings: TicketSettings, options: AppOptions = {}): Promise<PlatformApp> {
   const classifier = new KeywordClassifier(KEYWORDS_1_0);
   return createServiceApp(
-    { openapi: TICKETS_OPENAPI, components: TICKET_COMPONENTS, registerRoutes: (app) => registerTicketRoutes(app, classifier, settings.classifierMode) },
+    {
+      name: 'tickets',
+      openapi: TICKETS_OPENAPI,
+      components: TICKET_COMPONENTS,
+      registerRoutes: (app) => registerTicketRoutes(app, classifier, settings.classifierMode),
+      registerMetrics: (registry) =>
+        gaugeReadOnScrape(
+          registry,
+          { name: 'tickets_classifier_available', help: '1 when the classifier answers, 0 when not (CLASSIFIER_MODE)', labelNames: ['model_version'] },
+          (gauge) => gauge.set({ model_version: classifier.modelVersion }, settings.classifierMode === 'available' ? 1 : 0),
+        ),
+    },
     settings,
     options,
   );

@@ -1,4 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { PlatformApp } from '../../../src/platform/app.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { createFixture, type Backend, type FixtureDatabase } from './fixture-database.js';
 import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';
 import { readRequestSettings, type RequestSettings } from '../../../src/services/requests/settings.js';
 import type { AnyResponse } from '../../support/http.js';
@@ -35,4 +38,28 @@ export async function startTestApp(databaseUrl: string, env: Record<string, stri
 /** The JSON body of a response. */
 export function json<T = Record<string, unknown>>(response: AnyResponse): T {
   return JSON.parse(response.body) as T;
+}
+
+export interface FixtureService {
+  fixture: FixtureDatabase;
+  service: TestApp;
+  rows: ServiceRequestRecord[];
+}
+
+/**
+ * The fixture snapshot on a backend and the service over it, for the tests of a describe block:
+ * made in beforeAll, closed and dropped in afterAll. Read the fields inside the tests.
+ */
+export function serveFixture(backend: Backend): FixtureService {
+  const served = {} as FixtureService;
+  beforeAll(async () => {
+    served.fixture = await createFixture(backend);
+    served.rows = served.fixture.rows;
+    served.service = await startTestApp(served.fixture.databaseUrl);
+  });
+  afterAll(async () => {
+    await served.service?.app.close();
+    await served.fixture?.drop();
+  });
+  return served;
 }
