@@ -124,7 +124,7 @@ const pgUrl = new URL(postgresUrl);
 pgUrl.searchParams.set('schema', schema);
 try {
   await buildSnapshot({ kind: 'synthetic' }, { kind: 'postgres', url: postgresUrl, schema });
-  const app = await buildRequestsApp(readRequestSettings({ API_KEY: KEY, DATABASE_URL: pgUrl.toString(), CURSOR_SECRET: 'bench-cursor-secret-0123456789' }), {
+  const app = await buildRequestsApp(readRequestSettings({ API_KEY: KEY, DATABASE_URL: pgUrl.toString(), CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }), {
     logger: false,
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
