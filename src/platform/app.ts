@@ -12,7 +12,8 @@ import { ApiKeyChecker } from './api-key.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
 import { CorsPolicy } from './cors.js';
 import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, MESSAGES, unauthorized } from './errors.js';
+import { ApiError, errorDefinition } from './error-registry.js';
+import { ErrorResponse } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
@@ -101,7 +102,7 @@ export async function createServiceApp(
     frameworkErrors: handleFrameworkError,
     // The answer is worded from the ajv errors themselves (error-handler.ts); Fastify's own text of
     // every error would only cost time on a body with thousands of them.
-    schemaErrorFormatter: () => new Error(MESSAGES.invalidRequest),
+    schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -139,7 +140,7 @@ export async function createServiceApp(
   if (settings.rateLimit) app.addHook('onRequest', await registerRateLimit(app, service.name, settings.rateLimit, apiKeys));
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
-      done(unauthorized());
+      done(new ApiError('unauthorized'));
       return;
     }
     done();

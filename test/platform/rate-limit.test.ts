@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
-import { RATE_LIMITED_MESSAGE, readRateLimit } from '../../src/platform/rate-limit.js';
+import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, type AnyResponse } from '../support/http.js';
@@ -36,7 +36,7 @@ function expectLimitHeaders(response: AnyResponse, limit: number, remaining: num
 }
 
 function expectRateLimited(response: AnyResponse): void {
-  expectError(response, 429, 'rate_limited', [], RATE_LIMITED_MESSAGE);
+  expectError(response, 429, 'rate_limited', [], 'Too many requests; retry after the number of seconds in Retry-After');
   expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
   expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(60);
   expectLimitHeaders(response, Number(response.headers['ratelimit-limit']), 0);

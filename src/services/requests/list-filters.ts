@@ -1,4 +1,5 @@
-import { ApiError, invalidRequest } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 
 /**
  * The five filters of `GET /v1/service-requests`, normalized: the same filtering always has the same
@@ -75,10 +76,10 @@ export function readListFilters(query: FilterQuery): ListFilters {
   const created_from = bound('created_from');
   const created_to = bound('created_to');
   if (badDates.length > 0) {
-    throw invalidRequest(badDates, `The request is not valid: ${badDates.join(', ')} must be a date of the calendar`);
+    throw new ApiError('invalid_request', { fields: badDates, message: invalidRequestMessage(`${badDates.join(', ')} must be a date of the calendar`) });
   }
   if (created_from !== null && created_to !== null && created_from >= created_to) {
-    throw new ApiError(422, 'invalid_range', 'created_from must be before created_to', ['created_from', 'created_to']);
+    throw new ApiError('invalid_range', { fields: ['created_from', 'created_to'] });
   }
   return {
     borough: query.borough ?? null,

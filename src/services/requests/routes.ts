@@ -1,9 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
-import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
+import type { CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { readListFilters } from './list-filters.js';
 import {
@@ -18,28 +18,8 @@ import {
   ServiceRequestListQuery,
   ServiceRequestPage,
 } from './schemas.js';
-import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestStore } from './service-request-store.js';
 import { pageText, type ServiceRequestTexts } from './row-texts.js';
-
-const DATABASE_UNAVAILABLE = 'database_unavailable';
-const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
-
-function databaseUnavailable(): ApiError {
-  return unavailable(DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_MESSAGE);
-}
-
-/** Runs a read of the store; a database failure becomes 503 database_unavailable (logged, never 500). */
-async function fromDatabase<T>(log: FastifyBaseLogger, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DatabaseUnavailableError) {
-      log.warn({ reason: error.message }, 'database unavailable');
-      throw databaseUnavailable();
-    }
-    throw error;
-  }
-}
 
 const secured = { config: { requiresApiKey: true } } as const;
 
@@ -53,18 +33,16 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
   return async (request: { params: unknown; query: unknown }): Promise<void> => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw invalidRequest([name], `The request is not valid: ${name} must be an integer`);
+      throw new ApiError('invalid_request', { fields: [name], message: invalidRequestMessage(`${name} must be an integer`) });
     }
   };
 }
 
 const common = {
   304: Type.Null({ description: 'Not Modified: If-None-Match matches the ETag; no body' }),
-  401: errorResponse('Missing or invalid API key (code unauthorized)'),
-  503: errorResponse('The database cannot be read (code database_unavailable)'),
+  // A store's DatabaseUnavailableError reaches the platform's error handler: 503 database_unavailable.
+  ...errorResponses('unauthorized', 'database_unavailable'),
 };
-
-const unknownParameter = errorResponse('An unknown query parameter (code invalid_request); fields names it');
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -77,14 +55,8 @@ export interface RequestRouteDependencies {
 
 export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
   registerHealthRoutes(app, {
-    unavailableDescription: 'The database cannot be read (code database_unavailable)',
-    async check() {
-      try {
-        await store.ping();
-      } catch {
-        throw databaseUnavailable();
-      }
-    },
+    unavailableCode: 'database_unavailable',
+    check: () => store.ping(),
   });
 
   app.get(
@@ -106,21 +78,19 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         response: {
           200: ServiceRequestPage,
           ...common,
-          422: errorResponse(
-            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}", "${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}" (fields cursor)`,
-          ),
+          ...errorResponses('invalid_request', 'invalid_range', 'invalid_cursor'),
         },
       },
     },
     async (request, reply) => {
       const { limit = LIMIT_DEFAULT, cursor } = request.query;
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      const ids = await fromDatabase(request.log, () => store.listIds({ filters, after, fetch: limit + 1 }));
+      const ids = await store.listIds({ filters, after, fetch: limit + 1 });
       const more = ids.length > limit;
-      const items = await fromDatabase(request.log, () => texts.textsOf(more ? ids.slice(0, limit) : ids));
+      const items = await texts.textsOf(more ? ids.slice(0, limit) : ids);
       const last = items[items.length - 1];
       const nextCursor = more && last ? cursors.encode(last.position, filters, snapshotId) : null;
       // The body is assembled from the rows' JSON texts (the schema above describes it).
@@ -143,16 +113,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         response: {
           200: ServiceRequest,
           ...common,
-          404: errorResponse('No request with this id (code not_found)'),
-          422: errorResponse('The id is not an integer, or an unknown query parameter (code invalid_request; fields id or the parameter)'),
+          ...errorResponses('not_found', 'invalid_request'),
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
-      const [found] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
-      if (found === undefined) throw notFound('No service request with this id');
+      const snapshotId = await store.snapshotId();
+      const [found] = Number.isSafeInteger(id) ? await texts.textsOf([id]) : [];
+      if (found === undefined) throw new ApiError('not_found', { message: 'No service request with this id' });
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return reply.type(JSON_TYPE).send(found.text);
     },
@@ -168,13 +137,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         description: 'Every complaint type of the snapshot with its number of requests, largest first, then by name. No parameters.',
         security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: ComplaintTypeList, ...common, 422: unknownParameter },
+        response: { 200: ComplaintTypeList, ...common, ...errorResponses('invalid_request') },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return { items: await fromDatabase(request.log, () => store.complaintTypeCounts()) };
+      return { items: await store.complaintTypeCounts() };
     },
   );
 
@@ -192,15 +161,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         response: {
           200: DailyStatList,
           ...common,
-          422: errorResponse('A bad or unknown parameter (code invalid_request); fields names it'),
+          ...errorResponses('invalid_request'),
         },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       const scope = { borough: request.query.borough ?? null, complaint_type: request.query.complaint_type ?? null };
-      return { items: await fromDatabase(request.log, () => store.dailyStats(scope)) };
+      return { items: await store.dailyStats(scope) };
     },
   );
 
@@ -214,13 +183,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
         security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: Dataset, ...common, 422: unknownParameter },
+        response: { 200: Dataset, ...common, ...errorResponses('invalid_request') },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return fromDatabase(request.log, () => store.dataset());
+      return store.dataset();
     },
   );
 }
