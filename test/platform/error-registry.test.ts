@@ -55,7 +55,7 @@ describe('the error registry (docs/decisions.md, "One error registry")', () => {
   });
 
   it('errorResponses gives one entry per status; a status shared by several codes names each', () => {
-    const responses = errorResponses('unauthorized', 'invalid_request', 'outside_model_area') as Record<number, { $ref: string; description: string }>;
+    const responses = errorResponses('unauthorized', 'invalid_request', 'outside_model_area') as unknown as Record<number, { $ref: string; description: string }>;
     expect(Object.keys(responses)).toEqual(['401', '422']);
     expect(responses[401]).toEqual({ $ref: 'ErrorResponse', description: 'Missing or invalid API key (code unauthorized)' });
     expect(responses[422]?.$ref).toBe('ErrorResponse');

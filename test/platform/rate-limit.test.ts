@@ -6,6 +6,7 @@ import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, type AnyResponse } from '../support/http.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** The Redis the tests use for real (CI runs one too). */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -65,11 +66,7 @@ describe('RATE_LIMIT', () => {
   });
 
   describe('counted in the process (no Redis)', () => {
-    let app: PlatformApp;
-    beforeAll(async () => {
-      app = await ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'key-a,key-b' });
-    });
-    afterAll(async () => app?.close());
+    const app = appDuringSuite(() => ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'key-a,key-b' }));
 
     it('per API key: RateLimit headers on every answer, then 429 rate_limited with Retry-After; another key has its own counter', async () => {
       const first = await classify(app, 'key-a');

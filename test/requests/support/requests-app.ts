@@ -1,7 +1,9 @@
 import type { PlatformApp } from '../../../src/platform/app.js';
 import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';
 import { readRequestSettings, type RequestSettings } from '../../../src/services/requests/settings.js';
+import { duringSuite } from '../../support/during-suite.js';
 import type { AnyResponse } from '../../support/http.js';
+import type { FixtureDatabase } from './fixture-database.js';
 
 export const TEST_API_KEY = 'test-key-requests';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
@@ -30,6 +32,11 @@ export async function startTestApp(databaseUrl: string, env: Record<string, stri
       return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     },
   };
+}
+
+/** The service on `fixture` (made earlier in the suite), started before the suite's first test and closed after its last. */
+export function testAppDuringSuite(fixture: Pick<FixtureDatabase, 'databaseUrl'>, env: Record<string, string> = {}): TestApp {
+  return duringSuite(() => startTestApp(fixture.databaseUrl, env), (service) => service.app.close());
 }
 
 /** The JSON body of a response. */
