@@ -9,13 +9,16 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
+import { registerCompression } from './compression.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
+import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
-import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { addPolicyToHtml, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
 import { ApiError, errorDefinition } from './error-registry.js';
 import { ErrorResponse } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
-import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
+import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
+import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
 import { registerMetrics, type ServiceMetricsRegistration } from './metrics.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -69,6 +72,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Time a request body has to arrive completely (default REQUEST_TIMEOUT_MS); tests shorten it. */
   bodyTimeoutMs?: number;
+  /** Limits of the pipelining backpressure (default BACKPRESSURE_LIMITS); tests shorten them. */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 /**
@@ -91,7 +96,8 @@ export async function createServiceApp(
     // an idle socket after 30 s, idle keep-alive sockets after 5 s.
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Node checks those timeouts every 30 s by default: a slow client then holds a socket up to 40 s.
-    http: { connectionsCheckingInterval: 1_000 },
+    // A missing Host is refused by the platform (http-protocol.ts), with the error object.
+    http: { connectionsCheckingInterval: 1_000, requireHostHeader: false },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
@@ -106,6 +112,16 @@ export async function createServiceApp(
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
+  // connection, as its answers are read.
+  routeExpectations(app.server);
+  new ConnectionBackpressure({ ...BACKPRESSURE_LIMITS, ...options.backpressure }).install(app.server);
+
+  // Every method Node parses is routed, so that a known path answers 405 to any other (CONNECT is
+  // never routed: Node closes such a connection itself).
+  for (const method of ROUTABLE_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
@@ -121,6 +137,7 @@ export async function createServiceApp(
   app.addHook('onRoute', (route) => routes.record(route));
 
   const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  app.addHook('onRequest', refuseMalformedRequests);
   app.addHook('onRequest', bodyDeadlines.watch);
   app.addHook('preValidation', bodyDeadlines.release);
   app.addHook('onResponse', bodyDeadlines.release);
@@ -134,6 +151,11 @@ export async function createServiceApp(
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     cors.decorate(request, reply);
+    // Routing before the body: an unknown path is 404 whatever its body, which is never read.
+    if (request.is404) {
+      done(new ApiError('not_found'));
+      return;
+    }
     done();
   });
   // The rate limit comes before the key check, so that 401 answers are counted too.
@@ -145,8 +167,13 @@ export async function createServiceApp(
     }
     done();
   });
+  app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
   app.addHook('preValidation', refuseUnusableParameters);
+  app.addHook('onSend', addPolicyToHtml);
+  app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
   app.addHook('onResponse', logRequest);
+  // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (compression.ts).
+  await registerCompression(app);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);
   await service.registerRoutes(app);

@@ -13,11 +13,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  *
  * The methods a preflight allows are the service's own: GET and POST for tickets and houses (as the
  * contract says), GET only for the read-only requests service. Answers to a listed origin expose the
- * headers a page may want to read (request id, ETag, rate-limit headers). With CORS on, every answer
+ * headers a page may want to read (request id, ETag, rate-limit headers, and Link: the next page of
+ * the requests service's CSV pages). With CORS on, every answer
  * depends on the Origin, so every answer carries `Vary: Origin`.
  */
 export const ALLOWED_METHODS = 'GET, POST';
-export const EXPOSED_HEADERS = 'X-Request-ID, ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+export const EXPOSED_HEADERS = 'X-Request-ID, ETag, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 export const ALLOWED_HEADERS = 'Content-Type, X-API-Key';
 export const DISALLOWED_ORIGIN_TEXT = 'Disallowed CORS origin';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';

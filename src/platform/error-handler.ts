@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorCode, errorDefinition } from './error-registry.js';
+import { ApiError, type ErrorCode, errorCodeForStatus, errorDefinition } from './error-registry.js';
 import { errorBody, invalidRequestMessage } from './errors.js';
 import { addValidationProblems } from './validation.js';
 
@@ -76,7 +76,7 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
   if (status === 400 && (error instanceof SyntaxError || String(error.code ?? '').startsWith('FST_ERR_CTP'))) {
     return invalidJson();
   }
-  if (status >= 400 && status < 500) return { ...answerOf('bad_request'), statusCode: status };
+  if (status >= 400 && status < 500) return { ...answerOf(errorCodeForStatus(status)), statusCode: status };
   return answerOf('internal_error');
 }
 
@@ -94,9 +94,6 @@ export function makeErrorHandler(bodyLimit: number) {
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     reply.header('X-Request-ID', request.id);
-    // A request refused before its body was read (405, 401, 413 by Content-Length...): close the
-    // connection after the answer instead of reading (and discarding) a body nobody needs.
-    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(errorBody(answer.code, answer.message, request.id, answer.fields));
   };
 }

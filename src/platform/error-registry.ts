@@ -80,6 +80,12 @@ export const ERROR_REGISTRY = {
     when: 'Content-Type is not application/json',
     definedIn: 'docs/decisions.md',
   },
+  precondition_failed: {
+    status: 412,
+    message: 'Precondition Failed',
+    when: 'An If-Match or If-Unmodified-Since header a docs file does not meet',
+    definedIn: 'docs/decisions.md',
+  },
   range_not_satisfiable: {
     status: 416,
     message: 'Range Not Satisfiable',
@@ -164,6 +170,24 @@ export const ERROR_CODES = Object.keys(ERROR_REGISTRY) as ErrorCode[];
 
 export function errorDefinition(code: ErrorCode): ErrorDefinition {
   return ERROR_REGISTRY[code];
+}
+
+/** Each status's own code: the first code of the registry with that status (422 `invalid_request`). */
+const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  ERROR_CODES.slice()
+    .reverse()
+    .map((code) => [ERROR_REGISTRY[code].status, code]),
+);
+
+/**
+ * The code of an error status the platform has no more specific answer for (a 403, 412 or 416 from
+ * the docs' static files, a status set by a library): each status its own code, the registry's first
+ * code of that status (docs/decisions.md, "Other 4xx from the HTTP layer"). A 4xx the registry does
+ * not list is `bad_request`; every 5xx is `internal_error` (a dependency's 503 is thrown with its own code).
+ */
+export function errorCodeForStatus(status: number): ErrorCode {
+  if (status >= 500) return 'internal_error';
+  return CODE_OF_STATUS.get(status) ?? 'bad_request';
 }
 
 /** The $id of the shared error object schema (errors.ts), referenced by every error response. */

@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError } from './error-registry.js';
 import { CorsPolicy } from './cors.js';
@@ -9,7 +10,17 @@ import { CorsPolicy } from './cors.js';
  * that answers 405 (or, for OPTIONS with CORS enabled, the preflight).
  */
 // TRACE and QUERY too: a known path answers 405 for any method it lacks (found by Schemathesis, ST204).
-const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'] as const;
+const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'];
+
+/**
+ * Every method Node's parser accepts (PROPFIND, PURGE, SEARCH, LOCK, ...: issue 11, item 5), the
+ * standard ones first (the order of `Allow`). CONNECT is not routed: Node hands it to a `connect`
+ * listener or closes the connection.
+ */
+export const ROUTABLE_METHODS: readonly string[] = [
+  ...STANDARD_METHODS.filter((method) => METHODS.includes(method)),
+  ...METHODS.filter((method) => !STANDARD_METHODS.includes(method) && method !== 'CONNECT'),
+];
 
 export class RouteTable {
   private readonly methodsByUrl = new Map<string, Set<string>>();
@@ -30,15 +41,15 @@ export class RouteTable {
 }
 
 function allowHeader(methods: ReadonlySet<string>): string {
-  return STANDARD_METHODS.filter((method) => methods.has(method)).join(', ');
+  return ROUTABLE_METHODS.filter((method) => methods.has(method)).join(', ');
 }
 
 /** Adds the 405 routes; call after every route of the service has been registered. */
 export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTable, cors: CorsPolicy): void {
   for (const [url] of table.entries()) {
     // Ask the router rather than the record: a prefixed '/docs' route also exists as '/docs/'.
-    const present = new Set(STANDARD_METHODS.filter((method) => app.hasRoute({ url, method })));
-    const missing = STANDARD_METHODS.filter((method) => !present.has(method));
+    const present = new Set(ROUTABLE_METHODS.filter((method) => app.hasRoute({ url, method })));
+    const missing = ROUTABLE_METHODS.filter((method) => !present.has(method));
     if (missing.length === 0) continue;
     const allow = allowHeader(present);
     app.route({

@@ -135,7 +135,16 @@ export function fieldOfError(error: ErrorObject, wholeName: string): string {
   if (error.keyword === 'additionalProperties') {
     return join(parent, String((error.params as { additionalProperty: string }).additionalProperty));
   }
-  return parent === '' ? wholeName : parent;
+  if (parent === '') return wholeName;
+  // A repeated query parameter is an array: its second value is still the parameter, not `name.1`
+  // (the pointer's first step, so that a parameter name holding a dot stays whole).
+  return wholeName === 'query' ? pointerToPath(firstPointerStep(error.instancePath)) : parent;
+}
+
+/** `/borough/1` as `/borough`. */
+function firstPointerStep(pointer: string): string {
+  const end = pointer.indexOf('/', 1);
+  return end === -1 ? pointer : pointer.slice(0, end);
 }
 
 const TYPE_WORDS: Record<string, string> = {

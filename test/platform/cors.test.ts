@@ -38,8 +38,8 @@ describe('CORS in each service', () => {
     await app.close();
   });
 
-  it('answers to a listed origin expose X-Request-ID, ETag and the rate-limit headers, and vary by Origin', async () => {
-    expect(EXPOSED_HEADERS.split(', ')).toEqual(['X-Request-ID', 'ETag', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+  it('answers to a listed origin expose X-Request-ID, ETag, Link and the rate-limit headers, and vary by Origin', async () => {
+    expect(EXPOSED_HEADERS.split(', ')).toEqual(['X-Request-ID', 'ETag', 'Link', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
     const { app } = await startTestApp(fixture.databaseUrl, { ALLOWED_ORIGINS: ORIGIN, RATE_LIMIT: '100/minute' });
     const listed = await app.inject({ method: 'GET', url: '/v1/dataset', headers: { origin: ORIGIN, 'x-api-key': TEST_API_KEY } });
     expect(listed.statusCode).toBe(200);
@@ -54,6 +54,15 @@ describe('CORS in each service', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     expect(other.headers['access-control-expose-headers']).toBeUndefined();
     expect(other.headers.vary).toContain('Origin');
+    await app.close();
+  });
+
+  it('a CSV page to a listed origin carries its next page in Link, which the page may read', async () => {
+    const { app } = await startTestApp(fixture.databaseUrl, { ALLOWED_ORIGINS: ORIGIN });
+    const page = await app.inject({ method: 'GET', url: '/v1/service-requests?format=csv&limit=2', headers: { origin: ORIGIN, 'x-api-key': TEST_API_KEY } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers.link).toMatch(/^<\/v1\/service-requests\?.*cursor=[^>]+>; rel="next"$/);
+    expect(String(page.headers['access-control-expose-headers']).split(', ')).toContain('Link');
     await app.close();
   });
 

@@ -155,8 +155,11 @@ withService(REQUESTS, (app) => {
 
   it('query parameters are parameters, in the contracts\' words', async () => {
     const cases: [string, string[], string][] = [
-      ['/v1/service-requests?borough=Queens', ['borough'], 'borough must be one of bronx, brooklyn, manhattan, queens, staten_island'],
-      ['/v1/service-requests?borough=queens&borough=bronx', ['borough'], 'borough is given more than once'],
+      ['/v1/service-requests?borough=Queens', ['borough'], 'borough must be one of bronx, brooklyn, manhattan, queens, staten_island, none'],
+      // a repeated filter means any of its values (issue 14): a wrong second value still names the parameter
+      ['/v1/service-requests?borough=queens&borough=Bronx', ['borough'], 'borough must be one of bronx, brooklyn, manhattan, queens, staten_island, none'],
+      [`/v1/service-requests?${'borough=queens&'.repeat(51)}`, ['borough'], 'borough must hold from 1 to 50 items'],
+      ['/v1/service-requests?created_from=2025-01-01&created_from=2025-01-02', ['created_from'], 'created_from is given more than once'],
       ['/v1/service-requests?limit=5&limit=6', ['limit'], 'limit is given more than once'],
       ['/v1/service-requests?colour=red', ['colour'], 'colour is not an allowed parameter'],
       ['/v1/service-requests?complaint_type=', ['complaint_type'], 'complaint_type must not be empty'],
@@ -165,7 +168,7 @@ withService(REQUESTS, (app) => {
       ['/v1/service-requests?created_from=yesterday', ['created_from'], 'created_from is not in the expected format'],
       ['/v1/service-requests/1?x=1', ['x'], 'x is not an allowed parameter'],
       ['/v1/service-requests/abc', ['id'], 'id must be an integer'],
-      ['/v1/stats/daily?borough=queens&borough=queens', ['borough'], 'borough is given more than once'],
+      ['/v1/stats/daily?created_to=2025-02-01&created_to=2025-02-01', ['created_to'], 'created_to is given more than once'],
       ['/v1/service-requests?__proto__=x', ['__proto__'], '__proto__ is not an allowed parameter'],
       ['/v1/dataset?constructor=x', ['constructor'], 'constructor is not an allowed parameter'],
     ];

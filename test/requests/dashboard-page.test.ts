@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,7 +153,8 @@ describe('dashboard page in headless Chromium', () => {
       expect(sum(charts.opened)).toBe(rows.length);
       expect(sum(charts.closed)).toBeGreaterThan(0);
       expect(charts.firstIncomplete).toBeNull();
-      expect(sum(charts.typeCounts)).toBe(rows.filter((row) => row.complaint_type !== null).length);
+      // /v1/facets counts the requests without a type too (drawn as "(no type)").
+      expect(sum(charts.typeCounts)).toBe(rows.length);
       expect(sum(Object.values(charts.pointsByBorough))).toBe(rows.filter((row) => row.latitude !== null && row.longitude !== null).length);
       for (const [chart, inked] of Object.entries(charts.inkedPixels)) expect(inked, `${chart} chart drew`).toBeGreaterThan(1000);
       expect(await page.textContent('#match-count')).toBe(`${rows.length} requests match`);
@@ -206,9 +207,10 @@ describe('dashboard page in headless Chromium', () => {
     });
   });
 
-  it('marks the incomplete days an API with `complete` reports (the rows are otherwise unchanged)', async () => {
+  it('marks the days the API reports incomplete (`complete` false)', async () => {
     await inNewPage(async (page, problems) => {
-      // The API of today has no `complete`; a later one marks the days whose 14-day window runs past the snapshot date.
+      // Every January day of the fixture is complete (its snapshot date is 2025-07-01): the rewritten
+      // answer stands for a snapshot taken on 2025-02-09, whose last 7 days have an open 14-day window.
       await rewriteAnswers<{ items: { date: string }[] }>(page, '**/v1/stats/daily*', ({ items }) => ({
         items: items.map((day) => ({ ...day, complete: day.date < '2025-01-25' })),
       }));
@@ -221,26 +223,51 @@ describe('dashboard page in headless Chromium', () => {
     });
   });
 
-  it('counts complaint types with /v1/facets under the chosen filters when the OpenAPI description lists it', async () => {
+  it('complaint types from /v1/facets and the match count from /v1/service-requests/count, under the chosen filters', async () => {
     await inNewPage(async (page, problems) => {
-      // The API of today has no /v1/facets: the description and the answer stand for a later one.
-      await rewriteAnswers<{ paths: Record<string, unknown> }>(page, '**/openapi.json', (description) => ({
-        ...description,
-        paths: { ...description.paths, '/v1/facets': { get: { parameters: [{ name: 'field', in: 'query' }, { name: 'borough', in: 'query' }] } } },
-      }));
-      const facetQueries: URLSearchParams[] = [];
-      await page.route('**/v1/facets?*', async (route) => {
-        facetQueries.push(new URL(route.request().url()).searchParams);
-        await route.fulfill({ json: { field: 'complaint_type', items: [{ value: 'Street Condition', count: 7 }, { value: null, count: 2 }] } });
+      const queries: Record<string, URLSearchParams[]> = {};
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        (queries[url.pathname] ??= []).push(url.searchParams);
       });
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       await page.selectOption('#borough', 'bronx');
       await untilReady(page);
-      expect(Object.fromEntries(facetQueries.at(-1)!)).toEqual({ field: 'complaint_type', borough: 'bronx', created_from: '2025-01-01', created_to: '2025-02-01' });
+      const filters = { borough: 'bronx', created_from: '2025-01-01', created_to: '2025-02-01' };
+      expect(Object.fromEntries(queries['/v1/facets']!.at(-1)!)).toEqual({ ...filters, field: 'complaint_type' });
+      expect(Object.fromEntries(queries['/v1/service-requests/count']!.at(-1)!)).toEqual(filters);
+      expect(Object.fromEntries(queries['/v1/stats/daily']!.at(-1)!)).toEqual(filters);
+
+      // The chart shows the API's facets in its order, the requests without a type as "(no type)".
+      const facets = JSON.parse((await service.get(`/v1/facets?field=complaint_type&${new URLSearchParams(filters)}`)).body) as { items: { value: string | null; count: number }[] };
       const labels = await page.evaluate(() => (window as unknown as { Chart: { getChart(id: string): { data: { labels: string[] } } } }).Chart.getChart('types-chart').data.labels);
-      expect(labels).toEqual(['Street Condition', '(no type)']);
-      expect(await page.textContent('#types-note')).toBe('Borough and days as chosen.');
+      expect(labels).toEqual(facets.items.slice(0, 12).map((item) => item.value ?? '(no type)'));
+      const bronx = fixture.rows.filter((row) => row.borough === 'bronx');
+      expect(sum((await drawnCharts(page)).typeCounts)).toBe(bronx.length);
+      expect(await page.textContent('#types-note')).toMatch(/Borough and days as chosen\.$/);
+      expect(await page.textContent('#match-count')).toBe(`${bronx.length} requests match`);
+      expectNoBrowserProblems(problems);
+    });
+  });
+
+  it('downloads the CSV export of the chosen filters (fetched with the key, saved from a Blob)', async () => {
+    await inNewPage(async (page, problems) => {
+      await enterKey(page, TEST_API_KEY);
+      await untilReady(page);
+      await page.selectOption('#borough', 'queens');
+      await untilReady(page);
+      const exportRequest = page.waitForRequest('**/v1/exports/service-requests?*');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+      const request = await exportRequest;
+      expect(request.headers()['x-api-key']).toBe(TEST_API_KEY);
+      expect(Object.fromEntries(new URL(request.url()).searchParams)).toEqual({ borough: 'queens', created_from: '2025-01-01', created_to: '2025-02-01', format: 'csv' });
+      expect(download.suggestedFilename()).toBe('service-requests-queens-2025-01-01-to-2025-01-31.csv');
+      const text = readFileSync((await download.path())!, 'utf8');
+      const expected = (await service.get('/v1/exports/service-requests?format=csv&borough=queens&created_from=2025-01-01&created_to=2025-02-01')).body;
+      expect(text).toBe(expected);
+      expect(text.split('\r\n')[0]).toMatch(/^id,created_at,/);
+      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Downloaded the CSV'), undefined, { timeout: READY_TIMEOUT_MS });
       expectNoBrowserProblems(problems);
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/settings.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
-import { normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
+import { NO_FILTERS, normalizeTimeBound } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
@@ -10,7 +10,6 @@ import { json, startTestApp } from './support/requests-app.js';
 
 const NEW_SECRET = 'new-cursor-secret-0123456789abcdef';
 const OLD_SECRET = 'old-cursor-secret-0123456789abcdef';
-const NO_FILTERS: ListFilters = { borough: null, complaint_type: null, status: null, created_from: null, created_to: null };
 
 describe('settings of the service-request API', () => {
   it('defaults: port 8003, the embedded SQLite snapshot, a random cursor key, a random API key', () => {
@@ -107,7 +106,7 @@ describe('time bounds and cursors', () => {
   it('a cursor stays under 200 characters for any position, and round-trips', () => {
     const codec = new CursorCodec([Buffer.from('0123456789abcdef0123456789abcdef')]);
     const position = { created_at: '2025-06-30T23:59:59', id: Number.MAX_SAFE_INTEGER };
-    const filters = { ...NO_FILTERS, complaint_type: 'x'.repeat(200), created_from: '2025-01-01T00:00:00.123456' };
+    const filters = { ...NO_FILTERS, complaint_type: ['x'.repeat(200), null], created_from: '2025-01-01T00:00:00.123456', bbox: { minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90 } };
     const cursor = codec.encode(position, filters, 'ffffffffffffffff');
     expect(cursor.length).toBeLessThanOrEqual(200);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);

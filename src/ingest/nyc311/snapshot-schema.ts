@@ -30,6 +30,17 @@ export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>
   service_requests_status_created_at_id: ['status', 'created_at', 'id'],
 };
 
+/**
+ * Indexes of service_requests on PostgreSQL only, for the filters added by issue 14 (the SQLite store
+ * answers list pages, counts and facets from its keyset index in memory and needs none of them).
+ */
+export const POSTGRES_ONLY_INDEXES: Readonly<Record<string, readonly string[]>> = {
+  service_requests_channel_created_at_id: ['channel', 'created_at', 'id'],
+  service_requests_council_district_created_at_id: ['council_district', 'created_at', 'id'],
+  service_requests_incident_zip_created_at_id: ['incident_zip', 'created_at', 'id'],
+  service_requests_descriptor_created_at_id: ['descriptor', 'created_at', 'id'],
+};
+
 /** Column order of snapshot_meta (after the fixed `id` = 1). */
 export const SNAPSHOT_META_COLUMNS = [
   'snapshot_id',
@@ -138,7 +149,8 @@ export function createTablesSql(dialect: SqlDialect, schema?: string): string[] 
 
 /** CREATE INDEX statements for service_requests (run after the bulk load). */
 export function createIndexesSql(dialect: SqlDialect, schema?: string): string[] {
-  return Object.entries(SERVICE_REQUEST_INDEXES).map(
+  const indexes = dialect === 'postgres' ? { ...SERVICE_REQUEST_INDEXES, ...POSTGRES_ONLY_INDEXES } : SERVICE_REQUEST_INDEXES;
+  return Object.entries(indexes).map(
     ([name, columns]) => `CREATE INDEX ${name} ON ${tableName(dialect, 'service_requests', schema)} (${columns.join(', ')})`,
   );
 }

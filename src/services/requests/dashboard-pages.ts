@@ -42,11 +42,9 @@ function chartLibraryPath(): string {
 }
 
 /** The dashboard's files, read once at start: a missing file stops the start instead of a broken page. */
-function readDashboardFiles(showDocs: boolean): PageFile[] {
+function readDashboardFiles(): PageFile[] {
   const folder = join(repositoryRoot(), DASHBOARD_FILES_FOLDER);
-  const page = readFileSync(join(folder, 'dashboard.html'), 'utf8')
-    // The page reads the OpenAPI description (when served) to use the API's optional additions.
-    .replace('data-openapi-url=""', `data-openapi-url="${showDocs ? '/openapi.json' : ''}"`);
+  const page = readFileSync(join(folder, 'dashboard.html'), 'utf8');
   return [
     { url: '/dashboard', type: HTML_TYPE, cacheControl: REVALIDATE, content: page },
     { url: '/dashboard/dashboard.js', type: JAVASCRIPT_TYPE, cacheControl: REVALIDATE, content: readFileSync(join(folder, 'dashboard.js')) },
@@ -99,7 +97,7 @@ export interface ServicePagesOptions {
 /** Registers `/` and, when on, `/dashboard` with its files. */
 export function registerServicePages(app: PlatformApp, options: ServicePagesOptions): void {
   const files: PageFile[] = [{ url: '/', type: HTML_TYPE, cacheControl: REVALIDATE, content: indexPage(options.title, options) }];
-  if (options.showDashboard) files.push(...readDashboardFiles(options.showDocs));
+  if (options.showDashboard) files.push(...readDashboardFiles());
   for (const file of files) {
     app.get(file.url, { schema: { hide: true } }, async (_request, reply) =>
       reply.type(file.type).header('Cache-Control', file.cacheControl).header('Content-Security-Policy', PAGE_CSP).send(file.content),

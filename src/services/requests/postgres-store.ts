@@ -1,5 +1,7 @@
 import pg from 'pg';
-import { listSqlFor, listStatementFor, numberPlaceholders, postgresRowsByIdSql } from './list-query.js';
+import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
+import type { FilterValue, ListFilters } from './list-filters.js';
+import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql, type WhereClause } from './list-query.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -69,7 +71,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return name;
   }
 
-  private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number)[] = []): Promise<T[]> {
+  private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number | FilterValue[])[] = []): Promise<T[]> {
     const text = sqlWithQuestionMarks.includes('?') ? numberPlaceholders(sqlWithQuestionMarks) : sqlWithQuestionMarks;
     try {
       const result = await this.pool.query({ name: this.nameOf(text), text, values: [...values] });
@@ -79,10 +81,29 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
+  private async rowsOf<T>(query: WhereClause): Promise<T[]> {
+    return this.rows<T>(query.sql, query.parameters);
+  }
+
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const { mask, parameters } = listStatementFor(query);
-    const rows = await this.rows<{ id: number }>(listSqlFor(mask, this.table('service_requests')), parameters);
+    const rows = await this.rowsOf<{ id: number }>(listIdsQuery(query, this.table('service_requests')));
     return rows.map((row) => row.id);
+  }
+
+  async count(filters: ListFilters): Promise<number> {
+    const [row] = await this.rowsOf<{ count: number }>(countQuery(filters, this.table('service_requests')));
+    return row?.count ?? 0;
+  }
+
+  async facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
+    return this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
+  }
+
+  async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
+    const rows = await this.rowsOf<{ day: string; opened: number; close_days: number[] }>(
+      openingsByDayQuery(filters, this.table('service_requests')),
+    );
+    return new Map(rows.map((row) => [row.day, { opened: row.opened, closeDays: row.close_days }]));
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
@@ -120,7 +141,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
         meta,
       ),
     );
-    return toDailyStatRecords(stats);
+    return toDailyStatRecords(stats, meta.snapshot_date);
   }
 
   async dataset(): Promise<DatasetRecord> {

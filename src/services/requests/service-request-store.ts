@@ -1,6 +1,7 @@
 import { ApiError } from '../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
+import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
@@ -35,6 +36,8 @@ export interface DailyStatRecord {
   closed_within_14_days: number;
   share_closed_within_14_days: number | null;
   median_days_to_close: number | null;
+  /** False while the day's 14-day window reaches past the snapshot date (period-stats.ts). */
+  complete: boolean;
 }
 
 export interface DailyScope {
@@ -80,6 +83,12 @@ export interface ServiceRequestStore {
    * most `fetch`: the keyset query, answered from the indexes.
    */
   listIds(query: ListPageQuery): Promise<number[]>;
+  /** How many rows match the filters. */
+  count(filters: ListFilters): Promise<number>;
+  /** Each value of the column among the matching rows with its count, largest first, then by value, null last. */
+  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]>;
+  /** The matching rows per local date of created_at (days without one are absent). */
+  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */

@@ -1,5 +1,6 @@
 import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { dataNotice } from './data-notice.js';
+import { isComplete } from './period-stats.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
@@ -22,13 +23,14 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
   };
 }
 
-export function toDailyStatRecords(stats: readonly DailyStat[]): DailyStatRecord[] {
+export function toDailyStatRecords(stats: readonly DailyStat[], snapshotDate: string): DailyStatRecord[] {
   return stats.map((stat) => ({
     date: stat.day,
     opened: stat.opened,
     closed_within_14_days: stat.closed_within_14_days,
     share_closed_within_14_days: stat.share_closed_within_14_days,
     median_days_to_close: stat.median_days_to_close,
+    complete: isComplete(stat.day, snapshotDate),
   }));
 }
 

@@ -1,9 +1,10 @@
 import type { PlatformApp } from '../../../src/platform/app.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { fixtureDuringSuite, type Backend, type FixtureDatabase } from './fixture-database.js';
 import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';
 import { readRequestSettings, type RequestSettings } from '../../../src/services/requests/settings.js';
 import { duringSuite } from '../../support/during-suite.js';
 import type { AnyResponse } from '../../support/http.js';
-import type { FixtureDatabase } from './fixture-database.js';
 
 export const TEST_API_KEY = 'test-key-requests';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
@@ -42,4 +43,26 @@ export function testAppDuringSuite(fixture: Pick<FixtureDatabase, 'databaseUrl'>
 /** The JSON body of a response. */
 export function json<T = Record<string, unknown>>(response: AnyResponse): T {
   return JSON.parse(response.body) as T;
+}
+
+export interface FixtureService {
+  fixture: FixtureDatabase;
+  service: TestApp;
+  rows: ServiceRequestRecord[];
+}
+
+/**
+ * The fixture snapshot on a backend and the service over it, for the tests of a describe block:
+ * made before the block's first test, closed and dropped after its last. Read the fields inside the tests.
+ */
+export function serveFixture(backend: Backend): FixtureService {
+  const fixture = fixtureDuringSuite(backend);
+  const service = testAppDuringSuite(fixture);
+  return {
+    fixture,
+    service,
+    get rows() {
+      return fixture.rows;
+    },
+  };
 }

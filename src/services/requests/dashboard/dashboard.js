@@ -3,10 +3,10 @@
 // sessionStorage only (never in localStorage, a cookie or a URL). Chart.js is loaded before this
 // module by dashboard.html, from this service.
 //
-// Optional API additions are used when the OpenAPI description lists them, so the page works with
-// and without them: `complete` on a stats/daily row (missing means complete), GET /v1/facets and
-// the borough filter of /v1/complaint-types. Nothing is fetched to probe (a failed request would
-// log an error in the console).
+// It uses the dashboard API of issue 14: the chosen filters on /v1/stats/daily (whose `complete`
+// flag marks the incomplete days), /v1/facets?field=complaint_type, /v1/service-requests/count for
+// the match count, and /v1/exports/service-requests?format=csv for the CSV download (fetched with
+// the key, since the key is a header, and saved from a Blob).
 
 const KEY_STORAGE = 'requests-dashboard-api-key';
 const TABLE_PAGE_SIZE = 25;
@@ -39,7 +39,6 @@ const formatCount = (n) => n.toLocaleString('en-US');
 const state = {
   key: null,
   dataset: null,
-  capabilities: { facets: false, complaintTypesByBorough: false },
   filters: null,
   /** cursors[i]: the cursor of table page i (null for the first). */
   cursors: [null],
@@ -60,12 +59,19 @@ class ApiFailure extends Error {
   }
 }
 
-async function api(path) {
-  const response = await fetch(path, { headers: { 'X-API-Key': state.key, Accept: 'application/json' } });
+/** The answer of a GET with the key, once it is known to be a success (else KeyRefused or ApiFailure). */
+async function keyedFetch(path, accept) {
+  const response = await fetch(path, { headers: { 'X-API-Key': state.key, Accept: accept } });
   if (response.status === 401) throw new KeyRefused('The service refused this API key.');
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiFailure(response.status, body?.error?.code ?? null, body?.error?.message ?? `HTTP ${response.status}`);
-  return body;
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    throw new ApiFailure(response.status, body?.error?.code ?? null, body?.error?.message ?? `HTTP ${response.status}`);
+  }
+  return response;
+}
+
+async function api(path) {
+  return (await keyedFetch(path, 'application/json')).json();
 }
 
 function setStatus(text, { error = false } = {}) {
@@ -102,61 +108,25 @@ function describeFilters(filters) {
   return `${where}, ${filters.from} to ${filters.to}`;
 }
 
-// ---- what the API offers ----
-
-async function readCapabilities() {
-  const url = document.body.dataset.openapiUrl;
-  const none = { facets: false, complaintTypesByBorough: false };
-  if (!url) return none;
-  try {
-    const response = await fetch(url, { headers: { Accept: 'application/json' } });
-    if (!response.ok) return none;
-    const description = await response.json();
-    const parameterNames = (path) => (description.paths?.[path]?.get?.parameters ?? []).map((parameter) => parameter.name);
-    return {
-      facets: parameterNames('/v1/facets').includes('field'),
-      complaintTypesByBorough: parameterNames('/v1/complaint-types').includes('borough'),
-    };
-  } catch {
-    return none;
-  }
-}
-
 // ---- loading ----
 
+/** The days that hold any instant of the chosen days, each with `complete` (false: its 14-day window runs past the snapshot date). */
 async function loadDaily(filters) {
-  const parameters = new URLSearchParams();
-  if (filters.borough) parameters.set('borough', filters.borough);
-  const { items } = await api(`/v1/stats/daily?${parameters}`);
-  // The chosen days are kept here: the same rows whether or not the API filters them by date.
-  return items
-    .filter((day) => day.date >= filters.from && day.date <= filters.to)
-    .map((day) => ({ ...day, complete: day.complete !== false }));
+  const { items } = await api(`/v1/stats/daily?${listParameters(filters)}`);
+  return items;
 }
 
-/** Facet rows `{value, count}` from an answer of /v1/facets, or null when its shape is not understood. */
-function readFacetRows(body, field) {
-  const items = body?.items ?? body?.values;
-  if (!Array.isArray(items)) return null;
-  const rows = items.map((item) => ({ value: item.value !== undefined ? item.value : item[field], count: item.count }));
-  return rows.every((row) => row.value !== undefined && Number.isInteger(row.count)) ? rows : null;
-}
-
+/** `{field, items: [{value, count}]}`: every complaint type of the matching requests, null for those without one. */
 async function loadComplaintTypes(filters) {
-  if (state.capabilities.facets) {
-    const parameters = listParameters(filters);
-    parameters.set('field', 'complaint_type');
-    const rows = readFacetRows(await api(`/v1/facets?${parameters}`), 'complaint_type');
-    if (rows) return { rows, scope: 'Borough and days as chosen.' };
-  }
-  const parameters = new URLSearchParams();
-  if (state.capabilities.complaintTypesByBorough && filters.borough) parameters.set('borough', filters.borough);
-  const { items } = await api(`/v1/complaint-types${parameters.size > 0 ? `?${parameters}` : ''}`);
-  const rows = items.map((item) => ({ value: item.complaint_type, count: item.count }));
-  const scope = state.capabilities.complaintTypesByBorough
-    ? 'Borough as chosen, over the whole period (this API version counts types by borough only).'
-    : 'Whole snapshot: this API version does not count types by borough or day.';
-  return { rows, scope };
+  const parameters = listParameters(filters);
+  parameters.set('field', 'complaint_type');
+  const { items } = await api(`/v1/facets?${parameters}`);
+  return { rows: items, scope: 'Borough and days as chosen.' };
+}
+
+async function loadMatchCount(filters) {
+  const { count } = await api(`/v1/service-requests/count?${listParameters(filters)}`);
+  return count;
 }
 
 async function loadPoints(filters) {
@@ -426,14 +396,15 @@ async function refresh() {
   setPageState('loading');
   setStatus(`Loading ${describeFilters(filters)}…`);
   try {
-    const [days, types, points, page] = await Promise.all([
+    const [days, types, points, page, count] = await Promise.all([
       loadDaily(filters),
       loadComplaintTypes(filters),
       loadPoints(filters),
       loadTablePage(filters, 0),
+      loadMatchCount(filters),
     ]);
     if (generation !== state.generation) return;
-    state.matchCount = days.reduce((sum, day) => sum + day.opened, 0);
+    state.matchCount = count;
     element('match-count').textContent = `${formatCount(state.matchCount)} requests match`;
     drawDaily(days);
     drawComplaintTypes(types);
@@ -443,6 +414,37 @@ async function refresh() {
     setPageState('ready');
   } catch (error) {
     if (generation === state.generation) handleFailure(error);
+  }
+}
+
+/**
+ * Downloads the requests of the chosen filters as CSV: the export needs the key in a header, which a
+ * plain link cannot send, so the answer is fetched and saved from a Blob (an object URL of this
+ * origin: no change to the page's policy).
+ */
+async function downloadCsv() {
+  const filters = state.filters;
+  if (!filters) return;
+  const button = element('download-csv');
+  button.disabled = true;
+  setStatus(`Preparing the CSV of ${describeFilters(filters)}…`);
+  try {
+    const parameters = listParameters(filters);
+    parameters.set('format', 'csv');
+    const blob = await (await keyedFetch(`/v1/exports/service-requests?${parameters}`, 'text/csv')).blob();
+    const url = URL.createObjectURL(blob);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `service-requests-${filters.borough || 'all-boroughs'}-${filters.from}-to-${filters.to}.csv`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    setStatus(`Downloaded the CSV of ${describeFilters(filters)}.`);
+  } catch (error) {
+    handleFailure(error);
+  } finally {
+    button.disabled = false;
   }
 }
 
@@ -486,10 +488,9 @@ async function start(key) {
   setPageState('loading');
   setStatus('Reading the snapshot…');
   try {
-    const [dataset, capabilities] = await Promise.all([api('/v1/dataset'), readCapabilities()]);
+    const dataset = await api('/v1/dataset');
     sessionStorage.setItem(KEY_STORAGE, key);
     state.dataset = dataset;
-    state.capabilities = capabilities;
     describeDataset(dataset);
     for (const id of ['date-from', 'date-to']) {
       element(id).min = dataset.period.start;
@@ -537,6 +538,7 @@ element('reset-filters').addEventListener('click', () => {
   void refresh();
 });
 
+element('download-csv').addEventListener('click', () => void downloadCsv());
 element('next-page').addEventListener('click', () => void showTablePage(state.pageIndex + 1));
 element('first-page').addEventListener('click', () => void showTablePage(0));
 
