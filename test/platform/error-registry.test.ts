@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, ERROR_REGISTRY, errorResponses, type ErrorCodeSource } from '../../src/platform/error-registry.js';
+import { ApiError, ERROR_CODES, ERROR_REGISTRY, errorCodeForStatus, errorResponses, type ErrorCodeSource } from '../../src/platform/error-registry.js';
 import { REPO_ROOT } from '../support/http.js';
 
 /** conventions.md and specs/ are the shared contracts, beside the repository. */
@@ -62,5 +62,14 @@ describe('the error registry (docs/decisions.md, "One error registry")', () => {
     expect(responses[422]?.description).toBe(
       `code invalid_request: ${ERROR_REGISTRY.invalid_request.when}; code outside_model_area: ${ERROR_REGISTRY.outside_model_area.when}`,
     );
+  });
+
+  it('errorCodeForStatus: each 4xx of the registry its own code, the first of a shared status; others bad_request, every 5xx internal_error', () => {
+    for (const code of ERROR_CODES) {
+      const { status } = ERROR_REGISTRY[code];
+      if (status < 500) expect(ERROR_REGISTRY[errorCodeForStatus(status)].status, code).toBe(status);
+    }
+    expect([403, 412, 416, 417, 422].map(errorCodeForStatus)).toEqual(['forbidden', 'precondition_failed', 'range_not_satisfiable', 'expectation_failed', 'invalid_request']);
+    expect([409, 418, 503, 505].map(errorCodeForStatus)).toEqual(['bad_request', 'bad_request', 'internal_error', 'internal_error']);
   });
 });
