@@ -14,7 +14,8 @@ import { BodyDeadlines, handleClientError, handleFrameworkError } from './client
 import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
 import { addPolicyToHtml, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, MESSAGES, notFound, unauthorized } from './errors.js';
+import { ApiError, errorDefinition } from './error-registry.js';
+import { ErrorResponse } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
 import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
 import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
@@ -116,7 +117,7 @@ export async function createServiceApp(
     frameworkErrors: handleFrameworkError,
     // The answer is worded from the ajv errors themselves (error-handler.ts); Fastify's own text of
     // every error would only cost time on a body with thousands of them.
-    schemaErrorFormatter: () => new Error(MESSAGES.invalidRequest),
+    schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -165,7 +166,7 @@ export async function createServiceApp(
     cors.decorate(request, reply);
     // Routing before the body: an unknown path is 404 whatever its body, which is never read.
     if (request.is404) {
-      done(notFound());
+      done(new ApiError('not_found'));
       return;
     }
     done();
@@ -174,7 +175,7 @@ export async function createServiceApp(
   if (settings.rateLimit) app.addHook('onRequest', await registerRateLimit(app, service.name, settings.rateLimit, apiKeys));
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
-      done(unauthorized());
+      done(new ApiError('unauthorized'));
       return;
     }
     done();

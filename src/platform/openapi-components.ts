@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import type { RouteOptions } from 'fastify';
-import { errorResponse } from './errors.js';
+import { errorResponses } from './error-registry.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
 /**
@@ -98,10 +98,9 @@ type OpenApiOperation = {
 
 const WHEN_LIMITED = 'Only when the service runs with RATE_LIMIT';
 
-/** The 429 answer of a route a rate limit counts (rate-limit.ts). */
-const RATE_LIMITED_RESPONSE = errorResponse(
-  `${WHEN_LIMITED}: too many requests in the current window (code rate_limited); Retry-After gives the seconds to wait`,
-);
+/** The 429 answer of a route a rate limit counts (rate-limit.ts): the registry's, said to need RATE_LIMIT. */
+const rateLimited = errorResponses('rate_limited')[429];
+const RATE_LIMITED_RESPONSE = { ...rateLimited, description: `${WHEN_LIMITED}. ${String((rateLimited as { description?: string }).description)}` };
 
 function integerHeader(description: string): OpenApiHeader {
   return { description: `${WHEN_LIMITED}: ${description}`, schema: { type: 'integer', minimum: 0 } };

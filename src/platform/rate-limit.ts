@@ -4,7 +4,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-registry.js';
 import { SettingsError, quoted, readText, type Env } from './settings.js';
 
 /**
@@ -74,8 +74,6 @@ export function isRateLimitedPath(url: string | undefined): boolean {
 export function isRateLimited(request: FastifyRequest): boolean {
   return isRateLimitedPath(request.routeOptions.url);
 }
-
-export const RATE_LIMITED_MESSAGE = 'Too many requests; retry after the number of seconds in Retry-After';
 
 type Counted = { current: number; ttl: number };
 type CountCallback = (error: Error | null, result: Counted | null) => void;
@@ -187,7 +185,7 @@ export async function registerRateLimit(
     timeWindow: settings.windowMs,
     enableDraftSpec: true,
     keyGenerator: (request) => rateLimitKey(request, apiKeys),
-    errorResponseBuilder: () => new ApiError(429, 'rate_limited', RATE_LIMITED_MESSAGE),
+    errorResponseBuilder: () => new ApiError('rate_limited'),
     ...(store ? { store: store as never } : {}),
   });
   const limit = app.rateLimit();

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { buildRequestsApp } from '../../src/services/requests/app.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
+import { appDuringSuite } from '../support/during-suite.js';
 import { expectMatchesReviewedCopy } from '../support/http.js';
 
 interface Operation {
@@ -11,13 +11,10 @@ interface Operation {
 }
 
 describe('OpenAPI description of the service-request API', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    // No database is read to describe the API.
-    app = await buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false });
-    await app.ready();
-  });
-  afterAll(async () => app?.close());
+  // No database is read to describe the API.
+  const app = appDuringSuite(() =>
+    buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false }),
+  );
 
   it('matches the reviewed copy', () => {
     expectMatchesReviewedCopy(app.swagger(), 'openapi/requests.json');
