@@ -5,7 +5,7 @@ import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
 import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
-import { REPO_ROOT, cpuSeconds, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
+import { REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
 
 /**
  * The dashboard additions of issue 14, on the full synthetic snapshot:
@@ -85,7 +85,7 @@ try {
   for (const [i, c] of cases.entries()) {
     const sorted = [...perCase[i]!].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
     const middle = sorted[Math.floor(sorted.length / 2)]!;
-    const bytes = await encodedSize(`${service.url}${pagePaths(c.query)[1]}`, c.headers);
+    const bytes = await encodedSize(`${service.url}${pagePaths(c.query)[1]}`, KEY, c.headers);
     figures.push({ name: c.name, requestsPerSecond: Math.round(middle.requestsPerSecond), cpuMicroseconds: Math.round(middle.cpuMicroseconds), bytes });
   }
   const json = figures[0]!;
@@ -157,18 +157,4 @@ async function filterPaths(base: string, query: string): Promise<string[]> {
   const filtered = await walk(base, query, 1000, KEY);
   const prefix = `/v1/service-requests?${query}${query ? '&' : ''}limit=50`;
   return [prefix, ...filtered.cursors.map((cursor) => `${prefix}&cursor=${cursor}`)];
-}
-
-/** Bytes of a compressed answer as sent (node:http does not decode). */
-async function encodedSize(url: string, headers: Record<string, string>): Promise<number> {
-  const { request } = await import('node:http');
-  return new Promise((resolveSize, reject) => {
-    const req = request(url, { headers: { 'x-api-key': KEY, ...headers } }, (res) => {
-      let size = 0;
-      res.on('data', (chunk: Buffer) => (size += chunk.length));
-      res.on('end', () => resolveSize(size));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }

@@ -189,3 +189,16 @@ export async function walk(base: string, query: string, limit: number, key = 'be
   } while (cursor);
   return { rows: seen.size, pages, ms: performance.now() - started, cursors };
 }
+
+/** Bytes of an answer as sent, compressed or not (node:http does not decode). */
+export function encodedSize(url: string, key: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolveSize, reject) => {
+    const req = request(url, { headers: { 'x-api-key': key, ...headers } }, (res) => {
+      let size = 0;
+      res.on('data', (chunk: Buffer) => (size += chunk.length));
+      res.on('end', () => resolveSize(size));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
