@@ -5,7 +5,7 @@ import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
 import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
-import { REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
+import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keyedGet, sequentialLatency, startChild, walk, type PageCase } from './support.js';
 
 /**
  * The dashboard additions of issue 14, on the full synthetic snapshot:
@@ -36,12 +36,6 @@ const FILTER_QUERIES = [
   'borough=queens&borough=bronx',
 ];
 
-interface Case {
-  name: string;
-  query: string;
-  headers: Record<string, string>;
-}
-
 interface CaseFigures {
   name: string;
   requestsPerSecond: number;
@@ -57,14 +51,8 @@ try {
   const spread = await walk(service.url, '', 1000);
   const pagePaths = (query: string) =>
     ['', ...spread.cursors.map((cursor) => `&cursor=${cursor}`)].map((cursor) => `/v1/service-requests?limit=1000${query}${cursor}`);
-  const cases: Case[] = [
-    { name: 'JSON page of 1000', query: '', headers: {} },
-    { name: 'CSV page of 1000', query: '&format=csv', headers: {} },
-    { name: 'GeoJSON page of 1000', query: '&format=geojson', headers: {} },
-    { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
-    { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
-  ];
-  const run = (c: Case, durationSeconds: number) =>
+  const cases = PAGE_OF_1000_CASES;
+  const run = (c: PageCase, durationSeconds: number) =>
     autocannon({
       url: service.url,
       connections: 10,

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { resolve } from 'node:path';
 import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
-import { REPO_ROOT, cpuSeconds, encodedSize, keyedGet, keepAlive, startChild, walk, type ChildService } from './support.js';
+import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keyedGet, keepAlive, startChild, walk, type ChildService, type PageCase } from './support.js';
 
 /**
  * Memory and CPU of the requests service's formats and compression (follow-up of issues 11 and 14),
@@ -68,24 +68,13 @@ for (const [name, root] of [['after', undefined], ...(beforeRoot ? [['before', b
   }
 }
 
-interface Case {
-  name: string;
-  query: string;
-  headers: Record<string, string>;
-}
-const cases: Case[] = [
-  { name: 'JSON page of 1000', query: '', headers: {} },
-  { name: 'CSV page of 1000', query: '&format=csv', headers: {} },
-  { name: 'GeoJSON page of 1000', query: '&format=geojson', headers: {} },
-  { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
-  { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
-];
+const cases = PAGE_OF_1000_CASES;
 const services = [{ name: 'after', service: await start(undefined) }];
 if (beforeRoot) services.push({ name: 'before', service: await start(beforeRoot) });
 try {
   const { cursors } = await walk(services[0]!.service.url, '', 1000, KEY);
   const paths = (query: string) => ['', ...cursors.map((cursor) => `&cursor=${cursor}`)].map((cursor) => `/v1/service-requests?limit=1000${query}${cursor}`);
-  const run = (service: ChildService, c: Case, duration: number) =>
+  const run = (service: ChildService, c: PageCase, duration: number) =>
     autocannon({
       url: service.url,
       connections: 10,

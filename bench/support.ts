@@ -202,3 +202,19 @@ export function encodedSize(url: string, key: string, headers: Record<string, st
     req.end();
   });
 }
+
+/** A load case of the requests service: a query added to the page's URL and request headers. */
+export interface PageCase {
+  name: string;
+  query: string;
+  headers: Record<string, string>;
+}
+
+/** The page of 1000 in each format, and in JSON with each encoding (dashboard-api.ts, formats-and-compression.ts). */
+export const PAGE_OF_1000_CASES: readonly PageCase[] = [
+  { name: 'JSON page of 1000', query: '', headers: {} },
+  { name: 'CSV page of 1000', query: '&format=csv', headers: {} },
+  { name: 'GeoJSON page of 1000', query: '&format=geojson', headers: {} },
+  { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
+  { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
+];
