@@ -35,7 +35,7 @@ import {
   WeeklyStatList,
 } from './schemas.js';
 import type { DailyStatRecord, ServiceRequestStore } from './service-request-store.js';
-import { csvPageText, geojsonPageText, pageText, type ServiceRequestTexts } from './row-texts.js';
+import { pageText, type ServiceRequestTexts } from './row-texts.js';
 import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const secured = { config: { requiresApiKey: true } } as const;
@@ -180,8 +180,8 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       // The body is assembled from the rows' texts (the schema above describes it).
       if (format === 'json') return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
       if (nextCursor !== null) reply.header('Link', `<${nextPageUrl(request.url, nextCursor)}>; rel="next"`);
-      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(csvPageText(items));
-      return reply.type(MEDIA_TYPES.geojson).send(geojsonPageText(items, nextCursor));
+      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(texts.csvPage(items));
+      return reply.type(MEDIA_TYPES.geojson).send(texts.geojsonPage(items, nextCursor));
     },
   );
 
