@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { type ErrorCode, errorDefinition } from './error-registry.js';
 import { errorBody } from './errors.js';
 import { announcesBody } from './http-protocol.js';
 
@@ -17,36 +18,27 @@ import { announcesBody } from './http-protocol.js';
  * | ERR_HTTP_REQUEST_TIMEOUT     | 408    | request_timeout           |
  * | anything else                | 400    | bad_request               |
  */
-interface ClientErrorAnswer {
-  statusCode: number;
-  code: string;
-  message: string;
-}
-
-export function clientErrorAnswer(error: NodeJS.ErrnoException): ClientErrorAnswer {
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { statusCode: 431, code: 'request_header_too_large', message: 'The request line and headers are larger than 16 KiB' };
-  }
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { statusCode: 408, code: 'request_timeout', message: 'The request did not arrive within the time limit' };
-  }
-  return { statusCode: 400, code: 'bad_request', message: 'The request could not be understood' };
+function clientErrorCode(error: NodeJS.ErrnoException): ErrorCode {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'request_header_too_large';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'bad_request';
 }
 
 export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const answer = clientErrorAnswer(error);
+  const code = clientErrorCode(error);
   const requestId = randomUUID();
-  this.log.info({ request_id: requestId, status: answer.statusCode, reason: error.code ?? 'unknown' }, 'client error');
-  writeRawErrorAndClose(socket, answer, requestId);
+  this.log.info({ request_id: requestId, status: errorDefinition(code).status, reason: error.code ?? 'unknown' }, 'client error');
+  writeRawErrorAndClose(socket, code, requestId);
 }
 
 /** Writes the error object straight on the socket (no response was started) and closes it. */
-function writeRawErrorAndClose(socket: Socket, answer: ClientErrorAnswer, requestId: string): void {
-  const body = JSON.stringify(errorBody(answer.code, answer.message, requestId));
+function writeRawErrorAndClose(socket: Socket, code: ErrorCode, requestId: string): void {
+  const { status, message } = errorDefinition(code);
+  const body = JSON.stringify(errorBody(code, message, requestId));
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-ID: ${requestId}\r\n` +
@@ -65,11 +57,9 @@ function writeRawErrorAndClose(socket: Socket, answer: ClientErrorAnswer, reques
  * No hook runs for these requests, so the headers and the log line are written here.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  const status = tooLong ? 414 : 400;
-  const body = tooLong
-    ? errorBody('uri_too_long', 'A segment of the path is longer than 200 characters', request.id)
-    : errorBody('bad_request', 'The URL is not valid', request.id);
+  const code: ErrorCode = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'bad_request';
+  const status = errorDefinition(code).status;
+  const body = errorBody(code, code === 'uri_too_long' ? errorDefinition(code).message : 'The URL is not valid', request.id);
   request.log.info({ method: request.method, path: '(refused URL)', status, request_id: request.id }, 'request');
   void reply
     .code(status)
@@ -138,7 +128,7 @@ export class BodyDeadlines {
           continue;
         }
         request.log.info({ method: request.method, path: request.url.split('?')[0], status: 408 }, 'request');
-        writeRawErrorAndClose(raw.socket, clientErrorAnswer({ name: 'Error', message: '', code: 'ERR_HTTP_REQUEST_TIMEOUT' }), request.id);
+        writeRawErrorAndClose(raw.socket, 'request_timeout', request.id);
       }
     }
   }

@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import { Type, type Static } from 'typebox';
+import { ApiError, ERROR_RESPONSE_SCHEMA_ID, type ErrorCode, errorDefinition } from './error-registry.js';
 
 /**
  * An error answer stays small whatever the request (docs/decisions.md, "Size of an error answer"):
@@ -28,42 +28,12 @@ export const ErrorResponse = Type.Object(
       { additionalProperties: false, required: ['code', 'message', 'request_id', 'fields'] },
     ),
   },
-  { $id: 'ErrorResponse', additionalProperties: false, description: 'The error object' },
+  { $id: ERROR_RESPONSE_SCHEMA_ID, additionalProperties: false, description: 'The error object' },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
 
-/** Reference to the shared error schema, for the `response` part of a route schema. */
-export function errorResponse(description: string) {
-  return Type.Ref('ErrorResponse', { description });
-}
-
-export const MESSAGES = {
-  unauthorized: 'Missing or invalid API key',
-  notFound: 'Not Found',
-  methodNotAllowed: 'Method Not Allowed',
-  internal: 'Internal server error',
-  invalidRequest: 'The request is not valid',
-} as const;
-
-/**
- * An error that answers with the error object. Thrown (or passed to reply.send) by route handlers
- * and platform hooks; the platform's error handler turns it into the response.
- */
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly fields: readonly string[] = [],
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
 /** The error object; whoever made `fields`, at most MAX_ERROR_FIELDS names, each as shownFieldName shows it. */
-export function errorBody(code: string, message: string, requestId: string, fields: readonly string[] = []): ErrorResponse {
+export function errorBody(code: ErrorCode, message: string, requestId: string, fields: readonly string[] = []): ErrorResponse {
   return { error: { code, message, request_id: requestId, fields: fields.slice(0, MAX_ERROR_FIELDS).map(shownFieldName) } };
 }
 
@@ -81,6 +51,11 @@ export function shownFieldName(name: string): string {
   const last = name.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${name.slice(0, end)}…`;
+}
+
+/** `The request is not valid: <details>`: the message of a 422 invalid_request that says what is wrong. */
+export function invalidRequestMessage(details: string): string {
+  return `${errorDefinition('invalid_request').message}: ${details}`;
 }
 
 /**
@@ -124,40 +99,10 @@ export class FieldProblems {
 
   message(): string {
     const more = this.unlisted === 0 ? '' : ` (and ${this.unlisted} more ${this.noun}${this.unlisted === 1 ? '' : 's'})`;
-    return `${MESSAGES.invalidRequest}: ${this.problems.join('; ')}${more}`;
+    return invalidRequestMessage(`${this.problems.join('; ')}${more}`);
   }
 
   toError(): ApiError {
-    return invalidRequest(this.fields, this.message());
+    return new ApiError('invalid_request', { fields: this.fields, message: this.message() });
   }
-}
-
-export const unauthorized = () => new ApiError(401, 'unauthorized', MESSAGES.unauthorized);
-export const notFound = (message: string = MESSAGES.notFound) => new ApiError(404, 'not_found', message);
-export const invalidRequest = (fields: readonly string[], message: string = MESSAGES.invalidRequest) =>
-  new ApiError(422, 'invalid_request', message, fields);
-export const unavailable = (code: string, message: string) => new ApiError(503, code, message);
-
-/**
- * The code of an error status the platform has no more specific answer for (a 403 or 416 from the
- * docs' static files, a status set by a library): each status its own code (issue 11, item 6). The
- * contracts' codes where they name one; otherwise the status's reason phrase in snake case
- * (403 `forbidden`, 416 `range_not_satisfiable`, 417 `expectation_failed`, 415
- * `unsupported_media_type`, 408 `request_timeout`...).
- */
-const CONTRACT_CODES: Readonly<Record<number, string>> = {
-  413: 'body_too_large',
-  422: 'invalid_request',
-  431: 'request_header_too_large',
-  500: 'internal_error',
-};
-
-export function errorCodeForStatus(status: number): string {
-  const phrase = STATUS_CODES[status];
-  return CONTRACT_CODES[status] ?? (phrase ? phrase.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') : 'bad_request');
-}
-
-/** The message of such an error: the status's reason phrase (`Forbidden`, `Range Not Satisfiable`). */
-export function errorMessageForStatus(status: number): string {
-  return STATUS_CODES[status] ?? 'The request could not be understood';
 }

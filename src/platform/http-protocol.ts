@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers';
 import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction, type RequestPayload } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-registry.js';
 
 /**
  * HTTP-layer refusals answered with the error object (issue 11, item 6; docs/reliability.md).
@@ -34,9 +34,9 @@ export function routeExpectations(server: Server): void {
 export function refuseMalformedRequests(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const raw = request.raw;
   if (raw.httpVersion === '1.1' && raw.headers.host === undefined) {
-    done(new ApiError(400, 'bad_request', 'An HTTP/1.1 request must have a Host header', ['Host']));
+    done(new ApiError('bad_request', { message: 'An HTTP/1.1 request must have a Host header', fields: ['Host'] }));
   } else if (unsupportedExpectation.has(raw)) {
-    done(new ApiError(417, 'expectation_failed', 'Expect must be 100-continue', ['Expect']));
+    done(new ApiError('expectation_failed', { message: 'Expect must be 100-continue', fields: ['Expect'] }));
   } else {
     done();
   }
@@ -58,7 +58,7 @@ export function makeBodyAdmission(bodyLimit: number) {
     const raw = request.raw;
     const encoding = raw.headers['content-encoding'];
     if (encoding !== undefined && announcesBody(raw) && encoding.trim().toLowerCase() !== 'identity') {
-      done(new ApiError(415, 'unsupported_media_type', 'Content-Encoding is not supported: send the body uncompressed', ['Content-Encoding']));
+      done(new ApiError('unsupported_media_type', { message: 'Content-Encoding is not supported: send the body uncompressed', fields: ['Content-Encoding'] }));
       return;
     }
     if (expectsContinue.has(raw)) {

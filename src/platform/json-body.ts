@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { FieldProblems, type ApiError } from './errors.js';
+import type { ApiError } from './error-registry.js';
+import { FieldProblems } from './errors.js';
 
 /**
  * Request bodies (docs/decisions.md, "Content type"; docs/reliability.md, "Hostile input"). On top of

@@ -1,6 +1,6 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ApiError, MESSAGES, notFound } from './errors.js';
+import { ApiError } from './error-registry.js';
 import { CorsPolicy } from './cors.js';
 
 /**
@@ -63,10 +63,10 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
         if (request.method === 'OPTIONS' && cors.enabled && CorsPolicy.isPreflight(request)) {
           return cors.answerPreflight(request, reply);
         }
-        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+        throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
       },
       handler: () => {
-        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+        throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
       },
     });
   }
@@ -74,5 +74,5 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
 
 /** Unknown paths: 404 `not_found` with message `Not Found`. */
 export function notFoundHandler(): never {
-  throw notFound();
+  throw new ApiError('not_found');
 }

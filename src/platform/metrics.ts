@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ApiKeyChecker } from './api-key.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-registry.js';
 import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './settings.js';
 
 /**
@@ -153,7 +153,7 @@ export function registerMetrics(app: FastifyInstance, service: string, metricsKe
   const expected = new ApiKeyChecker([metricsKey]);
   app.get(METRICS_PATH, { schema: { hide: true }, config: { platformRoute: true } }, async (request, reply) => {
     if (!bearerMatches(request.headers.authorization, expected)) {
-      throw new ApiError(401, 'unauthorized', 'Missing or invalid metrics key', [], { 'WWW-Authenticate': 'Bearer' });
+      throw new ApiError('unauthorized', { message: 'Missing or invalid metrics key', headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     return reply.type(registry.contentType).header('Cache-Control', 'no-store').send(await registry.metrics());
   });

@@ -4,7 +4,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-registry.js';
 import { SettingsError, quoted, readText, type Env } from './settings.js';
 
 /**
@@ -66,11 +66,14 @@ export function rateLimitKey(request: FastifyRequest, apiKeys: ApiKeyChecker): s
   return `ip:${request.ip}`;
 }
 
-export function isRateLimited(request: FastifyRequest): boolean {
-  return request.routeOptions.url?.startsWith('/v1/') === true;
+/** The routes a limit counts: the API under /v1/ (not /health, /ready, /metrics or the docs). */
+export function isRateLimitedPath(url: string | undefined): boolean {
+  return url?.startsWith('/v1/') === true;
 }
 
-export const RATE_LIMITED_MESSAGE = 'Too many requests; retry after the number of seconds in Retry-After';
+export function isRateLimited(request: FastifyRequest): boolean {
+  return isRateLimitedPath(request.routeOptions.url);
+}
 
 type Counted = { current: number; ttl: number };
 type CountCallback = (error: Error | null, result: Counted | null) => void;
@@ -182,7 +185,7 @@ export async function registerRateLimit(
     timeWindow: settings.windowMs,
     enableDraftSpec: true,
     keyGenerator: (request) => rateLimitKey(request, apiKeys),
-    errorResponseBuilder: () => new ApiError(429, 'rate_limited', RATE_LIMITED_MESSAGE),
+    errorResponseBuilder: () => new ApiError('rate_limited'),
     ...(store ? { store: store as never } : {}),
   });
   const limit = app.rateLimit();

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { buildFixtureApp, house, postJson, type HouseBody } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md "Batch request and answer", rules 4 and 5. */
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildFixtureApp();
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildFixtureApp());
 
 const batch = (body: unknown) => postJson(app, '/v1/estimates/batch', body);
 const single = (body: unknown) => postJson(app, '/v1/estimates', body);

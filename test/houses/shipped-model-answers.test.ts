@@ -1,21 +1,21 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import { ESTIMATE_EXAMPLE, EXPLAIN_EXAMPLE } from '../../src/services/houses/openapi-example.js';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
 import type { Estimate, ExplainedEstimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 import { postJson } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /**
  * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
  * - the golden houses (test/fixtures/houses/golden-houses.json): exact estimate, range, warnings,
  *   model version and prices date of at least 20 houses across the whole range;
- * - the OpenAPI examples (src/services/houses/openapi-example.json, openapi-explain-example.json):
- *   their documented answers.
+ * - the OpenAPI examples (src/services/houses/openapi-example.json): the documented answers of the
+ *   single and batch estimates, of the same requests explained, and the documented model card.
  * Any change fails. After a deliberate, reviewed change (a retrained model), rewrite both with
  *   UPDATE_GOLDEN=1 npx vitest run test/houses/shipped-model-answers.test.ts
  * and review the diff (then npm run openapi:update for the example in the reviewed copy).
@@ -23,7 +23,6 @@ import { postJson } from './support.js';
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const GOLDEN_PATH = resolve(REPO_ROOT, 'test/fixtures/houses/golden-houses.json');
 const EXAMPLE_PATH = resolve(REPO_ROOT, 'src/services/houses/openapi-example.json');
-const EXPLAIN_EXAMPLE_PATH = resolve(REPO_ROOT, 'src/services/houses/openapi-explain-example.json');
 
 interface GoldenAnswer {
   estimate_usd: number;
@@ -47,13 +46,7 @@ function goldenAnswer(answer: Estimate): GoldenAnswer {
   };
 }
 
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildHousesApp(readHouseSettings({}), { logger: false });
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildHousesApp(readHouseSettings({}), { logger: false }));
 
 async function answerOf(house: unknown): Promise<Estimate> {
   const response = await postJson(app, '/v1/estimates', house);
@@ -122,23 +115,9 @@ describe('golden houses in one batch', () => {
 function documentedExamples(path: string): { request: unknown; answer: unknown } {
   const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
   const post = spec.paths[path]?.post;
-  const example = (part: any) => part?.content?.['application/json']?.examples?.example1?.value ?? part?.content?.['application/json']?.example;
-  return { request: example(post?.requestBody), answer: example(post?.responses?.['200']) };
+  const json = (media: any) => media?.content?.['application/json']?.example;
+  return { request: json(post?.requestBody), answer: json(post?.responses?.['200']) };
 }
-
-describe('the OpenAPI example', () => {
-  it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
-    const answer = await answerOf(ESTIMATE_EXAMPLE.request);
-    if (UPDATE) {
-      writeFileSync(EXAMPLE_PATH, `${JSON.stringify({ request: ESTIMATE_EXAMPLE.request, answer }, null, 2)}\n`);
-      return;
-    }
-    expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
-  });
-  it('is the example of the OpenAPI description', () => {
-    expect(documentedExamples('/v1/estimates')).toEqual(ESTIMATE_EXAMPLE);
-  });
-});
 
 describe('golden houses explained', () => {
   it('POST /v1/estimates/explain/batch gives exactly the golden estimates, each explained and with 5 comparable sales', async () => {
@@ -150,19 +129,48 @@ describe('golden houses explained', () => {
   });
 });
 
-describe('the OpenAPI example of POST /v1/estimates/explain', () => {
-  it('returns exactly the documented answer, and is the example of the OpenAPI description', async () => {
-    const response = await postJson(app, '/v1/estimates/explain', EXPLAIN_EXAMPLE.request);
-    expect(response.statusCode, response.body).toBe(200);
-    const answer = response.json() as ExplainedEstimate;
+/** An answer without its explanation and comparable sales: the plain Estimate. */
+function withoutExplanation({ explanation: _explanation, comparable_sales: _sales, ...estimate }: ExplainedEstimate): Estimate {
+  return estimate;
+}
+
+describe('the OpenAPI examples', () => {
+  it('sent to the four estimate routes return exactly the documented answers; GET /v1/model the documented card', async () => {
+    const answer = await answerOf(ESTIMATE_EXAMPLE.request);
+    const batch = await postJson(app, '/v1/estimates/batch', BATCH_EXAMPLE.request);
+    expect(batch.statusCode, batch.body).toBe(200);
+    const explained = await postJson(app, '/v1/estimates/explain', ESTIMATE_EXAMPLE.request);
+    expect(explained.statusCode, explained.body).toBe(200);
+    const explainedBatch = await postJson(app, '/v1/estimates/explain/batch', BATCH_EXAMPLE.request);
+    expect(explainedBatch.statusCode, explainedBatch.body).toBe(200);
+    const card = (await app.inject({ url: '/v1/model' })).json() as Record<string, unknown>;
+    const examples = {
+      estimate: { request: ESTIMATE_EXAMPLE.request, answer },
+      batch: { request: BATCH_EXAMPLE.request, answer: batch.json() as unknown },
+      model_card: card,
+      explain: { request: ESTIMATE_EXAMPLE.request, answer: explained.json() as unknown },
+      explain_batch: { request: BATCH_EXAMPLE.request, answer: explainedBatch.json() as unknown },
+    };
     if (UPDATE) {
-      writeFileSync(EXPLAIN_EXAMPLE_PATH, `${JSON.stringify({ request: EXPLAIN_EXAMPLE.request, answer }, null, 2)}\n`);
+      writeFileSync(EXAMPLE_PATH, `${JSON.stringify(examples, null, 2)}\n`);
       return;
     }
-    expect(answer).toEqual(EXPLAIN_EXAMPLE.answer);
-    expect(EXPLAIN_EXAMPLE.request).toEqual(ESTIMATE_EXAMPLE.request);
-    const { explanation: _explanation, comparable_sales: _sales, ...estimate } = answer;
-    expect(estimate).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(examples.batch.answer).toEqual(BATCH_EXAMPLE.answer);
+    expect(card).toEqual(MODEL_CARD_EXAMPLE);
+    expect(examples.explain).toEqual(EXPLAIN_EXAMPLE);
+    expect(examples.explain_batch).toEqual(EXPLAIN_BATCH_EXAMPLE);
+    // The explained answers hold the plain ones unchanged.
+    expect(withoutExplanation(EXPLAIN_EXAMPLE.answer)).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(EXPLAIN_BATCH_EXAMPLE.answer.estimates.map(withoutExplanation)).toEqual(BATCH_EXAMPLE.answer.estimates);
+  });
+
+  it('are the examples of the OpenAPI description', () => {
+    expect(documentedExamples('/v1/estimates')).toEqual(ESTIMATE_EXAMPLE);
+    expect(documentedExamples('/v1/estimates/batch')).toEqual(BATCH_EXAMPLE);
     expect(documentedExamples('/v1/estimates/explain')).toEqual(EXPLAIN_EXAMPLE);
+    expect(documentedExamples('/v1/estimates/explain/batch')).toEqual(EXPLAIN_BATCH_EXAMPLE);
+    const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
+    expect(spec.paths['/v1/model']?.get?.responses?.['200']?.content?.['application/json']?.example).toEqual(MODEL_CARD_EXAMPLE);
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPOSED_HEADERS } from '../../src/platform/cors.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { buildFixtureApp } from '../houses/support.js';
-import { createSqliteFixture, type FixtureDatabase } from '../requests/support/fixture-database.js';
-import { TEST_API_KEY, startTestApp } from '../requests/support/requests-app.js';
+import { fixtureDuringSuite } from '../requests/support/fixture-database.js';
+import { startTestApp, TEST_API_KEY } from '../requests/support/requests-app.js';
 
 const ORIGIN = 'https://app.example.com';
 
@@ -14,11 +14,7 @@ function preflight(url: string, method: string) {
 
 /** CORS for real browser pages: the methods each service allows, the headers a page may read, Vary. */
 describe('CORS in each service', () => {
-  let fixture: FixtureDatabase;
-  beforeAll(() => {
-    fixture = createSqliteFixture();
-  });
-  afterAll(async () => fixture?.drop());
+  const fixture = fixtureDuringSuite();
 
   it('tickets and houses allow GET and POST in preflights, as the contract says', async () => {
     const tickets = await buildTicketsApp(readTicketSettings({ ALLOWED_ORIGINS: ORIGIN }), { logger: false });

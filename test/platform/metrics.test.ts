@@ -7,6 +7,7 @@ import { expectError } from '../support/http.js';
 import { buildFixtureApp, VALID_HOUSE, postJson } from '../houses/support.js';
 import { createPostgresFixture, createSqliteFixture, FIXTURE_SNAPSHOT_ID, type FixtureDatabase } from '../requests/support/fixture-database.js';
 import { TEST_API_KEY, startTestApp } from '../requests/support/requests-app.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 const METRICS_KEY = 'metrics-key-0123456789';
 const scrapeHeaders = { authorization: `Bearer ${METRICS_KEY}` };
@@ -38,12 +39,7 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('tickets', () => {
-    let app: PlatformApp;
-    beforeAll(async () => {
-      app = await buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'k' }), { logger: false });
-      await app.ready();
-    });
-    afterAll(async () => app?.close());
+    const app = appDuringSuite(() => buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'k' }), { logger: false }));
 
     it('answers 401 without the bearer key, and is not in the OpenAPI description', async () => {
       const missing = await app.inject({ method: 'GET', url: '/metrics' });

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
-import { RATE_LIMITED_MESSAGE, readRateLimit } from '../../src/platform/rate-limit.js';
+import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, type AnyResponse } from '../support/http.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** The Redis the tests use for real (CI runs one too). */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -36,7 +37,7 @@ function expectLimitHeaders(response: AnyResponse, limit: number, remaining: num
 }
 
 function expectRateLimited(response: AnyResponse): void {
-  expectError(response, 429, 'rate_limited', [], RATE_LIMITED_MESSAGE);
+  expectError(response, 429, 'rate_limited', [], 'Too many requests; retry after the number of seconds in Retry-After');
   expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
   expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(60);
   expectLimitHeaders(response, Number(response.headers['ratelimit-limit']), 0);
@@ -65,11 +66,7 @@ describe('RATE_LIMIT', () => {
   });
 
   describe('counted in the process (no Redis)', () => {
-    let app: PlatformApp;
-    beforeAll(async () => {
-      app = await ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'key-a,key-b' });
-    });
-    afterAll(async () => app?.close());
+    const app = appDuringSuite(() => ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'key-a,key-b' }));
 
     it('per API key: RateLimit headers on every answer, then 429 rate_limited with Retry-After; another key has its own counter', async () => {
       const first = await classify(app, 'key-a');

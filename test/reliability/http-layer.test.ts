@@ -161,11 +161,13 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     expect(exchange).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
   });
 
-  test('each status has its own code: 403 forbidden and 416 range_not_satisfiable from the docs assets', async () => {
+  test('each status has its own code: 403 forbidden, 412 precondition_failed and 416 range_not_satisfiable from the docs assets', async () => {
     const forbidden = await rawExchange(live.port, 'GET /docs/static/%2e%2e/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expectRawError(forbidden, 403, 'forbidden');
     const range = await rawExchange(live.port, 'GET /docs/static/swagger-ui.css HTTP/1.1\r\nHost: x\r\nRange: bytes=99999999-\r\nConnection: close\r\n\r\n');
     expectRawError(range, 416, 'range_not_satisfiable');
+    const precondition = await rawExchange(live.port, 'GET /docs/static/swagger-ui.css HTTP/1.1\r\nHost: x\r\nIf-Match: "other"\r\nConnection: close\r\n\r\n');
+    expectRawError(precondition, 412, 'precondition_failed');
   });
 
   test('answers sent after the body was fully read keep the connection alive (422, 401); before it, Connection: close', async () => {

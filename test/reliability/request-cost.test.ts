@@ -21,9 +21,10 @@ const ERROR_BODY_BOUND_BYTES = 16 * 1024;
  * The client shares the test's event loop and heap with the service (in-process listen), so /health
  * waits for the senders' own work and garbage collection too: measured 47 to 159 ms at load 7 on the
  * 2 shared cores (in its own process, bench/reliability/worst-body.ts: 30 to 362 ms at load 10). Before
- * issue 11, one 12 KB batch kept it waiting 7.7 s.
+ * issue 11, one 12 KB batch kept it waiting 7.7 s. The bound is generous (one run at load 11.7 saw
+ * 350 ms) so that a busy CI machine does not fail it; a blocked loop is seconds, not hundreds of ms.
  */
-const HEALTH_BOUND_MS = 300;
+const HEALTH_BOUND_MS = 1_000;
 
 /** Server CPU of one in-process request (user + system), the least of `runs` runs. */
 async function cpuOfRequest(app: PlatformApp, request: WorstRequest, runs = 3) {

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
+import { duringSuite } from '../support/during-suite.js';
 import { REPO_ROOT } from '../support/http.js';
 
 /**
@@ -124,30 +125,22 @@ export interface LiveService {
  * for a service that is not available.
  */
 export function serveDuringSuite(service: ServiceUnderTest, apiKey: string, options: BuildOptions & { checkHealthAfterEach?: boolean } = {}): LiveService {
-  const state: { app?: PlatformApp; port?: number; cleanup?: () => Promise<void> } = {};
-  if (!service.available) return state as LiveService;
-  beforeAll(async () => {
-    const built = await service.build(apiKey, undefined, options);
-    state.app = built.app;
-    state.cleanup = built.cleanup;
-    await built.app.listen({ host: '127.0.0.1', port: 0 });
-    state.port = (built.app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    await state.app?.close();
-    await state.cleanup?.();
-  });
+  if (!service.available) return {} as LiveService;
+  const live = duringSuite(
+    async () => {
+      const { app, cleanup } = await service.build(apiKey, undefined, options);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      return { app, port: (app.server.address() as AddressInfo).port, cleanup };
+    },
+    async ({ app, cleanup }) => {
+      await app.close();
+      await cleanup();
+    },
+  );
   if (options.checkHealthAfterEach) {
     afterEach(async () => {
-      expect((await fetch(`http://127.0.0.1:${state.port}/health`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${live.port}/health`)).status).toBe(200);
     });
   }
-  return {
-    get app() {
-      return state.app!;
-    },
-    get port() {
-      return state.port!;
-    },
-  };
+  return live;
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runEntryPoint } from '../support/process.js';
+import { runUntilExit } from '../support/process.js';
 
 /**
  * Hostile-client class "settings fail closed" (issue 11, item 3), through the real start commands:
@@ -14,20 +14,8 @@ const HOUSES = 'src/services/houses/main.ts';
 const REQUESTS = 'src/services/requests/main.ts';
 const ALL = 'src/main.ts';
 
-async function refusedStart(entry: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = runEntryPoint(entry, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a start that was not refused
-  const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
-
 async function expectRefused(entry: string, env: Record<string, string>, variable: string, secret?: string): Promise<void> {
-  const { code, stdout, stderr } = await refusedStart(entry, { PORT: '0', ...env });
+  const { code, stdout, stderr } = await runUntilExit(entry, { PORT: '0', ...env });
   expect(code, stderr).toBe(1);
   expect(stdout).toBe('');
   expect(stderr.split('\n')).toEqual([expect.stringMatching(new RegExp(`^Invalid setting ${variable}: \\S`)), '']);

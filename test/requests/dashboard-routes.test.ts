@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../src/platform/docs.js';
 import { SettingsError } from '../../src/platform/settings.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp, type TestApp } from './support/requests-app.js';
 
 /** GET /dashboard and GET / as HTTP answers (the page in a browser: dashboard-page.test.ts). */
 describe('dashboard and index pages of the service-request API', () => {
-  let fixture: FixtureDatabase;
+  const fixture = fixtureDuringSuite();
   const apps: TestApp[] = [];
   const start = async (env: Record<string, string> = {}) => {
     const app = await startTestApp(fixture.databaseUrl, env);
@@ -20,12 +20,8 @@ describe('dashboard and index pages of the service-request API', () => {
   /** GET without any key: the pages are public, only the /v1 calls they make need one. */
   const getWithoutKey = (service: TestApp, url: string) => service.app.inject({ method: 'GET', url });
 
-  beforeAll(() => {
-    fixture = createSqliteFixture();
-  });
   afterAll(async () => {
     for (const app of apps) await app.app.close();
-    await fixture?.drop();
   });
 
   it('GET /dashboard: the page, without a key, under a same-origin policy with no inline script or style', async () => {

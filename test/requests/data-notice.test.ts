@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATA_DESCRIPTION, dataNotice } from '../../src/services/requests/data-notice.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp } from './support/requests-app.js';
 
 const REAL_EXPORT = {
@@ -16,11 +16,7 @@ const REAL_EXPORT = {
 
 /** The data says what it is: synthetic (the default) or a real export, wherever a reader meets it. */
 describe('which data the service serves', () => {
-  let fixture: FixtureDatabase;
-  beforeAll(() => {
-    fixture = createSqliteFixture();
-  });
-  afterAll(async () => fixture?.drop());
+  const fixture = fixtureDuringSuite();
 
   it('the notice says plainly synthetic (made-up, with seed and generator) or a real export (file, SHA-256)', () => {
     const synthetic = dataNotice({ ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: 'g1' });

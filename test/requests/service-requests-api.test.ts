@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedComplaintTypes, expectedDaily, expectedList, queryOf, type Filters } from './support/expected.js';
-import { createFixture, FIXTURE_SNAPSHOT_ID, type Backend, type FixtureDatabase } from './support/fixture-database.js';
-import { json, startTestApp, TEST_API_KEY, TEST_CURSOR_SECRET, type TestApp } from './support/requests-app.js';
+import { type Backend, createFixture, FIXTURE_SNAPSHOT_ID, type FixtureDatabase, fixtureDuringSuite } from './support/fixture-database.js';
+import { json, startTestApp, TEST_API_KEY, TEST_CURSOR_SECRET, testAppDuringSuite } from './support/requests-app.js';
 
 interface Page {
   items: ServiceRequestRecord[];
@@ -21,8 +21,8 @@ function signed(payload: unknown, secret: string = TEST_CURSOR_SECRET): string {
 }
 
 describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (backend) => {
-  let fixture: FixtureDatabase;
-  let service: TestApp;
+  const fixture = fixtureDuringSuite(backend);
+  const service = testAppDuringSuite(fixture);
   let rows: ServiceRequestRecord[];
 
   const get = (path: string, headers?: Record<string, string>): Promise<AnyResponse> => service.get(path, headers);
@@ -47,14 +47,8 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
     throw new Error('the walk does not end');
   };
 
-  beforeAll(async () => {
-    fixture = await createFixture(backend);
+  beforeAll(() => {
     rows = fixture.rows;
-    service = await startTestApp(fixture.databaseUrl);
-  });
-  afterAll(async () => {
-    await service?.app.close();
-    await fixture?.drop();
   });
 
   describe('GET /v1/service-requests', () => {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/settings.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
 import { NO_FILTERS, normalizeTimeBound } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
 import { json, startTestApp } from './support/requests-app.js';
 
 const NEW_SECRET = 'new-cursor-secret-0123456789abcdef';
@@ -147,11 +147,7 @@ describe('cursor secrets across restarts and replicas (rotation)', () => {
 });
 
 describe('cursor secrets over HTTP: a page cursor from before a rotation, and from a retired secret', () => {
-  let fixture: FixtureDatabase;
-  beforeAll(() => {
-    fixture = createSqliteFixture();
-  });
-  afterAll(async () => fixture?.drop());
+  const fixture = fixtureDuringSuite();
 
   async function firstCursor(secrets: string): Promise<string> {
     const service = await startTestApp(fixture.databaseUrl, { CURSOR_SECRET: secrets });

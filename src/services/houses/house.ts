@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { namedComponent } from '../../platform/openapi-components.js';
 
 /**
  * The one vocabulary of a house (issue 12, "Houses: one vocabulary"), used by the HTTP schemas
@@ -69,10 +70,14 @@ const HOUSE_FIELD_SCHEMAS = {
   sqft_lot15: Type.Number({ ...L.sqft_lot15, description: 'Average land area of the 15 nearest houses, square feet, 100 to 5000000' }),
 };
 
-export const House = Type.Object(HOUSE_FIELD_SCHEMAS, {
-  additionalProperties: false,
-  description: 'A house to estimate. All 16 fields are required; other fields are refused; no type is converted.',
-});
+/** The request body of an estimate, the OpenAPI component House. */
+export const House = namedComponent(
+  'House',
+  Type.Object(HOUSE_FIELD_SCHEMAS, {
+    additionalProperties: false,
+    description: 'A house to estimate. All 16 fields are required; other fields are refused; no type is converted.',
+  }),
+);
 export type House = Static<typeof House>;
 export type HouseField = keyof House;
 

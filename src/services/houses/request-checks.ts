@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { ApiError, FieldProblems, listedFieldNames } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
+import { FieldProblems, listedFieldNames } from '../../platform/errors.js';
 import { addValidationProblems } from '../../platform/validation.js';
 import type { House, ModelArea } from './house.js';
 import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
@@ -32,11 +33,9 @@ export function refuseOutsideArea(houses: readonly House[], area: ModelArea, pre
     for (const coordinate of coordinatesOutsideArea(house, area)) fields.push(prefixOf(index) + coordinate);
   });
   if (fields.length > 0) {
-    throw new ApiError(
-      422,
-      'outside_model_area',
-      `The house lies outside the model area (lat ${area.lat_min} to ${area.lat_max}, long ${area.long_min} to ${area.long_max}): ${listedFieldNames(fields)}`,
+    throw new ApiError('outside_model_area', {
       fields,
-    );
+      message: `The house lies outside the model area (lat ${area.lat_min} to ${area.lat_max}, long ${area.long_min} to ${area.long_max}): ${listedFieldNames(fields)}`,
+    });
   }
 }

@@ -1,38 +1,35 @@
-import type { PlatformApp } from '../../platform/app.js';
-import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
-import { registerHealthRoutes } from '../../platform/health.js';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
+import type { PlatformApp } from '../../platform/app.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
+import { registerHealthRoutes } from '../../platform/health.js';
+import { componentRef } from '../../platform/openapi-components.js';
 import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './estimating.js';
+import { House } from './house.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { House } from './house.js';
 import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, ModelCard } from './schemas.js';
-import { ESTIMATE_EXAMPLE, EXPLAIN_EXAMPLE } from './openapi-example.js';
-
-const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from './openapi-example.js';
 
 /** 503 model_unavailable: the same answer whatever the reason (missing, refused, unparseable); no internals. */
 function modelUnavailable(): ApiError {
-  return unavailable('model_unavailable', 'The price model is unavailable');
+  return new ApiError('model_unavailable');
 }
 
 const BATCH_CHECKS =
-  'Every house is checked: error.fields names paths houses.<index>.<field> (zero-based index), or houses for a batch of 0 or more ' +
-  'than 100 houses. When any house is invalid the answer is 422 invalid_request (even if other houses lie outside the model area); ' +
-  'outside_model_area only when every house is otherwise valid. Needs X-API-Key when the service has keys.';
+  'Every house is checked: `error.fields` names paths `houses.INDEX.FIELD` (zero-based index, e.g. `houses.0.grade`), or `houses` for a ' +
+  'batch of 0 or more than 100 houses. When any house is invalid the answer is 422 `invalid_request` (even if other houses lie outside ' +
+  'the model area); `outside_model_area` only when every house is otherwise valid. Needs X-API-Key when the service has keys.';
 
-const ESTIMATE_ERRORS = {
-  401: errorResponse('Missing or invalid API key (code unauthorized)'),
-  413: errorResponse('Request body larger than 64 KiB (code body_too_large), checked before validation'),
-  415: errorResponse('Content-Type is not application/json (code unsupported_media_type)'),
-  422: errorResponse(
-    'invalid_request: fields names every offending field (schema and cross-field rules together), or body for invalid JSON; ' +
-      'outside_model_area: the house is otherwise valid but lat, long or both lie outside the model area',
-  ),
-  503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION),
-};
+const ESTIMATE_ERRORS = errorResponses(
+  'unauthorized',
+  'body_too_large',
+  'unsupported_media_type',
+  'invalid_request',
+  'outside_model_area',
+  'model_unavailable',
+);
 
 /** The model card of the file, plus the model area the coordinates must lie in. */
 export function modelCardAnswer(model: HouseModel): Record<string, unknown> {
@@ -48,7 +45,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   };
 
   registerHealthRoutes(app, {
-    unavailableDescription: MODEL_UNAVAILABLE_DESCRIPTION,
+    unavailableCode: 'model_unavailable',
     // "the model is loaded and answers": one estimate of the documented example house.
     check() {
       const price = loadedModel().priceInDollars(ESTIMATE_EXAMPLE.request);
@@ -84,10 +81,13 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       return { estimates: answer(valid, current) };
     };
 
-  /** A POST of the estimates tag: key required, validation errors reach the handler, the estimate errors. */
+  /**
+   * A POST of the estimates tag: key required, validation errors reach the handler, the estimate
+   * errors; the body and the 200 answer as named components with their examples.
+   */
   const postHouses = <B>(
     path: string,
-    doc: { summary: string; description: string; body: TSchema; ok: TSchema },
+    doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
     handler: (request: FastifyRequest<{ Body: B }>) => Promise<unknown>,
   ): void => {
     app.post<{ Body: B }>(
@@ -97,9 +97,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         attachValidation: true,
         schema: {
           tags: ['estimates'],
+          operationId: doc.operationId,
           summary: doc.summary,
           description: doc.description,
-          security: [{ apiKey: [] }],
           body: doc.body,
           response: { 200: doc.ok, ...ESTIMATE_ERRORS },
         },
@@ -111,13 +111,14 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   postHouses(
     '/v1/estimates',
     {
+      operationId: 'estimatePrice',
       summary: 'Estimate the price of one house',
       description:
         'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
         'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
         'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
-      body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
-      ok: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] },
+      body: componentRef(House, { examples: [ESTIMATE_EXAMPLE.request] }),
+      ok: componentRef(Estimate, { description: 'The estimate of the house', examples: [ESTIMATE_EXAMPLE.answer] }),
     },
     answerOne(estimateHouse),
   );
@@ -125,10 +126,11 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   postHouses(
     '/v1/estimates/batch',
     {
+      operationId: 'estimatePrices',
       summary: 'Estimate the prices of 1 to 100 houses',
       description: `One estimate per house, in the order of the houses. ${BATCH_CHECKS}`,
-      body: BatchRequest,
-      ok: BatchAnswer,
+      body: componentRef(BatchRequest, { examples: [BATCH_EXAMPLE.request] }),
+      ok: componentRef(BatchAnswer, { description: 'One estimate per house, in the order of the houses', examples: [BATCH_EXAMPLE.answer] }),
     },
     answerBatch(estimateHouses),
   );
@@ -136,6 +138,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   postHouses(
     '/v1/estimates/explain',
     {
+      operationId: 'explainEstimate',
       summary: 'Estimate the price of one house, with why and the sales it most resembles',
       description:
         'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
@@ -143,8 +146,8 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
         'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
         'insurance decisions about a person. Needs X-API-Key when the service has keys.',
-      body: { ...House, examples: [EXPLAIN_EXAMPLE.request] },
-      ok: { ...ExplainedEstimate, examples: [EXPLAIN_EXAMPLE.answer] },
+      body: componentRef(House, { examples: [EXPLAIN_EXAMPLE.request] }),
+      ok: componentRef(ExplainedEstimate, { description: 'The estimate of the house, explained', examples: [EXPLAIN_EXAMPLE.answer] }),
     },
     answerOne(explainHouse),
   );
@@ -152,10 +155,14 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   postHouses(
     '/v1/estimates/explain/batch',
     {
+      operationId: 'explainEstimates',
       summary: 'Explained estimates of 1 to 100 houses',
       description: `One explained estimate (as POST /v1/estimates/explain) per house, in the order of the houses. ${BATCH_CHECKS}`,
-      body: BatchRequest,
-      ok: ExplainedBatchAnswer,
+      body: componentRef(BatchRequest, { examples: [EXPLAIN_BATCH_EXAMPLE.request] }),
+      ok: componentRef(ExplainedBatchAnswer, {
+        description: 'One explained estimate per house, in the order of the houses',
+        examples: [EXPLAIN_BATCH_EXAMPLE.answer],
+      }),
     },
     answerBatch(explainHouses),
   );
@@ -165,11 +172,15 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     {
       schema: {
         tags: ['model'],
+        operationId: 'getModelCard',
         summary: 'The model card',
         description:
           'What the model is for, what it must not be used for (lending, underwriting, insurance decisions about a person), how well it did on ' +
           'held-out sales, the range factors and the model area. Taken from the model file. Needs no key.',
-        response: { 200: ModelCard, 503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION) },
+        response: {
+          200: componentRef(ModelCard, { description: 'The model card of the loaded model, with its model area', examples: [MODEL_CARD_EXAMPLE] }),
+          ...errorResponses('model_unavailable'),
+        },
       },
     },
     async () => {

@@ -1,5 +1,5 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
 import { FILTER_NAMES, type ListFilters } from './list-filters.js';
 
 /**
@@ -36,7 +36,7 @@ export function filtersHash(filters: ListFilters): string {
 }
 
 function invalidCursor(message: string): ApiError {
-  return new ApiError(422, 'invalid_cursor', message, ['cursor']);
+  return new ApiError('invalid_cursor', { fields: ['cursor'], message });
 }
 
 export class CursorCodec {

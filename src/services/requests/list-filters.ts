@@ -1,4 +1,5 @@
-import { ApiError, invalidRequest } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 
 /**
  * The filters of `GET /v1/service-requests` (and of the count, the export, the facets and the
@@ -141,17 +142,19 @@ export function readListFilters(query: FilterQuery): ListFilters {
   const created_from = bound('created_from');
   const created_to = bound('created_to');
   if (bad.length > 0) {
-    throw invalidRequest(bad, `The request is not valid: ${bad.join(', ')} must be a date of the calendar`);
+    throw new ApiError('invalid_request', { fields: bad, message: invalidRequestMessage(`${bad.join(', ')} must be a date of the calendar`) });
   }
   const bbox = query.bbox === undefined ? null : parseBoundingBox(query.bbox);
   if (query.bbox !== undefined && bbox === null) {
-    throw invalidRequest(
-      ['bbox'],
-      'The request is not valid: bbox must be min_long,min_lat,max_long,max_lat with longitudes from -180 to 180, latitudes from -90 to 90, each minimum at most its maximum',
-    );
+    throw new ApiError('invalid_request', {
+      fields: ['bbox'],
+      message: invalidRequestMessage(
+        'bbox must be min_long,min_lat,max_long,max_lat with longitudes from -180 to 180, latitudes from -90 to 90, each minimum at most its maximum',
+      ),
+    });
   }
   if (created_from !== null && created_to !== null && created_from >= created_to) {
-    throw new ApiError(422, 'invalid_range', 'created_from must be before created_to', ['created_from', 'created_to']);
+    throw new ApiError('invalid_range', { fields: ['created_from', 'created_to'] });
   }
   const equality = Object.fromEntries(EQUALITY_FILTERS.map((name) => [name, valuesOf(name, query[name])])) as Record<
     EqualityFilter,

@@ -1,8 +1,10 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
-import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
+import { componentRef } from '../../platform/openapi-components.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
@@ -32,28 +34,9 @@ import {
   ServiceRequestPage,
   WeeklyStatList,
 } from './schemas.js';
-import { DatabaseUnavailableError, type DailyStatRecord, type ServiceRequestStore } from './service-request-store.js';
-import { csvPageText, geojsonPageText, pageText, type ServiceRequestTexts } from './row-texts.js';
-
-const DATABASE_UNAVAILABLE = 'database_unavailable';
-const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
-
-function databaseUnavailable(): ApiError {
-  return unavailable(DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_MESSAGE);
-}
-
-/** Runs a read of the store; a database failure becomes 503 database_unavailable (logged, never 500). */
-async function fromDatabase<T>(log: FastifyBaseLogger, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DatabaseUnavailableError) {
-      log.warn({ reason: error.message }, 'database unavailable');
-      throw databaseUnavailable();
-    }
-    throw error;
-  }
-}
+import type { DailyStatRecord, ServiceRequestStore } from './service-request-store.js';
+import { pageText, type ServiceRequestTexts } from './row-texts.js';
+import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const secured = { config: { requiresApiKey: true } } as const;
 
@@ -67,7 +50,7 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
   return async (request: { params: unknown; query: unknown }): Promise<void> => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw invalidRequest([name], `The request is not valid: ${name} must be an integer`);
+      throw new ApiError('invalid_request', { fields: [name], message: invalidRequestMessage(`${name} must be an integer`) });
     }
   };
 }
@@ -111,23 +94,24 @@ function precomputedScope(filters: ListFilters): { borough: string | null; compl
  * Repeated filters make long URLs possible (50 values of 200 characters each): a request line and
  * headers over Node's 16 KiB are answered 431 by the platform before the route is found.
  */
-const tooLong = {
-  431: errorResponse('The request line and headers are larger than 16 KiB (code request_header_too_large): fewer or shorter repeated values'),
-};
+const tooLong = errorResponses('request_header_too_large');
 
-const filterErrors = errorResponse(
-  'invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to)',
-);
+const filterErrors = errorResponses('invalid_request', 'invalid_range');
 
 const common = {
   304: Type.Null({ description: 'Not Modified: If-None-Match matches the ETag; no body' }),
-  401: errorResponse('Missing or invalid API key (code unauthorized)'),
-  503: errorResponse('The database cannot be read (code database_unavailable)'),
+  // A store's DatabaseUnavailableError reaches the platform's error handler: 503 database_unavailable.
+  ...errorResponses('unauthorized', 'database_unavailable'),
 };
 
-const unknownParameter = errorResponse('An unknown query parameter (code invalid_request); fields names it');
+/** The answers of a route that takes the filters of the list (count, facets, statistics): `answer` is its 200. */
+function filteredAnswers<T>(answer: T) {
+  return { 200: answer, ...common, ...tooLong, ...filterErrors };
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+const csvText = Type.String({ description: 'RFC 4180 CSV with a header row' });
 
 export interface RequestRouteDependencies {
   store: ServiceRequestStore;
@@ -138,14 +122,8 @@ export interface RequestRouteDependencies {
 
 export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
   registerHealthRoutes(app, {
-    unavailableDescription: 'The database cannot be read (code database_unavailable)',
-    async check() {
-      try {
-        await store.ping();
-      } catch {
-        throw databaseUnavailable();
-      }
-    },
+    unavailableCode: 'database_unavailable',
+    check: () => store.ping(),
   });
 
   app.get(
@@ -155,6 +133,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: [repeatableParameters, integerTextCheck('query', 'limit')],
       schema: {
         tags: ['service-requests'],
+        operationId: 'listServiceRequests',
         summary: 'List service requests',
         description: [
           'Requests matching every given filter (AND), ordered by created_at then id, in pages of `limit`.',
@@ -166,23 +145,22 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'in a `Link: <...>; rel="next"` header) or GeoJSON (`application/geo+json`, a FeatureCollection of Points at [longitude, latitude],',
           'a null geometry for a request without a location, every field in properties, next_cursor as a member and in a Link header),',
           'chosen by the `format` parameter or else by the Accept header. The cursor is the same in every format.',
+          `A cursor refused answers 422 invalid_cursor (fields cursor) with one of the messages "${CURSOR_NOT_VALID}",`,
+          `"${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}".`,
         ].join(' '),
-        security: [{ apiKey: [] }],
         querystring: ServiceRequestListQuery,
         response: {
           200: {
             description: 'A page of service requests',
             content: {
-              'application/json': { schema: ServiceRequestPage },
-              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
-              'application/geo+json': { schema: GeoJsonPage },
+              'application/json': { schema: componentRef(ServiceRequestPage), example: REQUEST_EXAMPLES.page },
+              'text/csv': { schema: csvText, example: REQUEST_EXAMPLES.csvPage },
+              'application/geo+json': { schema: componentRef(GeoJsonPage), example: REQUEST_EXAMPLES.geojsonPage },
             },
           },
           ...common,
           ...tooLong,
-          422: errorResponse(
-            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}", "${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}" (fields cursor)`,
-          ),
+          ...errorResponses('invalid_request', 'invalid_range', 'invalid_cursor'),
         },
       },
     },
@@ -190,20 +168,20 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const { limit = LIMIT_DEFAULT, cursor } = request.query;
       const format = chooseFormat(request.query.format, request.headers.accept, LIST_FORMATS, 'json');
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
       reply.header('Vary', 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
-      const ids = await fromDatabase(request.log, () => store.listIds({ filters, after, fetch: limit + 1 }));
+      const ids = await store.listIds({ filters, after, fetch: limit + 1 });
       const more = ids.length > limit;
-      const items = await fromDatabase(request.log, () => texts.textsOf(more ? ids.slice(0, limit) : ids));
+      const items = await texts.textsOf(more ? ids.slice(0, limit) : ids);
       const last = items[items.length - 1];
       const nextCursor = more && last ? cursors.encode(last.position, filters, snapshotId) : null;
       // The body is assembled from the rows' texts (the schema above describes it).
       if (format === 'json') return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
       if (nextCursor !== null) reply.header('Link', `<${nextPageUrl(request.url, nextCursor)}>; rel="next"`);
-      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(csvPageText(items));
-      return reply.type(MEDIA_TYPES.geojson).send(geojsonPageText(items, nextCursor));
+      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(texts.csvPage(items));
+      return reply.type(MEDIA_TYPES.geojson).send(texts.geojsonPage(items, nextCursor));
     },
   );
 
@@ -214,18 +192,18 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'countServiceRequests',
         summary: 'Count service requests',
         description: 'The number of requests matching every given filter; the filters of GET /v1/service-requests.',
-        security: [{ apiKey: [] }],
         querystring: FilterQuery,
-        response: { 200: CountAnswer, ...common, ...tooLong, 422: filterErrors },
+        response: filteredAnswers(componentRef(CountAnswer, { description: 'The number of matching requests', examples: [REQUEST_EXAMPLES.count] })),
       },
     },
     async (request, reply) => {
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return { count: await fromDatabase(request.log, () => store.count(filters)) };
+      return { count: await store.count(filters) };
     },
   );
 
@@ -236,6 +214,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'exportServiceRequests',
         summary: 'Export every matching service request',
         description: [
           'Every request matching the filters of GET /v1/service-requests, in list order, in one streamed answer: CSV (the default;',
@@ -243,26 +222,25 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'The answer is sent as it is read, with a Content-Disposition file name; a database failure after the first bytes ends',
           'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count).',
         ].join(' '),
-        security: [{ apiKey: [] }],
         querystring: ExportQuery,
         response: {
           200: {
             description: 'Every matching request',
             content: {
-              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
-              'application/geo+json': { schema: GeoJsonPage },
+              'text/csv': { schema: csvText, example: REQUEST_EXAMPLES.csvExport },
+              'application/geo+json': { schema: componentRef(GeoJsonPage), example: REQUEST_EXAMPLES.geojsonExport },
             },
           },
           ...common,
           ...tooLong,
-          422: filterErrors,
+          ...filterErrors,
         },
       },
     },
     async (request, reply) => {
       const format = chooseFormat(request.query.format, request.headers.accept, EXPORT_FORMATS, 'csv');
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       reply.header('Vary', 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;
       const extension = format === 'csv' ? 'csv' : 'geojson';
@@ -280,24 +258,23 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: integerTextCheck('params', 'id'),
       schema: {
         tags: ['service-requests'],
+        operationId: 'getServiceRequest',
         summary: 'One service request',
         description: 'The request with this id. A non-integer id answers 422 invalid_request (fields id); an unknown id 404 not_found.',
-        security: [{ apiKey: [] }],
         params: ServiceRequestIdParams,
         querystring: NoQuery,
         response: {
-          200: ServiceRequest,
+          200: componentRef(ServiceRequest, { description: 'The service request', examples: [REQUEST_EXAMPLES.serviceRequest] }),
           ...common,
-          404: errorResponse('No request with this id (code not_found)'),
-          422: errorResponse('The id is not an integer, or an unknown query parameter (code invalid_request; fields id or the parameter)'),
+          ...errorResponses('not_found', 'invalid_request'),
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
-      const [found] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
-      if (found === undefined) throw notFound('No service request with this id');
+      const snapshotId = await store.snapshotId();
+      const [found] = Number.isSafeInteger(id) ? await texts.textsOf([id]) : [];
+      if (found === undefined) throw new ApiError('not_found', { message: 'No service request with this id' });
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return reply.type(JSON_TYPE).send(found.text);
     },
@@ -310,20 +287,24 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'listComplaintTypes',
         summary: 'Complaint types with their counts',
         description:
           'Every complaint type of the snapshot (or of the given boroughs: the borough filter of GET /v1/service-requests) with its number of requests, largest first, then by name.',
-        security: [{ apiKey: [] }],
         querystring: ComplaintTypesQuery,
-        response: { 200: ComplaintTypeList, ...common, 422: errorResponse('A bad or unknown parameter (code invalid_request); fields names it') },
+        response: {
+          200: componentRef(ComplaintTypeList, { description: 'The complaint types with their counts', examples: [REQUEST_EXAMPLES.complaintTypes] }),
+          ...common,
+          ...errorResponses('invalid_request'),
+        },
       },
     },
     async (request, reply) => {
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      if (filters.borough === null) return { items: await fromDatabase(request.log, () => store.complaintTypeCounts()) };
-      const counts = await fromDatabase(request.log, () => store.facet('complaint_type', filters));
+      if (filters.borough === null) return { items: await store.complaintTypeCounts() };
+      const counts = await store.facet('complaint_type', filters);
       return { items: counts.flatMap(({ value, count }) => (typeof value === 'string' ? [{ complaint_type: value, count }] : [])) };
     },
   );
@@ -335,28 +316,28 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'listFacets',
         summary: 'Values of a field with their counts',
         description:
           'Each value of `field` among the requests matching the filters of GET /v1/service-requests, with its count, largest first, then by value; the requests without a value are counted as null (last among equal counts).',
-        security: [{ apiKey: [] }],
         querystring: FacetQuery,
-        response: { 200: FacetList, ...common, ...tooLong, 422: filterErrors },
+        response: filteredAnswers(componentRef(FacetList, { description: 'The values of the field with their counts', examples: [REQUEST_EXAMPLES.facets] })),
       },
     },
     async (request, reply) => {
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       const field = request.query.field;
-      return { field, items: await fromDatabase(request.log, () => store.facet(field, filters)) };
+      return { field, items: await store.facet(field, filters) };
     },
   );
 
   /** The numbers per day, ISO week or month of the matching requests, over the days the filters leave. */
-  const periodNumbers = async (request: FastifyRequest, filters: ListFilters, keyOf: (day: string) => string) => {
-    const dataset = await fromDatabase(request.log, () => store.dataset());
+  const periodNumbers = async (filters: ListFilters, keyOf: (day: string) => string) => {
+    const dataset = await store.dataset();
     const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
-    const openings = await fromDatabase(request.log, () => store.openingsByDay(filters));
+    const openings = await store.openingsByDay(filters);
     return bucketNumbers(statDays(period, filters), openings, period.snapshotDate, keyOf);
   };
   const statsDescription = (unit: string): string =>
@@ -367,7 +348,12 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       'day is closed within 14 days if it closes by the end of day + 14, so the last two weeks before the snapshot date are incomplete',
       '(their share closed in time is low only because the snapshot was taken before their window ended).',
     ].join(' ');
-  const statsRoute = (path: string, unit: string, summary: string, answer: unknown, build: (request: FastifyRequest, filters: ListFilters) => Promise<unknown[]>) =>
+  const statsRoute = (
+    path: string,
+    unit: string,
+    operation: { operationId: string; summary: string; answer: unknown },
+    build: (filters: ListFilters) => Promise<unknown[]>,
+  ) =>
     app.get(
       path,
       {
@@ -375,33 +361,36 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         preValidation: repeatableParameters,
         schema: {
           tags: ['statistics'],
-          summary,
+          operationId: operation.operationId,
+          summary: operation.summary,
           description: statsDescription(unit),
-          security: [{ apiKey: [] }],
           querystring: FilterQuery,
-          response: { 200: answer as never, ...common, ...tooLong, 422: filterErrors },
+          response: filteredAnswers(operation.answer as never),
         },
       },
       async (request: FastifyRequest, reply: FastifyReply) => {
         const filters = readListFilters(request.query as never);
-        const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+        const snapshotId = await store.snapshotId();
         if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-        return { items: await build(request, filters) };
+        return { items: await build(filters) };
       },
     );
 
-  statsRoute('/v1/stats/daily', 'day', 'Daily numbers', DailyStatList, async (request, filters): Promise<DailyStatRecord[]> => {
+  const daily = { operationId: 'getDailyStats', summary: 'Daily numbers', answer: componentRef(DailyStatList, { description: 'The daily numbers', examples: [REQUEST_EXAMPLES.dailyStats] }) };
+  statsRoute('/v1/stats/daily', 'day', daily, async (filters): Promise<DailyStatRecord[]> => {
     const scope = precomputedScope(filters);
     // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
-    if (scope !== null) return fromDatabase(request.log, () => store.dailyStats(scope));
-    const rows = await periodNumbers(request, filters, (day) => day);
+    if (scope !== null) return store.dailyStats(scope);
+    const rows = await periodNumbers(filters, (day) => day);
     return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
   });
-  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', 'Weekly numbers', WeeklyStatList, async (request, filters) =>
-    (await periodNumbers(request, filters, isoWeekOf)).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
+  const weekly = { operationId: 'getWeeklyStats', summary: 'Weekly numbers', answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }) };
+  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', weekly, async (filters) =>
+    (await periodNumbers(filters, isoWeekOf)).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
   );
-  statsRoute('/v1/stats/monthly', 'month', 'Monthly numbers', MonthlyStatList, async (request, filters) =>
-    (await periodNumbers(request, filters, monthOf)).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
+  const monthly = { operationId: 'getMonthlyStats', summary: 'Monthly numbers', answer: componentRef(MonthlyStatList, { description: 'The numbers per month', examples: [REQUEST_EXAMPLES.monthlyStats] }) };
+  statsRoute('/v1/stats/monthly', 'month', monthly, async (filters) =>
+    (await periodNumbers(filters, monthOf)).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
   );
 
   app.get(
@@ -410,17 +399,21 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       ...secured,
       schema: {
         tags: ['statistics'],
+        operationId: 'getDataset',
         summary: 'The snapshot',
         description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
-        security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: Dataset, ...common, 422: unknownParameter },
+        response: {
+          200: componentRef(Dataset, { description: 'The snapshot: source, date, size and cleaning', examples: [REQUEST_EXAMPLES.dataset] }),
+          ...common,
+          ...errorResponses('invalid_request'),
+        },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return fromDatabase(request.log, () => store.dataset());
+      return store.dataset();
     },
   );
 }

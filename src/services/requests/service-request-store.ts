@@ -1,3 +1,5 @@
+import { ApiError } from '../../platform/error-registry.js';
+import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
 import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
@@ -5,8 +7,8 @@ import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with
- * DatabaseUnavailableError when the database cannot be read; the routes answer 503
- * database_unavailable (never 500).
+ * DatabaseUnavailableError when the database cannot be read; the platform's error handler answers it
+ * with 503 database_unavailable (never 500), wherever a route lets it through.
  */
 
 /** One request, the contract's ServiceRequest field for field, as the snapshot stores it. */
@@ -106,9 +108,9 @@ export interface ServiceRequestStore {
 }
 
 /** The database could not be read (missing file, closed connection, server down, missing table...). */
-export class DatabaseUnavailableError extends Error {
-  constructor(readonly causeError: unknown) {
-    super(`database unavailable: ${causeError instanceof Error ? causeError.message : String(causeError)}`);
+export class DatabaseUnavailableError extends UnavailableDependencyError {
+  constructor(cause: unknown) {
+    super(new ApiError('database_unavailable'), cause);
     this.name = 'DatabaseUnavailableError';
   }
 }

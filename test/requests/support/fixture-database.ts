@@ -10,6 +10,7 @@ import type { ServiceRequest, SnapshotMeta } from '../../../src/ingest/nyc311/se
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { REPO_ROOT } from '../../support/http.js';
+import { duringSuite } from '../../support/during-suite.js';
 
 /**
  * A small hand-written snapshot (test/fixtures/requests/service-requests.csv, 38 requests of January
@@ -152,4 +153,9 @@ export type Backend = 'sqlite' | 'postgres';
 
 export async function createFixture(backend: Backend, options: FixtureOptions = {}): Promise<FixtureDatabase> {
   return backend === 'sqlite' ? createSqliteFixture(options) : createPostgresFixture(options);
+}
+
+/** A fixture database made before the suite's first test and dropped after its last (SQLite by default). */
+export function fixtureDuringSuite(backend: Backend = 'sqlite', options: FixtureOptions = {}): FixtureDatabase {
+  return duringSuite(() => createFixture(backend, options), (fixture) => fixture.drop());
 }
