@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { componentRef, namedComponent } from '../../platform/openapi-components.js';
+import { componentRef, namedComponent, type ComponentSchema } from '../../platform/openapi-components.js';
 import { House, HouseFieldName, ModelArea } from './house.js';
 
 export const BATCH_MAX_HOUSES = 100;
@@ -57,13 +57,15 @@ export const BatchRequest = namedComponent(
 );
 export type BatchRequest = Static<typeof BatchRequest>;
 
-export const BatchAnswer = namedComponent(
-  'EstimateBatch',
-  Type.Object(
-    { estimates: Type.Array(componentRef(Estimate), { description: 'One estimate per house, in the order of the houses' }) },
-    { additionalProperties: false, description: 'One estimate per house, in the order of the houses' },
-  ),
-);
+/** A batch answer, the component `name`: `{estimates: [...]}`, one `item` per house in the order of the houses. */
+function batchAnswer<T extends ComponentSchema>(name: string, item: T, description: string) {
+  return namedComponent(
+    name,
+    Type.Object({ estimates: Type.Array(componentRef(item), { description }) }, { additionalProperties: false, description }),
+  );
+}
+
+export const BatchAnswer = batchAnswer('EstimateBatch', Estimate, 'One estimate per house, in the order of the houses');
 export type BatchAnswer = Static<typeof BatchAnswer>;
 
 export const ModelCard = namedComponent(
@@ -217,12 +219,10 @@ export const ExplainedEstimate = namedComponent(
 );
 export type ExplainedEstimate = Static<typeof ExplainedEstimate>;
 
-export const ExplainedBatchAnswer = namedComponent(
+export const ExplainedBatchAnswer = batchAnswer(
   'ExplainedEstimateBatch',
-  Type.Object(
-    { estimates: Type.Array(componentRef(ExplainedEstimate), { description: 'One explained estimate per house, in the order of the houses' }) },
-    { additionalProperties: false, description: 'One explained estimate per house, in the order of the houses' },
-  ),
+  ExplainedEstimate,
+  'One explained estimate per house, in the order of the houses',
 );
 
 /** The named schemas of the service (OpenAPI components). */
