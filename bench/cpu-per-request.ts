@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { REPO_ROOT, startChild } from './support.js';
+import { REPO_ROOT, cpuMicrosPerRequest, startChild } from './support.js';
 
 /**
  * CPU time of the server process per request, for each service against the bare node:http server:
@@ -16,11 +16,6 @@ const KEY = 'bench-key';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
 const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { request: unknown };
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 interface Case {
   name: string;
   entry: string;
@@ -32,12 +27,9 @@ interface Case {
 async function measure(c: Case): Promise<number> {
   const service = await startChild(c.entry, { API_KEY: KEY }, c.entry.endsWith('.mjs') ? '/' : '/health');
   const run = (amount: number) => autocannon({ url: `${service.url}${c.path}`, connections: 20, amount, method: c.method, headers: json, body: c.body });
-  await run(Math.round(count / 3));
-  const before = cpuSeconds(service.child.pid!);
-  await run(count);
-  const used = cpuSeconds(service.child.pid!) - before;
+  const micros = await cpuMicrosPerRequest(service.child.pid!, count, run);
   await service.stop();
-  return (used / count) * 1e6;
+  return micros;
 }
 
 const cases: Case[] = [

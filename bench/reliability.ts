@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
+import { worstBodyCosts } from './reliability/worst-body.js';
+import { pipeliningWithoutReading } from './reliability/pipelining.js';
 
 /**
  * Load and faults (issue 7), for each service that exists, loopback only, bounded in time:
@@ -23,13 +25,15 @@ import { freePort, REPO_ROOT, startChild, type ChildService } from './support.js
  *     PostgreSQL (the snapshot's schema renamed away, then back; skipped when PostgreSQL does not
  *     answer at RELIABILITY_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test; the
  *     schema reliability_bench is loaded with the synthetic snapshot when absent, about 10 s).
+ * (worst-body) server CPU per worst request under the limits, /health meanwhile (bench/reliability/worst-body.ts).
+ * (p) pipelining clients that never read: bench/reliability/pipelining.ts.
  * Usage: npx tsx bench/reliability.ts [tickets|houses|requests ...] (default: all; about 6 minutes).
  * RELIABILITY_LOAD_SECONDS shortens the 60 s load for a quick try; RELIABILITY_PARTS=b,d runs only
  * those parts.
  */
 const KEY = 'reliability-bench-key';
 const LOAD_SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS ?? 60);
-const PARTS = new Set((process.env.RELIABILITY_PARTS ?? 'a,b,c,d').split(',').map((part) => part.trim()));
+const PARTS = new Set((process.env.RELIABILITY_PARTS ?? 'a,b,c,d,p,worst-body').split(',').map((part) => part.trim()));
 const POSTGRES_URL = process.env.RELIABILITY_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POSTGRES_SCHEMA = 'reliability_bench';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
@@ -58,7 +62,7 @@ const CASES: Record<string, ServiceCase> = {
   },
   requests: {
     entry: 'src/services/requests/main.ts',
-    env: { API_KEY: KEY, CURSOR_SECRET: 'reliability-bench-cursor-secret' },
+    env: { API_KEY: KEY, CURSOR_SECRET: 'reliability-bench-cursor-secret-0123' },
     requests: [
       { method: 'GET', path: '/v1/service-requests?limit=50', headers: { 'x-api-key': KEY } },
       { method: 'GET', path: '/v1/service-requests?borough=queens&limit=50', headers: { 'x-api-key': KEY } },
@@ -439,4 +443,6 @@ if (PARTS.has('d') && present.includes('requests')) {
   await sqliteHeaderFault();
   await postgresSchemaFault();
 }
+if (PARTS.has('worst-body')) await worstBodyCosts(present.map((name) => ({ name, ...CASES[name]!, key: KEY })), report);
+if (PARTS.has('p')) await pipeliningWithoutReading(present.map((name) => [name, CASES[name]!]), report);
 report(`\nnode ${process.version}, ${new Date().toISOString().slice(0, 10)}, loopback, 2 cores shared with other work`);

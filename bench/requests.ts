@@ -1,14 +1,13 @@
-import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
-import { buildSnapshot } from '../src/services/requests/snapshot/build-snapshot.js';
-import { ensureSnapshot } from '../src/services/requests/snapshot/ensure-snapshot.js';
+import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
+import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
 import { buildTicketsApp } from '../src/services/tickets/app.js';
 import { readTicketSettings } from '../src/services/tickets/settings.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { REPO_ROOT, load, table, type LoadResult } from './support.js';
+import { REPO_ROOT, keepAlive, load, sequentialLatency, table, walk, type LoadResult, type Walk } from './support.js';
 
 /**
  * Service-request API speed (issue 6), in one run on loopback: the ticket classifier and this service
@@ -30,63 +29,6 @@ const KEY = 'bench-key';
 const FILTERS = 'borough=brooklyn&status=closed';
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function get(base: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request(`${base}${path}`, { agent: keepAlive, headers: { 'x-api-key': KEY } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-interface Walk {
-  rows: number;
-  pages: number;
-  ms: number;
-  cursors: string[];
-}
-
-/** Follows next_cursor from the first page to the last; checks no id repeats. */
-async function walk(base: string, query: string, limit: number): Promise<Walk> {
-  const started = performance.now();
-  const cursors: string[] = [];
-  const seen = new Set<number>();
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const response = await get(base, `/v1/service-requests?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
-    if (response.status !== 200) throw new Error(`page ${pages}: ${response.status} ${response.body}`);
-    const page = JSON.parse(response.body) as { items: { id: number }[]; next_cursor: string | null };
-    for (const item of page.items) {
-      if (seen.has(item.id)) throw new Error(`id ${item.id} repeated`);
-      seen.add(item.id);
-    }
-    pages++;
-    cursor = page.next_cursor;
-    if (cursor) cursors.push(cursor);
-  } while (cursor);
-  return { rows: seen.size, pages, ms: performance.now() - started, cursors };
-}
-
-/** p50 and p99 (ms) of sequential requests on one keep-alive connection. */
-async function sequentialLatency(base: string, paths: string[], count: number): Promise<{ p50: number; p99: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = process.hrtime.bigint();
-    const response = await get(base, paths[i % paths.length]!);
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (response.status !== 200) throw new Error(`${response.status}`);
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 1000) / 1000;
-  return { p50: at(0.5), p99: at(0.99) };
-}
-
 interface BackendFigures {
   backend: string;
   loads: LoadResult[];
@@ -101,7 +43,7 @@ function median(results: LoadResult[]): LoadResult {
 }
 
 async function measure(backend: string, databaseUrl: string): Promise<BackendFigures> {
-  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789' });
+  const settings = readRequestSettings({ API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' });
   const app = await buildRequestsApp(settings, { logger: false });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   try {
@@ -120,7 +62,7 @@ async function measure(backend: string, databaseUrl: string): Promise<BackendFig
       runs[2]!.push(await load(`${backend}: page of 50, ${FILTERS}`, { url: base, connections, durationSeconds: seconds, requests: asRequests(filteredPaths) }));
     }
     const loads = runs.map(median);
-    const oneConnection = await sequentialLatency(base, plainPaths, 3000);
+    const oneConnection = await sequentialLatency(base, plainPaths, 3000, KEY);
     const fullWalk = await walk(base, '', 1000);
     return { backend, loads, oneConnection, fullWalk };
   } finally {

@@ -12,8 +12,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildSnapshot, type BuildSnapshotResult, type SnapshotOutput } from '../src/services/requests/snapshot/build-snapshot.js';
-import { generateSyntheticExport } from '../src/services/requests/snapshot/synthetic-export.js';
+import { buildSnapshot, type BuildSnapshotResult, type SnapshotOutput } from '../src/ingest/nyc311/build-snapshot.js';
+import { generateSyntheticExport } from '../src/ingest/nyc311/synthetic-export.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'no-postgres': { type: 'boolean' } } });
 const runs = Number(values.runs);

@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,23 @@ export async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** CPU time (user + system, seconds) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * The server's CPU µs per request: a warm-up of a third of `count` requests, then `count` requests,
+ * the process's CPU time (from /proc) measured around the second run only.
+ */
+export async function cpuMicrosPerRequest(pid: number, count: number, run: (amount: number) => Promise<unknown>): Promise<number> {
+  await run(Math.round(count / 3));
+  const before = cpuSeconds(pid);
+  await run(count);
+  return ((cpuSeconds(pid) - before) / count) * 1e6;
 }
 
 export interface ChildService {
@@ -111,4 +129,63 @@ export function table(results: LoadResult[]): string {
   const lines = ['| case | req/s | p50 ms | p99 ms | errors | non-2xx |', '|---|---:|---:|---:|---:|---:|'];
   for (const r of results) lines.push(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} | ${r.non2xx} |`);
   return lines.join('\n');
+}
+
+/** One keep-alive connection for the sequential measures. */
+export const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** GET with an API key on the keep-alive connection; the body as text (`headers` adds request headers). */
+export function keyedGet(base: string, path: string, key = 'bench-key', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request(`${base}${path}`, { agent: keepAlive, headers: { 'x-api-key': key, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** p50 and p99 (ms) of sequential requests on one keep-alive connection. */
+export async function sequentialLatency(base: string, paths: string[], count: number, key = 'bench-key'): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = process.hrtime.bigint();
+    const response = await keyedGet(base, paths[i % paths.length]!, key);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (response.status !== 200) throw new Error(`${response.status} ${response.body}`);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 1000) / 1000;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+export interface Walk {
+  rows: number;
+  pages: number;
+  ms: number;
+  cursors: string[];
+}
+
+/** Follows next_cursor from the first page to the last; checks no id repeats. */
+export async function walk(base: string, query: string, limit: number, key = 'bench-key'): Promise<Walk> {
+  const started = performance.now();
+  const cursors: string[] = [];
+  const seen = new Set<number>();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response = await keyedGet(base, `/v1/service-requests?${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, key);
+    if (response.status !== 200) throw new Error(`page ${pages}: ${response.status} ${response.body}`);
+    const page = JSON.parse(response.body) as { items: { id: number }[]; next_cursor: string | null };
+    for (const item of page.items) {
+      if (seen.has(item.id)) throw new Error(`id ${item.id} repeated`);
+      seen.add(item.id);
+    }
+    pages++;
+    cursor = page.next_cursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  return { rows: seen.size, pages, ms: performance.now() - started, cursors };
 }

@@ -7,8 +7,8 @@
 # Usage: bash scripts/check-docs-in-browser.sh   (builds, starts each service on a free port, stops it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v chromium >/dev/null || { echo "chromium is not installed (apt-get install chromium)"; exit 2; }
-npx tsc -p tsconfig.build.json
+command -v chromium >/dev/null || { echo "chromium is not installed (bash scripts/install-chromium.sh)"; exit 2; }
+npx tsc -b tsconfig.build.json
 status=0
 check() {
   local name=$1 entry=$2 text=$3 port

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Every test of the project: the training pipeline (pytest), the TypeScript type check and every
 # Vitest suite (the three services, the platform, the model parity, the snapshot ingestion, the
-# PostgreSQL runs). Run after `npm ci` (the README's test command does both).
+# PostgreSQL runs, the rate limits shared through Redis, the requests dashboard in headless Chromium:
+# Debian's chromium package is installed by scripts/install-chromium.sh when missing). Run after
+# `npm ci` (the README's test
+# command does both).
 #
 # Settings: SHARED_DATA_DIR (default ../shared/data: the King County CSV and the NYC 311 sample),
-# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), TEST_REDIS_URL (default
+# redis://127.0.0.1:6379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .test-results
@@ -22,7 +26,10 @@ set -e
 echo "== TypeScript type check"
 npx tsc --noEmit
 
-echo "== Vitest: services, platform, model parity, snapshot"
+echo "== Chromium for the browser test of the dashboard page (installed only when missing)"
+bash scripts/install-chromium.sh
+
+echo "== Vitest: services, platform, model parity, snapshot, the dashboard page in Chromium"
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json
 vitest_status=$?

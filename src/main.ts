@@ -1,24 +1,45 @@
 import { runMain, startServices } from './platform/server.js';
-import type { Env } from './platform/settings.js';
+import { SettingsError, readOptionalPort, type Env } from './platform/settings.js';
 import { prepareHousesService } from './services/houses/app.js';
+import { readHouseSettings } from './services/houses/settings.js';
 import { prepareRequestsService } from './services/requests/app.js';
+import { readRequestSettings } from './services/requests/settings.js';
 import { prepareTicketsService } from './services/tickets/app.js';
+import { readTicketSettings } from './services/tickets/settings.js';
 
 /**
  * npm start: every service, each on its own port (defaults 8001, 8002, 8003), from one process.
  * Each reads the same environment as its own start command, except PORT, which would give all three
- * the same port: TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT set them here.
+ * the same port: TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT set them here, checked under their own
+ * names. Every setting of the three is read before any service is built, so that an invalid one
+ * stops the start with its one line and nothing else.
  */
 function envWithPort(variable: string): Env {
   const { PORT: _shared, ...env } = process.env;
-  const port = process.env[variable];
-  return port === undefined ? env : { ...env, PORT: port };
+  const port = readOptionalPort(process.env, variable);
+  return port === undefined ? env : { ...env, PORT: String(port) };
 }
 
-runMain(async () =>
-  startServices([
-    await prepareTicketsService(envWithPort('TICKETS_PORT')),
-    await prepareHousesService(envWithPort('HOUSES_PORT')),
-    await prepareRequestsService(envWithPort('REQUESTS_PORT')),
-  ]),
-);
+/** Two services cannot listen on one port (0, a free port each, excepted). */
+function refuseSharedPorts(ports: readonly (readonly [variable: string, port: number])[]): void {
+  ports.forEach(([variable, port], index) => {
+    const earlier = ports.slice(0, index).find(([, other]) => other === port && port !== 0);
+    if (earlier) throw new SettingsError(variable, `port ${port} is already the port of ${earlier[0]} (each service needs its own port)`);
+  });
+}
+
+runMain(async () => {
+  const tickets = readTicketSettings(envWithPort('TICKETS_PORT'));
+  const houses = readHouseSettings(envWithPort('HOUSES_PORT'));
+  const requests = readRequestSettings(envWithPort('REQUESTS_PORT'));
+  refuseSharedPorts([
+    ['TICKETS_PORT', tickets.port],
+    ['HOUSES_PORT', houses.port],
+    ['REQUESTS_PORT', requests.port],
+  ]);
+  await startServices([
+    { ...(await prepareTicketsService(tickets)), portVariable: 'TICKETS_PORT' },
+    { ...(await prepareHousesService(houses)), portVariable: 'HOUSES_PORT' },
+    { ...(await prepareRequestsService(requests)), portVariable: 'REQUESTS_PORT' },
+  ]);
+});

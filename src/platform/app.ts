@@ -9,16 +9,23 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
+import { registerCompression } from './compression.js';
 import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
+import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
 import { CorsPolicy } from './cors.js';
-import { registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ErrorResponse, unauthorized } from './errors.js';
+import { addPolicyToHtml, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { ApiError, errorDefinition } from './error-registry.js';
+import { ErrorResponse } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
-import { RouteTable, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
+import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
+import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
 import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
+import { registerMetrics, type ServiceMetricsRegistration } from './metrics.js';
+import { registerRateLimit } from './rate-limit.js';
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
+import { rememberStartLine } from './start-line.js';
 import { validatorCompiler } from './validation.js';
 
 declare module 'fastify' {
@@ -47,7 +54,13 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** What a service gives the platform. */
 export interface ServiceDefinition {
+  /** `tickets`, `houses`, `requests`: the `service` field of every log line and metric. */
+  name: string;
   openapi: OpenApiInfo;
+  /** The methods a CORS preflight allows (default `GET, POST`; `GET` for a read-only service). */
+  corsMethods?: string;
+  /** Adds the service's own gauges to its metrics registry (only when METRICS_KEY is set). */
+  registerMetrics?: ServiceMetricsRegistration;
   /** Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. */
   registerRoutes(app: PlatformApp): void | Promise<void>;
 }
@@ -59,6 +72,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Time a request body has to arrive completely (default REQUEST_TIMEOUT_MS); tests shorten it. */
   bodyTimeoutMs?: number;
+  /** Limits of the pipelining backpressure (default BACKPRESSURE_LIMITS); tests shorten them. */
+  backpressure?: Partial<BackpressureLimits>;
 }
 
 /**
@@ -71,7 +86,7 @@ export async function createServiceApp(
   options: AppOptions = {},
 ): Promise<PlatformApp> {
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(options.logStream),
+    logger: options.logger === false ? false : loggerOptions(service.name, settings.logLevel, options.logStream),
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -81,7 +96,8 @@ export async function createServiceApp(
     // an idle socket after 30 s, idle keep-alive sockets after 5 s.
     requestTimeout: REQUEST_TIMEOUT_MS,
     // Node checks those timeouts every 30 s by default: a slow client then holds a socket up to 40 s.
-    http: { connectionsCheckingInterval: 1_000 },
+    // A missing Host is refused by the platform (http-protocol.ts), with the error object.
+    http: { connectionsCheckingInterval: 1_000, requireHostHeader: false },
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
@@ -90,9 +106,22 @@ export async function createServiceApp(
     clientErrorHandler: handleClientError,
     // A path parameter over 200 characters, a broken percent-encoding: the error object too.
     frameworkErrors: handleFrameworkError,
+    // The answer is worded from the ajv errors themselves (error-handler.ts); Fastify's own text of
+    // every error would only cost time on a body with thousands of them.
+    schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
+  // connection, as its answers are read.
+  routeExpectations(app.server);
+  new ConnectionBackpressure({ ...BACKPRESSURE_LIMITS, ...options.backpressure }).install(app.server);
+
+  // Every method Node parses is routed, so that a known path answers 405 to any other (CONNECT is
+  // never routed: Node closes such a connection itself).
+  for (const method of ROUTABLE_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
@@ -103,11 +132,12 @@ export async function createServiceApp(
   app.addSchema(ErrorResponse);
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
-  const cors = new CorsPolicy(settings.allowedOrigins);
+  const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
 
   const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  app.addHook('onRequest', refuseMalformedRequests);
   app.addHook('onRequest', bodyDeadlines.watch);
   app.addHook('preValidation', bodyDeadlines.release);
   app.addHook('onResponse', bodyDeadlines.release);
@@ -116,24 +146,41 @@ export async function createServiceApp(
     bodyDeadlines.stop();
     done();
   });
+  if (settings.metricsKey) registerMetrics(app, service.name, settings.metricsKey, service.registerMetrics);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-Content-Type-Options', 'nosniff');
     cors.decorate(request, reply);
-    if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
-      done(unauthorized());
+    // Routing before the body: an unknown path is 404 whatever its body, which is never read.
+    if (request.is404) {
+      done(new ApiError('not_found'));
       return;
     }
     done();
   });
+  // The rate limit comes before the key check, so that 401 answers are counted too.
+  if (settings.rateLimit) app.addHook('onRequest', await registerRateLimit(app, service.name, settings.rateLimit, apiKeys));
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
+      done(new ApiError('unauthorized'));
+      return;
+    }
+    done();
+  });
+  app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
   app.addHook('preValidation', refuseUnusableParameters);
+  app.addHook('onSend', addPolicyToHtml);
+  app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
   app.addHook('onResponse', logRequest);
+  // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (compression.ts).
+  await registerCompression(app);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi);
   await service.registerRoutes(app);
   if (settings.showDocs) await registerDocsPages(app, service.openapi);
   await app.after();
   addMethodNotAllowedRoutes(app, routes, cors);
+  rememberStartLine(app, { showDocs: settings.showDocs, metrics: Boolean(settings.metricsKey) });
 
   if (!apiKeys.enforced && service.openapi.usesApiKey) {
     app.log.warn('API_KEY is not set: no API key is enforced');

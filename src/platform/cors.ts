@@ -10,8 +10,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * | preflight from a listed origin              | 200, Access-Control-Allow-Origin = that origin         |
  * | preflight from another origin               | 400 text/plain "Disallowed CORS origin", no allow-origin |
  * | real request with any Origin                | processed normally; allow-origin only for a listed one |
+ *
+ * The methods a preflight allows are the service's own: GET and POST for tickets and houses (as the
+ * contract says), GET only for the read-only requests service. Answers to a listed origin expose the
+ * headers a page may want to read (request id, ETag, rate-limit headers, and Link: the next page of
+ * the requests service's CSV pages). With CORS on, every answer
+ * depends on the Origin, so every answer carries `Vary: Origin`.
  */
 export const ALLOWED_METHODS = 'GET, POST';
+export const EXPOSED_HEADERS = 'X-Request-ID, ETag, Link, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
 export const ALLOWED_HEADERS = 'Content-Type, X-API-Key';
 export const DISALLOWED_ORIGIN_TEXT = 'Disallowed CORS origin';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
@@ -19,7 +26,11 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
 export class CorsPolicy {
   private readonly origins: ReadonlySet<string>;
 
-  constructor(allowedOrigins: readonly string[]) {
+  /** `allowedMethods`: the methods a preflight allows, e.g. `GET, POST` or `GET`. */
+  constructor(
+    allowedOrigins: readonly string[],
+    private readonly allowedMethods: string = ALLOWED_METHODS,
+  ) {
     this.origins = new Set(allowedOrigins.map((origin) => origin.trim()));
   }
 
@@ -45,7 +56,10 @@ export class CorsPolicy {
     if (!this.enabled) return;
     reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
-    if (this.allows(origin)) reply.header('Access-Control-Allow-Origin', origin);
+    if (this.allows(origin)) {
+      reply.header('Access-Control-Allow-Origin', origin);
+      reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    }
   }
 
   /** Answers a preflight; only called when CORS is enabled and the path exists. */
@@ -59,7 +73,7 @@ export class CorsPolicy {
     return reply
       .code(200)
       .header('Access-Control-Allow-Origin', origin)
-      .header('Access-Control-Allow-Methods', ALLOWED_METHODS)
+      .header('Access-Control-Allow-Methods', this.allowedMethods)
       .header('Access-Control-Allow-Headers', ALLOWED_HEADERS)
       .header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS)
       .header('Content-Length', '0')

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The reference pages and the OpenAPI description (conventions.md, "OpenAPI" and SHOW_DOCS).
@@ -20,19 +20,46 @@ export interface OpenApiInfo {
   usesApiKey: boolean;
 }
 
+/**
+ * A content security policy of this origin only: scripts, styles, images, fonts and connections from
+ * the service itself, nothing from elsewhere. `forDocsBundles` adds what the docs pages' bundles
+ * (Swagger UI, ReDoc) need: 'unsafe-inline' scripts and styles, blob: workers and images, data:
+ * fonts. The service's own pages go without.
+ */
+export function sameOriginPolicy({ forDocsBundles }: { forDocsBundles: boolean }): string {
+  const inline = forDocsBundles ? " 'unsafe-inline'" : '';
+  const blob = forDocsBundles ? ' blob:' : '';
+  return [
+    "default-src 'self'",
+    `script-src 'self'${inline}`,
+    `style-src 'self'${inline}`,
+    `img-src 'self' data:${blob}`,
+    `font-src 'self'${forDocsBundles ? ' data:' : ''}`,
+    `worker-src 'self'${blob}`,
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
 /** Content security policy of the docs pages: everything from this origin, nothing from elsewhere. */
-export const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
+export const DOCS_CSP = sameOriginPolicy({ forDocsBundles: true });
+
+/** Content security policy of a service's own pages (the requests dashboard and index): no inline script or style. */
+export const PAGE_CSP = sameOriginPolicy({ forDocsBundles: false });
+
+/**
+ * onSend hook of the whole service: every HTML page it serves carries a policy, whichever route or
+ * plugin serves it (/docs, /redoc, and Swagger UI's static files such as oauth2-redirect.html get
+ * DOCS_CSP); a page that set its own stricter policy (the dashboard's PAGE_CSP) keeps it.
+ */
+export function addPolicyToHtml(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') && !reply.hasHeader('Content-Security-Policy')) {
+    reply.header('Content-Security-Policy', DOCS_CSP);
+  }
+  done(null, payload);
+}
 
 const require = createRequire(import.meta.url);
 let redocBundle: Buffer | undefined;
@@ -85,18 +112,12 @@ export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo)
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
     uiConfig: { tryItOutEnabled: true, deepLinking: true, displayRequestDuration: true },
+    // Its pages get DOCS_CSP from addPolicyToHtml, like every HTML page of the service.
     staticCSP: false,
-    // Swagger UI's pages get the same policy (scoped to its routes, not a global hook).
-    uiHooks: {
-      onRequest: (_request, reply, next) => {
-        reply.header('Content-Security-Policy', DOCS_CSP);
-        next();
-      },
-    },
   });
 
   app.get('/redoc', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).send(redocPage(info.title)),
+    reply.type('text/html; charset=utf-8').send(redocPage(info.title)),
   );
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true }, config: { platformRoute: true } }, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(readRedocBundle()),

@@ -1,83 +1,99 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, MESSAGES, errorBody } from './errors.js';
-import { summarizeValidationErrors } from './validation.js';
+import { ApiError, type ErrorCode, errorCodeForStatus, errorDefinition } from './error-registry.js';
+import { errorBody, invalidRequestMessage } from './errors.js';
+import { addValidationProblems } from './validation.js';
 
 /** The answer an error gets: status, code, message, fields, extra headers. */
 export interface ErrorAnswer {
   statusCode: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   fields: readonly string[];
   headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An error that stands for another one the platform answers: a store's failure to read its database
+ * is 503 `database_unavailable` wherever it is thrown (the error is logged as a warning, never as a
+ * 500). A service's own error class extends this one instead of each route wrapping its reads.
+ */
+export class UnavailableDependencyError extends Error {
+  constructor(
+    readonly answer: ApiError,
+    cause: unknown,
+  ) {
+    super(`${answer.code}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'UnavailableDependencyError';
+  }
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
   return error instanceof Error;
 }
 
-/**
- * Maps anything thrown while answering a request to the error object. Only errors the platform
- * knows keep their text; anything unexpected becomes 500 `internal_error` with no details.
- */
-export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
-  if (error instanceof ApiError) {
-    return { statusCode: error.statusCode, code: error.code, message: error.message, fields: error.fields, headers: error.headers };
-  }
-  if (!isFastifyError(error)) return internalError();
-  if (error.validation) {
-    const wholeName = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query' : String(error.validationContext ?? 'request');
-    const summary = summarizeValidationErrors(error.validation as never, wholeName);
-    return { statusCode: 422, code: 'invalid_request', message: summary.message, fields: summary.fields };
-  }
-  switch (error.code) {
+function answerOf(code: ErrorCode, options: { message?: string; fields?: readonly string[] } = {}): ErrorAnswer {
+  const { status, message } = errorDefinition(code);
+  return { statusCode: status, code, message: options.message ?? message, fields: options.fields ?? [] };
+}
+
+/** Fastify's errors by their code (never by their message text). */
+function answerForFastifyCode(fastifyCode: string, bodyLimit: number): ErrorAnswer | undefined {
+  switch (fastifyCode) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { statusCode: 413, code: 'body_too_large', message: `Request body is larger than ${bodyLimit} bytes`, fields: [] };
+      return answerOf('body_too_large', { message: `Request body is larger than ${bodyLimit} bytes` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        statusCode: 415,
-        code: 'unsupported_media_type',
-        message: 'Content-Type must be application/json',
-        fields: ['Content-Type'],
-      };
+      return answerOf('unsupported_media_type', { fields: ['Content-Type'] });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { statusCode: 422, code: 'invalid_request', message: 'The request is not valid: body is empty', fields: ['body'] };
+      return answerOf('invalid_request', { message: invalidRequestMessage('body is empty'), fields: ['body'] });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { statusCode: 400, code: 'bad_request', message: 'Content-Length does not match the body', fields: [] };
+      return answerOf('bad_request', { message: 'Content-Length does not match the body' });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return invalidJson();
     default:
-      break;
+      return undefined;
   }
+}
+
+/**
+ * Maps anything thrown while answering a request to the error object, by class or by code. Only
+ * errors the platform knows keep their text; anything unexpected becomes 500 `internal_error` with
+ * no details.
+ */
+export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
+  if (error instanceof UnavailableDependencyError) return answerFor(error.answer, bodyLimit);
+  if (error instanceof ApiError) {
+    return { statusCode: error.statusCode, code: error.code, message: error.message, fields: error.fields, headers: error.headers };
+  }
+  if (!isFastifyError(error)) return answerOf('internal_error');
+  if (error.validation) {
+    const problems = addValidationProblems(error.validation as never, error.validationContext ?? 'request');
+    return answerOf('invalid_request', { message: problems.message(), fields: problems.fields });
+  }
+  const known = answerForFastifyCode(String(error.code ?? ''), bodyLimit);
+  if (known) return known;
   const status = error.statusCode ?? 500;
-  // Fastify's JSON parser throws SyntaxError (and prototype-poisoning errors) with status 400.
-  if (status === 400 && (error instanceof SyntaxError || String(error.code ?? '').startsWith('FST_ERR_CTP') || /JSON|__proto__|constructor/.test(error.message))) {
+  // A body parser's other failures (a SyntaxError, another FST_ERR_CTP_ code with status 400).
+  if (status === 400 && (error instanceof SyntaxError || String(error.code ?? '').startsWith('FST_ERR_CTP'))) {
     return invalidJson();
   }
-  if (status >= 400 && status < 500) {
-    return { statusCode: status, code: 'bad_request', message: 'The request could not be understood', fields: [] };
-  }
-  return internalError();
+  if (status >= 400 && status < 500) return { ...answerOf(errorCodeForStatus(status)), statusCode: status };
+  return answerOf('internal_error');
 }
 
 function invalidJson(): ErrorAnswer {
-  return { statusCode: 422, code: 'invalid_request', message: 'The request is not valid: body is not valid JSON', fields: ['body'] };
-}
-
-function internalError(): ErrorAnswer {
-  return { statusCode: 500, code: 'internal_error', message: MESSAGES.internal, fields: [] };
+  return answerOf('invalid_request', { message: invalidRequestMessage('body is not valid JSON'), fields: ['body'] });
 }
 
 export function makeErrorHandler(bodyLimit: number) {
   return function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
     const answer = answerFor(error, bodyLimit);
-    if (answer.statusCode >= 500 && answer.code === 'internal_error') {
+    if (error instanceof UnavailableDependencyError) {
+      request.log.warn({ reason: error.message }, 'dependency unavailable');
+    } else if (answer.code === 'internal_error') {
       request.log.error({ err: error }, 'unexpected failure');
     }
     for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
     reply.header('X-Request-ID', request.id);
-    // A request refused before its body was read (405, 401, 413 by Content-Length...): close the
-    // connection after the answer instead of reading (and discarding) a body nobody needs.
-    if (!request.raw.complete) reply.header('Connection', 'close');
     return reply.code(answer.statusCode).type('application/json; charset=utf-8').send(errorBody(answer.code, answer.message, request.id, answer.fields));
   };
 }

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
 import type { PlatformApp } from './app.js';
-import { ApiError, errorResponse } from './errors.js';
+import { ApiError, type ErrorCode, errorResponses } from './error-registry.js';
 
 /**
  * GET /health (liveness: answers 200 whatever the state) and GET /ready (readiness: 200
  * {"status": "ready"}, or 503 with the service's unavailable code), the same in all three services.
  */
 export interface Readiness {
-  /** Resolves when the service can answer; throws (or rejects) an ApiError with its 503 when not. */
+  /** Resolves when the service can answer; throws (or rejects) when not. */
   check(): Promise<void> | void;
-  /** The 503 answer's description in OpenAPI, e.g. "The classifier is unavailable (classifier_unavailable)". */
-  unavailableDescription: string;
+  /** The service's 503 code (`classifier_unavailable`...): /ready answers it for any failure of check. */
+  unavailableCode: ErrorCode;
 }
 
 export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): void {
@@ -35,17 +35,17 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
         description: 'Answers 200 when the service can answer its requests, 503 with the error object otherwise. Needs no key.',
         response: {
           200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false, description: 'The service is ready' }),
-          503: errorResponse(readiness.unavailableDescription),
+          ...errorResponses(readiness.unavailableCode),
         },
       },
     },
     async () => {
-      await readiness.check();
+      try {
+        await readiness.check();
+      } catch (error) {
+        throw error instanceof ApiError ? error : new ApiError(readiness.unavailableCode);
+      }
       return { status: 'ready' as const };
     },
   );
-}
-
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
 }

@@ -1,15 +1,17 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { ApiError } from './errors.js';
+import type { ApiError } from './error-registry.js';
+import { FieldProblems } from './errors.js';
 
 /**
  * Request bodies (docs/decisions.md, "Content type"; docs/reliability.md, "Hostile input"). On top of
- * Fastify's JSON parser (size limit, prototype poisoning), a JSON body is refused with 422
+ * Fastify's JSON parser (size limit), a JSON body is refused with 422
  * `invalid_request` when:
  * - its bytes are not valid UTF-8 (JSON text must be UTF-8; decoding would silently turn them into
  *   U+FFFD), fields `body`;
  * - an object has the same key twice (parsers disagree on which one wins, so a proxy, a log or a
  *   client library could see another value than the service), fields: the path of the key;
+ * - an object has a `__proto__` or `constructor` key, fields: the path of the key;
  * - a string holds U+0000 or a lone surrogate (`"\ud800"`): neither is text, PostgreSQL cannot store
  *   U+0000 and a lone surrogate cannot be written as UTF-8, fields: the path of the string.
  * Query strings and path parameters get the same string rule (see `refuseUnusableParameters`).
@@ -18,7 +20,7 @@ type Done = (error: Error | null, body?: unknown) => void;
 type JsonParser = (request: FastifyRequest, body: string, done: Done) => void;
 
 function invalidBody(field: string, problem: string): ApiError {
-  return new ApiError(422, 'invalid_request', `The request is not valid: ${field} ${problem}`, [field]);
+  return new FieldProblems().add(field, problem).toError();
 }
 
 function joinPath(parent: string, child: string | number): string {
@@ -57,25 +59,37 @@ export function findUnusableString(value: unknown): string | undefined {
 }
 
 /**
- * The path of the first key that an object of `text` (valid JSON) holds twice, or undefined.
- * One pass over the text, with a stack of the open objects' keys and arrays' indexes; iterative,
- * so that 60,000 nested brackets cannot exhaust the call stack.
+ * Keys a body never has: the names JavaScript gives an object's prototype. An object with such a key
+ * can change the prototype of whatever code copies it with assignment; none of the services' fields
+ * has that name, so the key is refused as the offending field (422), like any unknown field.
  */
-export function findDuplicateKey(text: string): string | undefined {
+const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
+
+export interface KeyProblem {
+  /** Path of the key, e.g. `houses.0.__proto__`. */
+  field: string;
+  problem: string;
+}
+
+/**
+ * The first key of `text` (valid JSON) that an object holds twice or that is reserved, or undefined.
+ * One pass over the text, with a stack of the open objects' keys and arrays' indexes; iterative, so
+ * that 60,000 nested brackets cannot exhaust the call stack, and the path is built only for the key
+ * found (building it at every level would cost the square of the depth).
+ */
+export function findKeyProblem(text: string): KeyProblem | undefined {
   interface Frame {
     keys?: Set<string>;
     index: number;
-    /** path of this container */
-    path: string;
     /** key of the value being read (objects) */
     key?: string;
   }
   const stack: Frame[] = [];
   let expectingKey = false;
-  const childPath = (): string => {
-    const top = stack[stack.length - 1];
-    if (!top) return '';
-    return top.keys ? joinPath(top.path, top.key ?? '') : joinPath(top.path, top.index);
+  const pathTo = (key: string): string => {
+    const parts = stack.slice(0, -1).map((frame) => (frame.keys ? (frame.key ?? '') : String(frame.index)));
+    parts.push(key);
+    return parts.join('.');
   };
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -96,17 +110,18 @@ export function findDuplicateKey(text: string): string | undefined {
         const raw = text.slice(i, j + 1);
         const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         const top = stack[stack.length - 1]!;
-        if (top.keys!.has(key)) return joinPath(top.path, key);
+        if (RESERVED_KEYS.has(key)) return { field: pathTo(key), problem: 'is not an allowed field' };
+        if (top.keys!.has(key)) return { field: pathTo(key), problem: 'is given twice' };
         top.keys!.add(key);
         top.key = key;
         expectingKey = false;
       }
       i = j;
     } else if (c === 0x7b /* { */) {
-      stack.push({ keys: new Set(), index: 0, path: childPath() });
+      stack.push({ keys: new Set(), index: 0 });
       expectingKey = true;
     } else if (c === 0x5b /* [ */) {
-      stack.push({ index: 0, path: childPath() });
+      stack.push({ index: 0 });
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
     } else if (c === 0x2c /* , */) {
@@ -120,7 +135,9 @@ export function findDuplicateKey(text: string): string | undefined {
 
 /** Replaces Fastify's application/json parser with one that adds the checks above. */
 export function registerStrictJsonParser(app: FastifyInstance, bodyLimit: number): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error') as unknown as JsonParser;
+  // `__proto__` and `constructor` keys are refused by findKeyProblem, naming the field (the default
+  // parser would call the body invalid JSON); JSON.parse itself only makes them own properties.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore') as unknown as JsonParser;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, raw, done) => {
     const bytes = raw as Buffer;
@@ -134,9 +151,9 @@ export function registerStrictJsonParser(app: FastifyInstance, bodyLimit: number
         done(error);
         return;
       }
-      const duplicate = findDuplicateKey(text);
-      if (duplicate !== undefined) {
-        done(invalidBody(duplicate, 'is given twice'));
+      const keyProblem = findKeyProblem(text);
+      if (keyProblem !== undefined) {
+        done(invalidBody(keyProblem.field, keyProblem.problem));
         return;
       }
       // In valid UTF-8 JSON text, U+0000 and lone surrogates can only be written as \u escapes.

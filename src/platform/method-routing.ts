@@ -1,5 +1,6 @@
+import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ApiError, MESSAGES, notFound } from './errors.js';
+import { ApiError } from './error-registry.js';
 import { CorsPolicy } from './cors.js';
 
 /**
@@ -9,7 +10,17 @@ import { CorsPolicy } from './cors.js';
  * that answers 405 (or, for OPTIONS with CORS enabled, the preflight).
  */
 // TRACE and QUERY too: a known path answers 405 for any method it lacks (found by Schemathesis, ST204).
-const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'] as const;
+const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'];
+
+/**
+ * Every method Node's parser accepts (PROPFIND, PURGE, SEARCH, LOCK, ...: issue 11, item 5), the
+ * standard ones first (the order of `Allow`). CONNECT is not routed: Node hands it to a `connect`
+ * listener or closes the connection.
+ */
+export const ROUTABLE_METHODS: readonly string[] = [
+  ...STANDARD_METHODS.filter((method) => METHODS.includes(method)),
+  ...METHODS.filter((method) => !STANDARD_METHODS.includes(method) && method !== 'CONNECT'),
+];
 
 export class RouteTable {
   private readonly methodsByUrl = new Map<string, Set<string>>();
@@ -30,15 +41,15 @@ export class RouteTable {
 }
 
 function allowHeader(methods: ReadonlySet<string>): string {
-  return STANDARD_METHODS.filter((method) => methods.has(method)).join(', ');
+  return ROUTABLE_METHODS.filter((method) => methods.has(method)).join(', ');
 }
 
 /** Adds the 405 routes; call after every route of the service has been registered. */
 export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTable, cors: CorsPolicy): void {
   for (const [url] of table.entries()) {
     // Ask the router rather than the record: a prefixed '/docs' route also exists as '/docs/'.
-    const present = new Set(STANDARD_METHODS.filter((method) => app.hasRoute({ url, method })));
-    const missing = STANDARD_METHODS.filter((method) => !present.has(method));
+    const present = new Set(ROUTABLE_METHODS.filter((method) => app.hasRoute({ url, method })));
+    const missing = ROUTABLE_METHODS.filter((method) => !present.has(method));
     if (missing.length === 0) continue;
     const allow = allowHeader(present);
     app.route({
@@ -52,10 +63,10 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
         if (request.method === 'OPTIONS' && cors.enabled && CorsPolicy.isPreflight(request)) {
           return cors.answerPreflight(request, reply);
         }
-        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+        throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
       },
       handler: () => {
-        throw new ApiError(405, 'method_not_allowed', MESSAGES.methodNotAllowed, [], { Allow: allow });
+        throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
       },
     });
   }
@@ -63,5 +74,5 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
 
 /** Unknown paths: 404 `not_found` with message `Not Found`. */
 export function notFoundHandler(): never {
-  throw notFound();
+  throw new ApiError('not_found');
 }

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { hostname } from 'node:os';
 import type { Writable } from 'node:stream';
 import pino from 'pino';
+import type { LogLevel } from './settings.js';
 
 /**
  * Logs (conventions.md): pino, Fastify's own logger, one JSON line per request on stdout with method,
@@ -19,9 +21,15 @@ export function stdoutLogDestination() {
   return pino.destination({ dest: 1, sync: false });
 }
 
-export function loggerOptions(stream?: Writable) {
+/**
+ * `service` names the service on every line (`"service": "tickets"`), so that the lines of `npm start`,
+ * which runs the three services in one process, can be told apart. `level`: the LOG_LEVEL setting,
+ * read and checked with the other settings (settings.ts).
+ */
+export function loggerOptions(service: string, level: LogLevel, stream?: Writable) {
   return {
-    level: process.env.LOG_LEVEL ?? 'info',
+    level,
+    base: { pid: process.pid, hostname: hostname(), service },
     redact: {
       paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'req.headers.authorization', 'headers.authorization', 'body', 'req.body'],
       censor: '[redacted]',

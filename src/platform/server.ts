@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { SettingsError } from './settings.js';
+import { SettingsError, quoted } from './settings.js';
+import { startLineFor } from './start-line.js';
 
 /**
  * Starting and stopping. A setting with an invalid value stops the start with one clear line naming
@@ -40,8 +41,24 @@ export async function drain(app: FastifyInstance, graceMs = DRAIN_GRACE_MS): Pro
     });
   });
 }
-export async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
-  return app.listen({ host, port });
+/**
+ * Listens on HOST and PORT. A value the system refuses is a setting with an invalid value too: a
+ * host that is not an address of this machine, or does not resolve, and a port in use or needing
+ * privileges stop the start with `Invalid setting HOST: ...` or `Invalid setting PORT: ...`
+ * (`portVariable`: TICKETS_PORT... under npm start). Other failures keep their own message.
+ */
+export async function listen(app: FastifyInstance, host: string, port: number, portVariable = 'PORT'): Promise<string> {
+  try {
+    return await app.listen({ host, port, listenTextResolver: startLineFor(app) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
+      throw new SettingsError('HOST', `${quoted(host)} is not an address of this machine, or does not resolve (${code})`);
+    }
+    if (code === 'EADDRINUSE') throw new SettingsError(portVariable, `port ${port} is already in use on ${host}`);
+    if (code === 'EACCES') throw new SettingsError(portVariable, `port ${port} needs privileges this process does not have (use a port over 1023)`);
+    throw error;
+  }
 }
 
 export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: number) => void = process.exit): void {
@@ -66,12 +83,14 @@ export interface PreparedService {
   app: FastifyInstance;
   host: string;
   port: number;
+  /** The setting that gave the port, named when the port cannot be used (default PORT). */
+  portVariable?: string;
 }
 
 /** Listens with every prepared service, and closes them all on SIGTERM/SIGINT. */
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
-  for (const service of services) await listen(service.app, service.host, service.port);
+  for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
 }
 
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */

@@ -1,7 +1,23 @@
+import { isIP } from 'node:net';
+import { readMetricsKey } from './metrics.js';
+import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
+
 /**
- * Reading the settings that all three services share (conventions.md, "Settings shared by all three").
- * A setting with an invalid value throws a SettingsError whose message is one clear line naming the
- * variable; the start command prints it and exits 1.
+ * The one settings reader of the three services (conventions.md, "Running" and "Settings shared by
+ * all three"). Every setting comes from the environment and fails closed: a variable that is set
+ * but holds no usable value (empty, only spaces, only commas, a control character, out of range, an
+ * unknown word, a repeated item) stops the start with a SettingsError whose message is one line,
+ * `Invalid setting NAME: why`; the start command prints it alone on stderr and exits 1.
+ *
+ * Rules shared by every setting (README, "Settings"):
+ * - unset means the default; set to an empty or blank value is refused (`API_KEY=` is far more
+ *   often a variable that failed to expand than a wish for the default), except ALLOWED_ORIGINS,
+ *   whose contract says "empty or unset means none";
+ * - spaces around the value, and around each item of a list, are ignored;
+ * - a list is comma-separated; an empty item (`a,,b`, `a,`) and a repeated item are refused;
+ * - words (`true`, `warn`, `unavailable`) are read in any case;
+ * - a value is quoted in the message (JSON-escaped, so the message stays one line) unless it is a
+ *   secret: keys, cursor secrets and database URLs are never echoed.
  */
 
 export type Env = Record<string, string | undefined>;
@@ -16,6 +32,178 @@ export class SettingsError extends Error {
   }
 }
 
+/** How a setting's value is described in messages, and whether it may be echoed. */
+export interface SettingShape {
+  /** What a usable value is, e.g. `a port number (0 to 65535)`. */
+  expected: string;
+  /** True for keys, secrets and URLs that may hold a password: the value is never quoted. */
+  secret?: boolean;
+}
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const QUOTED_VALUE_MAX = 80;
+
+/** The value as a message may show it: JSON-quoted (one line whatever it holds), cut at 80 characters. */
+export function quoted(value: string): string {
+  return JSON.stringify(value.length > QUOTED_VALUE_MAX ? `${value.slice(0, QUOTED_VALUE_MAX)}...` : value);
+}
+
+/** `"value" is not ...` for an ordinary setting, `the value is not ...` for a secret one. */
+function subject(value: string, shape: SettingShape): string {
+  return shape.secret ? 'the value' : quoted(value);
+}
+
+/**
+ * The trimmed value of a setting, or undefined when the variable is unset. Set but empty or blank,
+ * or holding a control character: refused.
+ */
+export function readText(env: Env, variable: string, shape: SettingShape): string | undefined {
+  const raw = env[variable];
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  if (value === '') {
+    throw new SettingsError(variable, `set but empty; give ${shape.expected}, or unset it for the default`);
+  }
+  if (CONTROL_CHARACTER.test(value)) {
+    throw new SettingsError(variable, `${subject(value, shape)} holds a control character; give ${shape.expected}`);
+  }
+  return value;
+}
+
+/**
+ * A comma-separated list, or undefined when the variable is unset. Each item is trimmed; a value
+ * with no item, an empty item or an item given twice is refused (`item` names one in messages).
+ */
+export function readList(env: Env, variable: string, shape: SettingShape & { item: string }): string[] | undefined {
+  const value = readText(env, variable, shape);
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((item) => item.trim());
+  if (items.every((item) => item === '')) {
+    throw new SettingsError(variable, `holds only commas; give ${shape.expected}, or unset it for the default`);
+  }
+  items.forEach((item, index) => {
+    if (item === '') {
+      throw new SettingsError(variable, `${shape.item} ${index + 1} of ${items.length} is empty (a stray comma); give ${shape.expected}`);
+    }
+    const first = items.indexOf(item);
+    if (first !== index) {
+      throw new SettingsError(variable, `${shape.item} ${index + 1} repeats ${shape.item} ${first + 1}; give each once`);
+    }
+  });
+  return items;
+}
+
+/** One of a few words, in any case; the default when unset. */
+export function readChoice<T extends string>(env: Env, variable: string, choices: readonly T[], defaultValue: T): T {
+  const expected = `one of ${choices.join(', ')}`;
+  const value = readText(env, variable, { expected });
+  if (value === undefined) return defaultValue;
+  const choice = choices.find((word) => word === value.toLowerCase());
+  if (choice === undefined) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
+  return choice;
+}
+
+export function readBoolean(env: Env, variable: string, defaultValue: boolean): boolean {
+  return readChoice(env, variable, ['true', 'false'], defaultValue ? 'true' : 'false') === 'true';
+}
+
+const PORT_SHAPE: SettingShape = { expected: 'a port number (0 to 65535; 0 picks a free port)' };
+
+/** A TCP port, 0 to 65535 in decimal digits; undefined when unset. `variable`: PORT, or TICKETS_PORT... for npm start. */
+export function readOptionalPort(env: Env, variable: string): number | undefined {
+  const value = readText(env, variable, PORT_SHAPE);
+  if (value === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new SettingsError(variable, `${quoted(value)} is not ${PORT_SHAPE.expected}`);
+  }
+  return Number(value);
+}
+
+export function readPort(env: Env, defaultPort: number, variable = 'PORT'): number {
+  return readOptionalPort(env, variable) ?? defaultPort;
+}
+
+const HOST_SHAPE: SettingShape = { expected: 'an IP address or a host name (0.0.0.0 listens on every interface)' };
+/** A DNS host name: labels of letters, digits and inner hyphens, separated by dots, at most 253 characters. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+export function readHost(env: Env): string {
+  const value = readText(env, 'HOST', HOST_SHAPE);
+  if (value === undefined) return '127.0.0.1';
+  if (isIP(value) === 0 && !HOST_NAME.test(value)) {
+    throw new SettingsError('HOST', `${quoted(value)} is not ${HOST_SHAPE.expected} (no scheme, port or path)`);
+  }
+  return value;
+}
+
+/** Printable ASCII without spaces: what a header value can carry unchanged, and any shell or YAML file. */
+export const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
+
+/**
+ * A comma-separated list of keys or secrets (API_KEY, CURSOR_SECRET), or undefined when unset: the
+ * list rules, each item printable ASCII without spaces, and never an item quoted in a message.
+ */
+export function readSecretList(env: Env, variable: string, shape: { expected: string; item: string }): string[] | undefined {
+  const items = readList(env, variable, { ...shape, secret: true });
+  items?.forEach((item, index) => {
+    if (!PRINTABLE_TOKEN.test(item)) {
+      throw new SettingsError(variable, `${shape.item} ${index + 1} is not printable ASCII without spaces (separate several by commas)`);
+    }
+  });
+  return items;
+}
+
+/** API_KEY: unset means none configured (the service decides what that means). */
+export function readApiKeys(env: Env): string[] {
+  // A key with a control character or an inner space could never be sent in a header.
+  return readSecretList(env, 'API_KEY', { expected: 'one or more keys separated by commas', item: 'key' }) ?? [];
+}
+
+/** An origin is scheme://host[:port] with nothing after it, exactly as a browser sends it. */
+const ORIGIN_PATTERN = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?$/i;
+const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' };
+
+/**
+ * ALLOWED_ORIGINS: exact origins; empty, blank or unset means none. Written the way a browser sends them (lower-case scheme and host,
+ * no default port), so that `https://Dashboard.example.org:443` matches the `Origin` the browser sends.
+ */
+export function readAllowedOrigins(env: Env): string[] {
+  // The one setting where empty is a value: the contract says "empty or unset means none"
+  // (ticket-classifier.md), and none is the closed state (no browser origin is allowed).
+  if (env.ALLOWED_ORIGINS?.trim() === '') return [];
+  const expected = 'exact origins of the form scheme://host[:port], separated by commas';
+  const origins = readList(env, 'ALLOWED_ORIGINS', { expected, item: 'origin' });
+  if (origins === undefined) return [];
+  const normalized = origins.map((origin) => {
+    if (origin === '*') {
+      throw new SettingsError('ALLOWED_ORIGINS', 'the wildcard origin "*" is not allowed; list exact origins');
+    }
+    const parts = ORIGIN_PATTERN.exec(origin);
+    if (!parts || (parts[3] !== undefined && Number(parts[3]) > 65535)) {
+      throw new SettingsError(
+        'ALLOWED_ORIGINS',
+        `${quoted(origin)} is not an origin of the form scheme://host[:port] (for example https://dashboard.example.org)`,
+      );
+    }
+    const scheme = (parts[1] as string).toLowerCase();
+    const host = (parts[2] as string).toLowerCase();
+    const port = parts[3] === undefined || parts[3] === DEFAULT_PORTS[scheme] ? '' : `:${Number(parts[3])}`;
+    return `${scheme}://${host}${port}`;
+  });
+  normalized.forEach((origin, index) => {
+    const first = normalized.indexOf(origin);
+    if (first !== index) throw new SettingsError('ALLOWED_ORIGINS', `origin ${index + 1} is the same origin as origin ${first + 1}; give each once`);
+  });
+  return normalized;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function readLogLevel(env: Env): LogLevel {
+  return readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+}
+
 export interface PlatformSettings {
   port: number;
   host: string;
@@ -24,72 +212,12 @@ export interface PlatformSettings {
   /** Exact origins allowed to call the service from a browser. Empty: CORS off. */
   allowedOrigins: string[];
   showDocs: boolean;
-}
-
-/** Splits a comma-separated list, trimming spaces and dropping empty items. */
-export function readList(value: string | undefined): string[] {
-  if (value === undefined) return [];
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}
-
-export function readPort(env: Env, defaultPort: number): number {
-  const raw = env.PORT;
-  if (raw === undefined || raw.trim() === '') return defaultPort;
-  const trimmed = raw.trim();
-  if (!/^\d+$/.test(trimmed)) throw new SettingsError('PORT', `"${raw}" is not a port number (0 to 65535)`);
-  const port = Number(trimmed);
-  if (port > 65535) throw new SettingsError('PORT', `"${raw}" is not a port number (0 to 65535)`);
-  return port;
-}
-
-export function readHost(env: Env): string {
-  const raw = env.HOST;
-  if (raw === undefined || raw.trim() === '') return '127.0.0.1';
-  const host = raw.trim();
-  if (/\s/.test(host)) throw new SettingsError('HOST', `"${raw}" is not a host name or address`);
-  return host;
-}
-
-export function readApiKeys(env: Env): string[] {
-  const keys = readList(env.API_KEY);
-  for (const key of keys) {
-    // Header values cannot carry control characters; such a key could never be sent.
-    if (!/^[\x21-\x7e]+$/.test(key)) {
-      throw new SettingsError('API_KEY', 'keys must be printable ASCII without spaces (separate several keys by commas)');
-    }
-  }
-  return keys;
-}
-
-/** An origin is scheme://host[:port] with nothing after it, exactly as a browser sends it. */
-const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
-
-export function readAllowedOrigins(env: Env): string[] {
-  const origins = readList(env.ALLOWED_ORIGINS);
-  for (const origin of origins) {
-    if (origin === '*') {
-      throw new SettingsError('ALLOWED_ORIGINS', 'the wildcard origin "*" is not allowed; list exact origins');
-    }
-    if (!ORIGIN_PATTERN.test(origin)) {
-      throw new SettingsError(
-        'ALLOWED_ORIGINS',
-        `"${origin}" is not an origin of the form scheme://host[:port] (for example https://dashboard.example.org)`,
-      );
-    }
-  }
-  return origins;
-}
-
-export function readBoolean(env: Env, variable: string, defaultValue: boolean): boolean {
-  const raw = env[variable];
-  if (raw === undefined || raw.trim() === '') return defaultValue;
-  const value = raw.trim().toLowerCase();
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new SettingsError(variable, `"${raw}" must be true or false`);
+  /** pino level of the service's log. */
+  logLevel: LogLevel;
+  /** METRICS_KEY: GET /metrics answers a scrape with this bearer key; null: no /metrics (metrics.ts). */
+  metricsKey?: string | null;
+  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null: no limit (rate-limit.ts). */
+  rateLimit?: RateLimitSettings | null;
 }
 
 export function readPlatformSettings(env: Env, defaultPort: number): PlatformSettings {
@@ -99,5 +227,8 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     apiKeys: readApiKeys(env),
     allowedOrigins: readAllowedOrigins(env),
     showDocs: readBoolean(env, 'SHOW_DOCS', true),
+    logLevel: readLogLevel(env),
+    metricsKey: readMetricsKey(env),
+    rateLimit: readRateLimit(env),
   };
 }

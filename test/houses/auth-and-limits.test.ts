@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError, LogCapture } from '../support/http.js';
 import { buildFixtureApp, house, postJson } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md "Authentication", rule 1 (413 before validation), and the 404 of the error table. */
 describe('API keys (two keys, for rotation)', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    app = await buildFixtureApp({ API_KEY: 'first-key,second-key' });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'first-key,second-key' }));
 
   for (const url of ['/v1/estimates', '/v1/estimates/batch']) {
     const body = url.endsWith('batch') ? { houses: [house()] } : house();
@@ -47,13 +41,7 @@ describe('no API_KEY set', () => {
 });
 
 describe('body size (64 KiB), checked before validation', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    app = await buildFixtureApp({ API_KEY: 'k' });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'k' }));
   const padding = 'x'.repeat(70_000);
 
   it('an oversized house with unknown fields is 413 body_too_large, not 422', async () => {
@@ -87,13 +75,7 @@ describe('CORS (ALLOWED_ORIGINS)', () => {
 });
 
 describe('other answers', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    app = await buildFixtureApp();
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = appDuringSuite(() => buildFixtureApp());
   it('an unknown path is 404 not_found with message Not Found', async () => {
     expectError(await app.inject({ url: '/v1/nothing' }), 404, 'not_found', [], 'Not Found');
   });

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
 import type { HouseModel } from '../../src/services/houses/house-model.js';
 import { parseHouseModel } from '../../src/services/houses/model-adapter.js';
@@ -8,6 +7,7 @@ import { readHouseSettings } from '../../src/services/houses/settings.js';
 import type { House } from '../../src/services/houses/schemas.js';
 import { warningsFor } from '../../src/services/houses/warnings.js';
 import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson, sha256OfFile, VALID_HOUSE } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** The Estimate answer, rounding, range and warnings, on the hand-made model (four one-split trees). */
 const FILE = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as {
@@ -16,13 +16,7 @@ const FILE = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as {
   model_area: { lat_min: number; lat_max: number; long_min: number; long_max: number };
 };
 
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildFixtureApp();
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildFixtureApp());
 
 const estimate = async (body: unknown) => {
   const response = await postJson(app, '/v1/estimates', body);

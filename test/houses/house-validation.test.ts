@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { buildFixtureApp, house, houseWithout, postJson, VALID_HOUSE, type HouseBody } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md "House" and the decided bounds (docs/houses.md): both sides of every bound. */
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildFixtureApp();
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildFixtureApp());
 
 const estimate = (body: unknown) => postJson(app, '/v1/estimates', body);
 

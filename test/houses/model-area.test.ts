@@ -1,20 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md rule 3: outside_model_area with lat, long or both, from the area in the model file. */
 const AREA = (JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as { model_area: { lat_min: number; lat_max: number; long_min: number; long_max: number } })
   .model_area;
 
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildFixtureApp();
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildFixtureApp());
 
 const estimate = (body: unknown) => postJson(app, '/v1/estimates', body);
 

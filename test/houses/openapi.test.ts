@@ -1,22 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
 import { SHIPPED_MODEL_AREA } from '../../src/services/houses/schemas.js';
 import { expectMatchesReviewedCopy, REPO_ROOT } from '../support/http.js';
 import { buildFixtureApp } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md rule 7 and "Versioning": the description states the limits and is compared with a reviewed copy. */
-let app: PlatformApp;
+const app = appDuringSuite(() => buildFixtureApp());
 let spec: any;
 beforeAll(async () => {
-  app = await buildFixtureApp();
-  await app.ready();
   spec = app.swagger();
-});
-afterAll(async () => {
-  await app.close();
 });
 
 const houseSchema = () => spec.paths['/v1/estimates'].post.requestBody.content['application/json'].schema;

@@ -29,6 +29,16 @@ describe('house settings', () => {
       expect(() => readHouseSettings({ MODEL_SHA256: bad })).toThrow(/^Invalid setting MODEL_SHA256: /);
     });
   }
+  it.each([
+    ['MODEL_PATH', ''],
+    ['MODEL_PATH', '   '],
+    ['MODEL_PATH', 'models/kc\u0000.json'],
+    ['MODEL_SHA256', ''],
+    ['MODEL_SHA256', ' \t '],
+  ])('%s=%j (set but unusable) is a SettingsError naming the variable', (variable, value) => {
+    expect(() => readHouseSettings({ [variable]: value })).toThrow(SettingsError);
+    expect(() => readHouseSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: `));
+  });
   it('a bad platform setting still names its variable', () => {
     expect(() => readHouseSettings({ PORT: 'eighty' })).toThrow(/^Invalid setting PORT: /);
   });

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
 import { ESTIMATE_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
@@ -9,6 +8,7 @@ import type { Estimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 import { postJson } from './support.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /**
  * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
@@ -45,13 +45,7 @@ function goldenAnswer(answer: Estimate): GoldenAnswer {
   };
 }
 
-let app: PlatformApp;
-beforeAll(async () => {
-  app = await buildHousesApp(readHouseSettings({}), { logger: false });
-});
-afterAll(async () => {
-  await app.close();
-});
+const app = appDuringSuite(() => buildHousesApp(readHouseSettings({}), { logger: false }));
 
 async function answerOf(house: unknown): Promise<Estimate> {
   const response = await postJson(app, '/v1/estimates', house);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectError, fromFetch } from '../support/http.js';
-import { runEntryPoint, startService } from '../support/process.js';
+import { runUntilExit, startService } from '../support/process.js';
 import { house } from './support.js';
 
 const ENTRY = 'src/services/houses/main.ts';
@@ -20,7 +20,7 @@ describe('start command of the house-price service', () => {
       expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
       expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
     } finally {
-      service.child.kill('SIGTERM');
+      await service.stop();
     }
     expect(await service.exited).toBe(0);
     expect(service.stdout()).toMatch(/"msg":"model kc-hgb-2015-02 loaded from [^"]*models\/kc-hgb-2015-02\.json"/);
@@ -33,18 +33,14 @@ describe('start command of the house-price service', () => {
       expect((await fetch(`${service.baseUrl}/health`)).status).toBe(200);
       expectError(await fromFetch(await fetch(`${service.baseUrl}/ready`)), 503, 'model_unavailable', []);
     } finally {
-      service.child.kill('SIGTERM');
+      await service.stop();
     }
-    await service.exited;
     expect(service.stdout()).toContain('no model loaded: model file /nonexistent/model.json is missing');
   });
 
   it('an invalid MODEL_SHA256 stops the start with one line naming the variable', async () => {
-    const child = runEntryPoint(ENTRY, { PORT: '0', MODEL_SHA256: 'not-a-hash' });
-    let err = '';
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+    const { code, stderr } = await runUntilExit(ENTRY, { PORT: '0', MODEL_SHA256: 'not-a-hash' });
     expect(code).toBe(1);
-    expect(err.trim().split('\n')).toEqual([expect.stringMatching(/^Invalid setting MODEL_SHA256: /)]);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Invalid setting MODEL_SHA256: /)]);
   });
 });

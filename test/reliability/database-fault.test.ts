@@ -2,8 +2,8 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
-import { createPostgresFixture, createSqliteFixture, TEST_POSTGRES_URL, type FixtureDatabase } from '../requests/support/fixture-database.js';
-import { json, startTestApp, type TestApp } from '../requests/support/requests-app.js';
+import { createPostgresFixture, type FixtureDatabase, fixtureDuringSuite, TEST_POSTGRES_URL } from '../requests/support/fixture-database.js';
+import { json, startTestApp, type TestApp, testAppDuringSuite } from '../requests/support/requests-app.js';
 import { REQUESTS } from './services.js';
 
 /**
@@ -91,16 +91,8 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
   });
 
   describe('SQLite', () => {
-    let fixture: FixtureDatabase;
-    let service: TestApp;
-    beforeAll(async () => {
-      fixture = createSqliteFixture();
-      service = await startTestApp(fixture.databaseUrl);
-    });
-    afterAll(async () => {
-      await service?.app.close();
-      await fixture?.drop();
-    });
+    const fixture = fixtureDuringSuite();
+    const service = testAppDuringSuite(fixture);
 
     it('file header overwritten in place: 503 database_unavailable; header restored: 200 with the same rows', async () => {
       const before = await expectAnswering(service);

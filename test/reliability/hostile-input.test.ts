@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { chunkedEncoding, rawExchange, repeatedChunks, type RawExchange } from './raw-http.js';
-import { SERVICES, type ServiceUnderTest } from './services.js';
+import { SERVICES, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
  * Hostile input (issue 7), one test per case per service: each answers a clear 4xx error object,
@@ -27,27 +25,7 @@ function fromRaw(exchange: RawExchange): AnyResponse {
 }
 
 describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: hostile input', (_name, service: ServiceUnderTest) => {
-  let app: PlatformApp;
-  let port: number;
-  let cleanup: () => Promise<void>;
-
-  beforeAll(async () => {
-    if (!service.available) return;
-    ({ app, cleanup } = await service.build(KEY));
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    if (!service.available) return;
-    await app.close();
-    await cleanup();
-  });
-  afterEach(async () => {
-    if (!service.available) return;
-    // The process keeps serving, over a fresh connection.
-    const health = await fetch(`http://127.0.0.1:${port}/health`);
-    expect(health.status).toBe(200);
-  });
+  const live = serveDuringSuite(service, KEY, { checkHealthAfterEach: true });
 
   // A case that does not apply to a service (a JSON body sent to a read-only service, or the reverse)
   // is not registered for it, rather than reported as skipped.
@@ -57,7 +35,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
   const withoutJson = service.available && service.json === undefined ? it : notApplicable;
   const endpoint = () => service.json!;
   const post = (payload: string | Buffer, headers: Record<string, string> = json) =>
-    app.inject({ method: 'POST', url: endpoint().path, headers, payload });
+    live.app.inject({ method: 'POST', url: endpoint().path, headers, payload });
   const withField = (field: string, rawValue: string) => {
     const { [field]: _dropped, ...rest } = endpoint().validBody;
     return `${JSON.stringify(rest).slice(0, -1)},"${field}":${rawValue}}`;
@@ -65,7 +43,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   test('sanity: the valid request answers 200 (so the cases below test what they claim)', async () => {
     if (service.json) expect((await post(JSON.stringify(endpoint().validBody))).statusCode).toBe(200);
-    expect((await app.inject({ method: 'GET', url: service.keyedGet, headers: { 'x-api-key': KEY } })).statusCode).toBe(200);
+    expect((await live.app.inject({ method: 'GET', url: service.keyedGet, headers: { 'x-api-key': KEY } })).statusCode).toBe(200);
   });
 
   withJson('a body that is not JSON: 422 invalid_request, fields body', async () => {
@@ -75,7 +53,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
   });
 
   withoutJson('a body sent to a read-only service: 405 method_not_allowed before the body is read', async () => {
-    const response = await app.inject({ method: 'POST', url: '/v1/service-requests', headers: json, payload: '{"not": json' });
+    const response = await live.app.inject({ method: 'POST', url: '/v1/service-requests', headers: json, payload: '{"not": json' });
     expectClientError(response, 405, 'method_not_allowed', []);
     expect(response.headers.allow).toBe('GET, HEAD');
   });
@@ -132,12 +110,12 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
   test('NUL bytes and lone surrogates in query parameters: 422 naming the parameter', async () => {
     const [path] = service.keyedGet.split('?');
     for (const value of ['a%00b', '%00']) {
-      const response = await app.inject({ method: 'GET', url: `${path}?limit=1&complaint_type=${value}`, headers: { 'x-api-key': KEY } });
+      const response = await live.app.inject({ method: 'GET', url: `${path}?limit=1&complaint_type=${value}`, headers: { 'x-api-key': KEY } });
       if (service.name === 'requests') expectClientError(response, 422, 'invalid_request', ['complaint_type']);
       else expect(response.statusCode, response.body).toBeLessThan(500);
     }
     // A percent-encoded lone surrogate cannot be decoded: it stays text, never reaches the data as one.
-    const surrogate = await app.inject({ method: 'GET', url: `${path}?limit=1&complaint_type=%ED%A0%80`, headers: { 'x-api-key': KEY } });
+    const surrogate = await live.app.inject({ method: 'GET', url: `${path}?limit=1&complaint_type=%ED%A0%80`, headers: { 'x-api-key': KEY } });
     expect(surrogate.statusCode, surrogate.body).toBeLessThan(500);
   });
 
@@ -145,7 +123,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     const path = service.json?.path ?? '/v1/service-requests';
     const size = 10 * 1024 * 1024;
     const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${KEY}\r\nContent-Length: ${size}\r\n\r\n`;
-    const exchange = await rawExchange(port, head, { bodyChunks: () => repeatedChunks(size / 65_536, 65_536), timeoutMs: 5000 });
+    const exchange = await rawExchange(live.port, head, { bodyChunks: () => repeatedChunks(size / 65_536, 65_536), timeoutMs: 5000 });
     expectClientError(fromRaw(exchange), service.json ? 413 : 405, service.json ? 'body_too_large' : 'method_not_allowed', []);
     expect(exchange.ms).toBeLessThan(3000);
     expect(exchange.closedByServer).toBe(true);
@@ -154,7 +132,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   withJson('a chunked body over the limit: 413 once 64 KiB have arrived, connection closed', async () => {
     const head = `POST ${endpoint().path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`;
-    const exchange = await rawExchange(port, head, { bodyChunks: () => chunkedEncoding(640, 16_384), timeoutMs: 5000 });
+    const exchange = await rawExchange(live.port, head, { bodyChunks: () => chunkedEncoding(640, 16_384), timeoutMs: 5000 });
     expectClientError(fromRaw(exchange), 413, 'body_too_large', []);
     expect(exchange.closedByServer).toBe(true);
     expect(exchange.bodyBytesWritten).toBeLessThan(640 * 16_384);
@@ -169,59 +147,64 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/jsonx']) {
       expectClientError(await post(body, { 'content-type': type, 'x-api-key': KEY }), 415, 'unsupported_media_type', ['Content-Type']);
     }
-    const missing = await app.inject({ method: 'POST', url: endpoint().path, headers: { 'x-api-key': KEY }, payload: Buffer.from(body) });
+    const missing = await live.app.inject({ method: 'POST', url: endpoint().path, headers: { 'x-api-key': KEY }, payload: Buffer.from(body) });
     expectClientError({ ...missing, headers: missing.headers }, 415, 'unsupported_media_type', ['Content-Type']);
   });
 
   test('a 100 KB URL: 431 request_header_too_large with the error object, connection closed', async () => {
-    const exchange = await rawExchange(port, `GET /v1/${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
+    const exchange = await rawExchange(live.port, `GET /v1/${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`);
     expectClientError(fromRaw(exchange), 431, 'request_header_too_large', []);
     expect(exchange.closedByServer).toBe(true);
   });
 
   test('a long URL under the header limit (10 KB path, 10 KB id): 404, or 414 uri_too_long for a parameter, never 500', async () => {
-    expectClientError(await app.inject({ method: 'GET', url: `/v1/${'a'.repeat(10_000)}`, headers: { 'x-api-key': KEY } }), 404, 'not_found', []);
-    const longId = await app.inject({ method: 'GET', url: `${service.traversalPath.replace(/\/[^/]*$/, '')}/${'9'.repeat(10_000)}`, headers: { 'x-api-key': KEY } });
+    expectClientError(await live.app.inject({ method: 'GET', url: `/v1/${'a'.repeat(10_000)}`, headers: { 'x-api-key': KEY } }), 404, 'not_found', []);
+    const longId = await live.app.inject({ method: 'GET', url: `${service.traversalPath.replace(/\/[^/]*$/, '')}/${'9'.repeat(10_000)}`, headers: { 'x-api-key': KEY } });
     if (service.name === 'requests') expectClientError(longId, 414, 'uri_too_long', []);
     else expectClientError(longId, 404, 'not_found', []);
     expect(longId.body.length).toBeLessThan(1000);
   });
 
   test('a URL with broken percent-encoding: 400 bad_request or 404, with the error object', async () => {
-    expectClientError(await app.inject({ method: 'GET', url: `${service.traversalPath.replace(/\/[^/]*$/, '')}/%zz%E0%A4%A`, headers: { 'x-api-key': KEY } }));
+    expectClientError(await live.app.inject({ method: 'GET', url: `${service.traversalPath.replace(/\/[^/]*$/, '')}/%zz%E0%A4%A`, headers: { 'x-api-key': KEY } }));
   });
 
   test('a 20 KB header value: 431 with the error object; a 4 KB one is served', async () => {
-    const big = await rawExchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const big = await rawExchange(live.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ${'b'.repeat(20_000)}\r\n\r\n`);
     expectClientError(fromRaw(big), 431, 'request_header_too_large', []);
     expect(big.closedByServer).toBe(true);
-    const fine = await app.inject({ method: 'GET', url: '/health', headers: { 'x-long': 'b'.repeat(4000) } });
+    const fine = await live.app.inject({ method: 'GET', url: '/health', headers: { 'x-long': 'b'.repeat(4000) } });
     expect(fine.statusCode).toBe(200);
   });
 
   test('repeated query parameters', async () => {
     if (service.name === 'requests') {
-      const response = await app.inject({ method: 'GET', url: '/v1/service-requests?borough=queens&borough=bronx', headers: { 'x-api-key': KEY } });
-      expectClientError(response, 422, 'invalid_request', ['borough']);
-      const limits = await app.inject({ method: 'GET', url: '/v1/service-requests?limit=1&limit=2', headers: { 'x-api-key': KEY } });
+      // issue 14: a repeated filter means any of its values; a parameter that takes one value is still refused twice
+      const both = await live.app.inject({ method: 'GET', url: '/v1/service-requests?borough=queens&borough=bronx', headers: { 'x-api-key': KEY } });
+      expect(both.statusCode).toBe(200);
+      const many = `/v1/service-requests?${Array.from({ length: 51 }, () => 'borough=queens').join('&')}`;
+      expectClientError(await live.app.inject({ method: 'GET', url: many, headers: { 'x-api-key': KEY } }), 422, 'invalid_request', ['borough']);
+      const response = await live.app.inject({ method: 'GET', url: '/v1/service-requests?created_from=2025-01-01&created_from=2025-01-02', headers: { 'x-api-key': KEY } });
+      expectClientError(response, 422, 'invalid_request', ['created_from']);
+      const limits = await live.app.inject({ method: 'GET', url: '/v1/service-requests?limit=1&limit=2', headers: { 'x-api-key': KEY } });
       expectClientError(limits, 422, 'invalid_request', ['limit']);
     } else {
       // tickets: unknown query parameters are ignored by contract; houses: the same on GET /v1/model.
-      const response = await app.inject({ method: 'GET', url: `${service.keyedGet}?x=1&x=2`, headers: { 'x-api-key': KEY } });
+      const response = await live.app.inject({ method: 'GET', url: `${service.keyedGet}?x=1&x=2`, headers: { 'x-api-key': KEY } });
       expect(response.statusCode).toBe(200);
     }
   });
 
   test('path traversal in ids and static paths: 4xx error object, no file content', async () => {
-    expectClientError(await app.inject({ method: 'GET', url: service.traversalPath, headers: { 'x-api-key': KEY } }));
+    expectClientError(await live.app.inject({ method: 'GET', url: service.traversalPath, headers: { 'x-api-key': KEY } }));
     for (const url of ['/docs/static/..%2F..%2F..%2Fpackage.json', '/docs/static/%2e%2e/%2e%2e/%2e%2e/package.json', '/redoc/..%2F..%2Fpackage.json']) {
-      const response = await app.inject({ method: 'GET', url });
+      const response = await live.app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBeGreaterThanOrEqual(400);
       expect(response.statusCode, url).toBeLessThan(500);
       expect(response.body, url).not.toContain('"devDependencies"');
     }
     // Raw, unnormalised dot segments on the wire.
-    const raw = await rawExchange(port, 'GET /docs/static/../../../package.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const raw = await rawExchange(live.port, 'GET /docs/static/../../../package.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(raw.status).toBeGreaterThanOrEqual(400);
     expect(raw.status).toBeLessThan(500);
     expect(raw.body).not.toContain('"devDependencies"');
@@ -229,19 +212,19 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   test('X-Request-ID over 128 characters or with other characters: replaced by a UUID v4', async () => {
     for (const id of ['x'.repeat(129), 'a b', '<script>', 'é']) {
-      const response = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': id } });
+      const response = await live.app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': id } });
       expectClientError(response, 404, 'not_found', []);
       expect(response.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
   });
 
   test('X-Request-ID with CR/LF: a CRLF ends the header (no injected header comes back); a bare CR or LF is a 400', async () => {
-    const split = await rawExchange(port, 'GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc\r\nSet-Cookie: injected=1\r\nConnection: close\r\n\r\n');
+    const split = await rawExchange(live.port, 'GET /nowhere HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc\r\nSet-Cookie: injected=1\r\nConnection: close\r\n\r\n');
     expectClientError(fromRaw(split), 404, 'not_found', []);
     expect(split.headers['x-request-id']).toBe('abc');
     expect(split.headers['set-cookie']).toBeUndefined();
     for (const separator of ['\r', '\n ']) {
-      const exchange = await rawExchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc${separator}Set-Cookie: injected=1\r\n\r\n`);
+      const exchange = await rawExchange(live.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Request-ID: abc${separator}Set-Cookie: injected=1\r\n\r\n`);
       expect(exchange.headers['set-cookie']).toBeUndefined();
       if (exchange.status !== 200) expectClientError(fromRaw(exchange), 400, 'bad_request', []);
       expect(exchange.headers['x-request-id']).not.toContain('Set-Cookie');

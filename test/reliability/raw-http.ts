@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /** What came back on a raw socket: the bytes, whether the server closed it, and how long it took. */
 export interface RawExchange {
@@ -100,4 +100,29 @@ export function* chunkedEncoding(count: number, size: number, fill = 'a'): Itera
   const frame = Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), payload, Buffer.from('\r\n')]);
   for (let i = 0; i < count; i += 1) yield frame;
   yield Buffer.from('0\r\n\r\n');
+}
+
+/**
+ * A hostile client: opens a connection, writes `count` copies of `request` (a complete request,
+ * pipelined) and never reads an answer. Resolves once everything is written or the server stopped
+ * taking bytes for `writeWindowMs`; the socket stays open until the caller destroys it.
+ */
+export function pipelineWithoutReading(port: number, request: string, count: number, writeWindowMs = 2000): Promise<Socket> {
+  return new Promise((resolveSocket, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => {});
+    socket.once('connect', () => {
+      const written = socket.write(request.repeat(count));
+      if (written) resolveSocket(socket);
+      else {
+        const timer = setTimeout(() => resolveSocket(socket), writeWindowMs);
+        socket.once('drain', () => {
+          clearTimeout(timer);
+          resolveSocket(socket);
+        });
+      }
+    });
+    socket.once('error', reject);
+  });
 }

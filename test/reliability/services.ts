@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { afterEach, expect } from 'vitest';
+import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
+import { duringSuite } from '../support/during-suite.js';
 import { REPO_ROOT } from '../support/http.js';
 
 /**
@@ -18,11 +21,25 @@ export interface JsonEndpoint {
   numberField: string;
 }
 
+export interface BuildOptions {
+  dataCopies?: number;
+  appOptions?: Pick<AppOptions, 'backpressure' | 'bodyTimeoutMs'>;
+}
+
+/** The app options of a service under test: its log lines to `logs` (or none), and shortened limits. */
+function appOptionsFor(logs: Writable | undefined, extra: BuildOptions | undefined): AppOptions {
+  return { ...(logs ? { logStream: logs } : { logger: false }), ...extra?.appOptions };
+}
+
 export interface ServiceUnderTest {
   name: 'tickets' | 'houses' | 'requests';
   available: boolean;
-  /** Builds the service with these keys (API_KEY) and its log lines written to `logs`. */
-  build(apiKey: string, logs?: Writable): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
+  /**
+   * Builds the service with these keys (API_KEY) and its log lines written to `logs`. `dataCopies`
+   * (requests only) serves that many copies of the fixture rows, for answers of realistic size;
+   * `appOptions` shortens the platform's limits.
+   */
+  build(apiKey: string, logs?: Writable, extra?: BuildOptions): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
   /** A POST with a JSON body, or undefined when the service has none (requests: GET only). */
   json?: JsonEndpoint;
   /** A GET that needs the key and answers 200 with it. */
@@ -38,10 +55,10 @@ const exists = (relative: string) => existsSync(resolve(REPO_ROOT, relative));
 export const TICKETS: ServiceUnderTest = {
   name: 'tickets',
   available: exists('src/services/tickets/app.ts'),
-  async build(apiKey, logs) {
+  async build(apiKey, logs, extra) {
     const { buildTicketsApp } = await import('../../src/services/tickets/app.js');
     const { readTicketSettings } = await import('../../src/services/tickets/settings.js');
-    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), logs ? { logStream: logs } : { logger: false });
+    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: { path: '/v1/classify', validBody: { subject: 'I was charged twice', body: 'refund please' }, stringField: 'subject', numberField: 'subject' },
@@ -53,9 +70,9 @@ export const TICKETS: ServiceUnderTest = {
 export const HOUSES: ServiceUnderTest = {
   name: 'houses',
   available: exists('src/services/houses/app.ts'),
-  async build(apiKey, logs) {
+  async build(apiKey, logs, extra) {
     const support = await import('../houses/support.js');
-    const app = await support.buildFixtureApp({ API_KEY: apiKey }, logs ? { logStream: logs } : { logger: false });
+    const app = await support.buildFixtureApp({ API_KEY: apiKey }, appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: {
@@ -75,13 +92,16 @@ export const HOUSES: ServiceUnderTest = {
 export const REQUESTS: ServiceUnderTest = {
   name: 'requests',
   available: exists('src/services/requests/app.ts'),
-  async build(apiKey, logs) {
-    const { createSqliteFixture } = await import('../requests/support/fixture-database.js');
+  async build(apiKey, logs, extra) {
+    const dataCopies = extra?.dataCopies ?? 1;
+    const { createSqliteFixture, readFixtureRows } = await import('../requests/support/fixture-database.js');
     const { buildRequestsApp } = await import('../../src/services/requests/app.js');
     const { readRequestSettings } = await import('../../src/services/requests/settings.js');
-    const fixture = createSqliteFixture();
-    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123', DATABASE_URL: fixture.databaseUrl });
-    const app = await buildRequestsApp(settings, logs ? { logStream: logs } : { logger: false });
+    const rows = readFixtureRows();
+    const copies = Array.from({ length: dataCopies }, (_, copy) => rows.map((row) => ({ ...row, id: row.id + copy * 1_000_000_000 }))).flat();
+    const fixture = createSqliteFixture({ rows: copies });
+    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123456789', DATABASE_URL: fixture.databaseUrl });
+    const app = await buildRequestsApp(settings, appOptionsFor(logs, extra));
     return { app, cleanup: () => fixture.drop() };
   },
   keyedGet: '/v1/service-requests?limit=2',
@@ -91,3 +111,36 @@ export const REQUESTS: ServiceUnderTest = {
 
 export const SERVICES: readonly ServiceUnderTest[] = [TICKETS, HOUSES, REQUESTS];
 HOUSES.protectedRequest.payload = HOUSES.json!.validBody;
+
+/** A service listening on a free loopback port for the whole of a describe block. */
+export interface LiveService {
+  readonly app: PlatformApp;
+  readonly port: number;
+}
+
+/**
+ * Registers the hooks of a describe block that builds `service`, listens on a free loopback port
+ * (raw sockets need a real server) and closes it at the end; with `checkHealthAfterEach`, every test
+ * is followed by a /health on a fresh connection (the process keeps serving). Nothing is registered
+ * for a service that is not available.
+ */
+export function serveDuringSuite(service: ServiceUnderTest, apiKey: string, options: BuildOptions & { checkHealthAfterEach?: boolean } = {}): LiveService {
+  if (!service.available) return {} as LiveService;
+  const live = duringSuite(
+    async () => {
+      const { app, cleanup } = await service.build(apiKey, undefined, options);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      return { app, port: (app.server.address() as AddressInfo).port, cleanup };
+    },
+    async ({ app, cleanup }) => {
+      await app.close();
+      await cleanup();
+    },
+  );
+  if (options.checkHealthAfterEach) {
+    afterEach(async () => {
+      expect((await fetch(`http://127.0.0.1:${live.port}/health`)).status).toBe(200);
+    });
+  }
+  return live;
+}

@@ -62,4 +62,31 @@ describe('the full synthetic snapshot (SQLite)', () => {
     const types = json<{ items: { count: number }[] }>(await service.get('/v1/complaint-types')).items;
     expect(types.reduce((sum, type) => sum + type.count, 0)).toBeLessThanOrEqual(109_915);
   });
+
+  it('the 212 requests without a borough are reachable; the last 14 days are incomplete; the export holds every row', async () => {
+    expect(json(await service.get('/v1/service-requests/count?borough=none'))).toEqual({ count: 212 });
+    const withoutBorough = await walk('borough=none');
+    expect(withoutBorough).toHaveLength(212);
+    expect(withoutBorough.every((row) => row.borough === null)).toBe(true);
+
+    // snapshot date 2025-07-01: the days from 17 June on have their 14-day window past it
+    const daily = json<{ items: { date: string; complete: boolean }[] }>(await service.get('/v1/stats/daily')).items;
+    expect(daily.filter((day) => !day.complete).map((day) => day.date)).toEqual(daily.filter((day) => day.date >= '2025-06-17').map((day) => day.date));
+    expect(daily.filter((day) => !day.complete)).toHaveLength(14);
+    const computed = json<{ items: unknown[] }>(await service.get('/v1/stats/daily?borough=queens&borough=queens&status=open&status=closed&status=assigned&status=in_progress&status=pending')).items;
+    // the numbers counted from the rows equal the snapshot's precomputed ones
+    expect(computed).toEqual(json<{ items: unknown[] }>(await service.get('/v1/stats/daily?borough=queens')).items);
+    const monthly = json<{ items: { month: string; opened: number; complete: boolean }[] }>(await service.get('/v1/stats/monthly')).items;
+    expect(monthly.map((month) => [month.month, month.complete])).toEqual([
+      ['2025-01', true], ['2025-02', true], ['2025-03', true], ['2025-04', true], ['2025-05', true], ['2025-06', false],
+    ]);
+    expect(monthly.reduce((sum, month) => sum + month.opened, 0)).toBe(109_915);
+
+    const started = performance.now();
+    const csv = await service.get('/v1/exports/service-requests');
+    const seconds = (performance.now() - started) / 1000;
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body.split('\r\n')).toHaveLength(109_915 + 2); // header, rows, the empty rest after the last CRLF
+    expect(seconds, 'the whole export (generous bound on a loaded machine; target 3 s, see bench/README.md)').toBeLessThan(30);
+  });
 });

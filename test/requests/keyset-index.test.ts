@@ -4,20 +4,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
-import { KeysetIndex, type KeysetRow } from '../../src/services/requests/keyset-index.js';
-import type { ListFilters } from '../../src/services/requests/list-filters.js';
+import { CODED_COLUMNS, KeysetIndex, type KeysetRow } from '../../src/services/requests/keyset-index.js';
+import {
+  compareFilterValues,
+  EQUALITY_FILTERS,
+  NO_FILTERS,
+  type FilterValue,
+  type ListFilters,
+} from '../../src/services/requests/list-filters.js';
 import { SqliteFileChanges } from '../../src/services/requests/sqlite-file-changes.js';
-import { SeededRandom } from '../../src/services/requests/snapshot/seeded-random.js';
+import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 
 /**
  * The SQLite store's in-memory keyset index must answer every list page exactly as the SQL keyset
  * query would: checked here against a plain filter and sort of the same rows, for thousands of random
- * filter combinations, time bounds, cursor positions and page sizes (the API suites check it again
+ * filter combinations (several values, `none`, the map box), time bounds, cursor positions and page
+ * sizes, and its counts, facets and day groups against the same filter (the API suites check it again
  * through HTTP, against the expected rows, on SQLite and PostgreSQL).
  */
 const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
 const TYPES = ['Street Condition', 'Sidewalk Condition', 'Highway Condition', 'Curb Condition', null] as const;
 const STATUSES = ['open', 'assigned', 'in_progress', 'pending', 'closed'] as const;
+const CHANNELS = ['online', 'phone', 'mobile', 'other', null] as const;
+const DISTRICTS = [1, 2, 33, null] as const;
+const ZIPS = ['10001', '11216', null] as const;
+const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
+const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
 
 function randomRows(random: SeededRandom, count: number): KeysetRow[] {
   const rows: KeysetRow[] = [];
@@ -25,15 +37,37 @@ function randomRows(random: SeededRandom, count: number): KeysetRow[] {
     // Few distinct instants, so that many rows share a created_at and the id decides their order.
     const day = random.int(1, 9);
     const second = random.int(0, 3);
+    const located = random.chance(0.8);
     rows.push({
       id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
       created_at: `2025-01-0${day}T10:00:0${second}`,
       borough: random.pick(BOROUGHS),
       complaint_type: random.pick(TYPES),
       status: random.pick(STATUSES),
+      channel: random.pick(CHANNELS),
+      council_district: random.pick(DISTRICTS),
+      incident_zip: random.pick(ZIPS),
+      descriptor: random.pick(DESCRIPTORS),
+      location_type: random.pick(LOCATION_TYPES),
+      latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
+      longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
+      days_to_close: random.chance(0.7) ? random.int(0, 3000) / 100 : null,
     });
   }
   return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+}
+
+function matches(row: KeysetRow, filters: ListFilters): boolean {
+  for (const name of EQUALITY_FILTERS) {
+    const accepted = filters[name];
+    if (accepted !== null && !accepted.includes(row[name])) return false;
+  }
+  const box = filters.bbox;
+  if (box !== null) {
+    if (row.latitude === null || row.longitude === null) return false;
+    if (row.longitude < box.minLongitude || row.longitude > box.maxLongitude || row.latitude < box.minLatitude || row.latitude > box.maxLatitude) return false;
+  }
+  return (filters.created_from === null || row.created_at >= filters.created_from) && (filters.created_to === null || row.created_at < filters.created_to);
 }
 
 /** The SQL query, spelled out on the rows: WHERE filters AND (created_at, id) > after ORDER BY created_at, id LIMIT fetch. */
@@ -41,15 +75,36 @@ function byScan(rows: readonly KeysetRow[], filters: ListFilters, after: CursorP
   return rows
     .filter(
       (row) =>
-        (filters.borough === null || row.borough === filters.borough) &&
-        (filters.complaint_type === null || row.complaint_type === filters.complaint_type) &&
-        (filters.status === null || row.status === filters.status) &&
-        (filters.created_from === null || row.created_at >= filters.created_from) &&
-        (filters.created_to === null || row.created_at < filters.created_to) &&
+        matches(row, filters) &&
         (after === null || row.created_at > after.created_at || (row.created_at === after.created_at && row.id > after.id)),
     )
     .slice(0, fetch)
     .map((row) => row.id);
+}
+
+/** Random values of one filter: absent, one, several, sometimes `none` or a value no row has. */
+function someOf<T extends string | number | null>(random: SeededRandom, values: readonly T[], unknown: T): T[] | null {
+  if (!random.chance(0.35)) return null;
+  const chosen = new Set<T>();
+  const count = random.pick([1, 1, 2, 3]);
+  for (let i = 0; i < count; i += 1) chosen.add(random.chance(0.05) ? unknown : random.pick(values));
+  return [...chosen];
+}
+
+function randomFilters(random: SeededRandom): ListFilters {
+  const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
+  return {
+    borough: someOf(random, BOROUGHS, 'nowhere'),
+    complaint_type: someOf(random, TYPES, 'Pothole'),
+    status: someOf(random, STATUSES, 'done' as never),
+    channel: random.chance(0.5) ? someOf(random, CHANNELS, 'fax') : null,
+    council_district: random.chance(0.5) ? someOf(random, DISTRICTS, 99) : null,
+    incident_zip: random.chance(0.5) ? someOf(random, ZIPS, '99999') : null,
+    descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
+    created_from: random.chance(0.3) ? random.pick(bounds) : null,
+    created_to: random.chance(0.3) ? random.pick(bounds) : null,
+    bbox: random.chance(0.2) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : null,
+  };
 }
 
 describe('keyset index of the SQLite store', () => {
@@ -58,15 +113,8 @@ describe('keyset index of the SQLite store', () => {
   const index = new KeysetIndex(rows);
 
   it('answers every random query as the keyset SQL query does (5,000 queries)', () => {
-    const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
     for (let i = 0; i < 5000; i += 1) {
-      const filters: ListFilters = {
-        borough: random.chance(0.4) ? random.pick([...BOROUGHS.filter((b) => b !== null), 'nowhere']) : null,
-        complaint_type: random.chance(0.4) ? random.pick(TYPES.filter((t) => t !== null)) : null,
-        status: random.chance(0.4) ? random.pick(STATUSES) : null,
-        created_from: random.chance(0.3) ? random.pick(bounds) : null,
-        created_to: random.chance(0.3) ? random.pick(bounds) : null,
-      };
+      const filters = randomFilters(random);
       const anchor = random.pick(rows);
       // The position of a real row, or one between rows (a row that left the set, or another id).
       const after = random.chance(0.5) ? null : { created_at: anchor.created_at, id: random.chance(0.7) ? anchor.id : random.int(0, 2000) };
@@ -75,8 +123,28 @@ describe('keyset index of the SQLite store', () => {
     }
   });
 
+  it('counts, facets and day groups are those of the matching rows (500 queries)', () => {
+    for (let i = 0; i < 500; i += 1) {
+      const filters = randomFilters(random);
+      const matching = rows.filter((row) => matches(row, filters));
+      expect(index.count(filters)).toBe(matching.length);
+      const column = random.pick(CODED_COLUMNS);
+      const counts = new Map<FilterValue, number>();
+      for (const row of matching) counts.set(row[column], (counts.get(row[column]) ?? 0) + 1);
+      const expected = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
+      expect(index.facet(column, filters), column).toEqual(expected);
+      const days = index.openingsByDay(filters);
+      expect([...days.values()].reduce((sum, day) => sum + day.opened, 0)).toBe(matching.length);
+      for (const [day, openings] of days) {
+        const ofDay = matching.filter((row) => row.created_at.startsWith(day));
+        expect(openings.opened).toBe(ofDay.length);
+        expect(openings.closeDays).toEqual(ofDay.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])));
+      }
+    }
+  });
+
   it('walks every row of a filter page by page, none skipped or repeated', () => {
-    const filters: ListFilters = { borough: 'brooklyn', complaint_type: null, status: null, created_from: '2025-01-02', created_to: null };
+    const filters: ListFilters = { ...NO_FILTERS, borough: ['brooklyn', null], created_from: '2025-01-02' };
     const expected = byScan(rows, filters, null, rows.length);
     const byId = new Map(rows.map((row) => [row.id, row]));
     const walked: number[] = [];
@@ -93,14 +161,14 @@ describe('keyset index of the SQLite store', () => {
   });
 
   it('is empty for a value no row has, and for an empty range', () => {
-    const none: ListFilters = { borough: null, complaint_type: 'Pothole', status: null, created_from: null, created_to: null };
+    const none: ListFilters = { ...NO_FILTERS, complaint_type: ['Pothole'] };
     expect(index.pageIds({ filters: none, after: null, fetch: 50 })).toEqual([]);
-    const empty: ListFilters = { ...none, complaint_type: null, created_from: '2025-01-05', created_to: '2025-01-05' };
+    const empty: ListFilters = { ...NO_FILTERS, created_from: '2025-01-05', created_to: '2025-01-05' };
     expect(index.pageIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
   });
 
   it('refuses rows that are not in (created_at, id) order', () => {
-    const a = { id: 2, created_at: '2025-01-01T00:00:00', borough: null, complaint_type: null, status: 'open' };
+    const a: KeysetRow = { ...rows[0]!, id: 2, created_at: '2025-01-01T00:00:00' };
     expect(() => new KeysetIndex([a, { ...a, id: 1 }])).toThrow(/not after/);
     expect(() => new KeysetIndex([a, { ...a }])).toThrow(/not after/);
     expect(() => new KeysetIndex([a, { ...a, created_at: '2024-12-31T23:59:59', id: 3 }])).toThrow(/not after/);

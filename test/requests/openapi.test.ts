@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { buildRequestsApp } from '../../src/services/requests/app.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
+import { appDuringSuite } from '../support/during-suite.js';
 import { expectMatchesReviewedCopy } from '../support/http.js';
 
 interface Operation {
@@ -11,13 +11,10 @@ interface Operation {
 }
 
 describe('OpenAPI description of the service-request API', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    // No database is read to describe the API.
-    app = await buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false });
-    await app.ready();
-  });
-  afterAll(async () => app?.close());
+  // No database is read to describe the API.
+  const app = appDuringSuite(() =>
+    buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false }),
+  );
 
   it('matches the reviewed copy', () => {
     expectMatchesReviewedCopy(app.swagger(), 'openapi/requests.json');
@@ -28,18 +25,25 @@ describe('OpenAPI description of the service-request API', () => {
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.info).toMatchObject({ title: 'Service Request Data API', version: '0.1.0' });
     expect(Object.keys(spec.paths).sort()).toEqual(
-      ['/health', '/ready', '/v1/complaint-types', '/v1/dataset', '/v1/service-requests', '/v1/service-requests/{id}', '/v1/stats/daily'].sort(),
+      [
+        '/health', '/ready', '/v1/complaint-types', '/v1/dataset', '/v1/service-requests', '/v1/service-requests/{id}', '/v1/stats/daily',
+        '/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly',
+      ].sort(),
     );
     const list = spec.paths['/v1/service-requests']!.get!;
     const parameter = (name: string) => list.parameters!.find((p) => p.name === name)!.schema;
     expect(parameter('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 50 });
     expect(parameter('cursor')).toMatchObject({ type: 'string', maxLength: 200 });
-    expect(parameter('complaint_type')).toMatchObject({ type: 'string', maxLength: 200 });
-    expect(parameter('borough')).toMatchObject({ enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island'] });
+    expect(parameter('complaint_type')).toMatchObject({ type: 'array', items: { type: 'string', maxLength: 200 } });
+    expect(parameter('borough')).toMatchObject({ type: 'array', items: { enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', 'none'] } });
+    expect(parameter('bbox')).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(parameter('format')).toMatchObject({ enum: ['json', 'csv', 'geojson'] });
     expect(parameter('created_from')).toMatchObject({ type: 'string', pattern: expect.any(String) });
-    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '503']);
+    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '431', '503']);
     expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '503']);
-    for (const path of ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset']) {
+    const secured = ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset'];
+    secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly');
+    for (const path of secured) {
       expect(spec.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
     }
     expect(Object.keys(spec.paths['/ready']!.get!.responses).sort()).toEqual(['200', '503']);

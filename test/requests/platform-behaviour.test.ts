@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LogCapture } from '../support/http.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp, TEST_API_KEY } from './support/requests-app.js';
 
 /** The platform's shared behaviour as this service gets it: logs, CORS, docs pages. */
 describe('service-request API on the platform', () => {
-  let fixture: FixtureDatabase;
-  beforeAll(() => {
-    fixture = createSqliteFixture();
-  });
-  afterAll(async () => fixture?.drop());
+  const fixture = fixtureDuringSuite();
 
   it('one log line per request, without the key, the query string or the cursor', async () => {
     const logs = new LogCapture();

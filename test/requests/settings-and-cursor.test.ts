@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/settings.js';
-import { CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
-import { normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { defaultSnapshotPath, readRequestSettings } from '../../src/services/requests/settings.js';
-import { REPO_ROOT } from '../support/http.js';
+import { CURSOR_NO_LONGER_ACCEPTED, CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
+import { NO_FILTERS, normalizeTimeBound } from '../../src/services/requests/list-filters.js';
+import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
+import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
+import { REPO_ROOT, expectError } from '../support/http.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
+import { json, startTestApp } from './support/requests-app.js';
 
-const NO_FILTERS: ListFilters = { borough: null, complaint_type: null, status: null, created_from: null, created_to: null };
+const NEW_SECRET = 'new-cursor-secret-0123456789abcdef';
+const OLD_SECRET = 'old-cursor-secret-0123456789abcdef';
 
 describe('settings of the service-request API', () => {
   it('defaults: port 8003, the embedded SQLite snapshot, a random cursor key, a random API key', () => {
@@ -20,35 +24,69 @@ describe('settings of the service-request API', () => {
     // each start makes other keys
     const again = readRequestSettings({});
     expect(again.generatedApiKey).not.toBe(settings.generatedApiKey);
-    expect(again.cursorSecret.equals(settings.cursorSecret)).toBe(false);
+    expect(settings.cursorSecrets).toHaveLength(1);
+    expect(again.cursorSecrets[0]!.equals(settings.cursorSecrets[0]!)).toBe(false);
   });
 
   it('API_KEY, CURSOR_SECRET and DATABASE_URL as given', () => {
     const settings = readRequestSettings({
       API_KEY: 'one,two',
-      CURSOR_SECRET: 'a-shared-secret-of-replicas',
+      CURSOR_SECRET: 'a-shared-secret-of-the-replicas-01',
       DATABASE_URL: 'postgresql://user@db.example:5432/city?schema=snapshot_2025&sslmode=disable',
       PORT: '9000',
     });
     expect(settings.apiKeys).toEqual(['one', 'two']);
     expect(settings.generatedApiKey).toBeNull();
-    expect(settings.cursorSecret.toString()).toBe('a-shared-secret-of-replicas');
+    expect(settings.cursorSecrets.map(String)).toEqual(['a-shared-secret-of-the-replicas-01']);
     expect(settings.database).toEqual({ kind: 'postgres', url: 'postgresql://user@db.example:5432/city?sslmode=disable', schema: 'snapshot_2025' });
     expect(settings.port).toBe(9000);
     expect(readRequestSettings({ DATABASE_URL: 'postgres://localhost/db' }).database).toMatchObject({ schema: 'public' });
     expect(readRequestSettings({ DATABASE_URL: '/tmp/x.sqlite' }).database).toEqual({ kind: 'sqlite', path: '/tmp/x.sqlite', isDefault: false });
   });
 
-  it('an invalid value stops the start naming the variable', () => {
-    const cases: [Record<string, string>, string][] = [
-      [{ CURSOR_SECRET: 'short' }, 'CURSOR_SECRET'],
-      [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
-      [{ DATABASE_URL: 'postgres://localhost/db?schema=bad-name' }, 'DATABASE_URL'],
-      [{ PORT: 'abc' }, 'PORT'],
-    ];
-    for (const [env, variable] of cases) {
+  it('CURSOR_SECRET: several secrets separated by commas, the first signs (rotation like API keys)', () => {
+    const settings = readRequestSettings({ CURSOR_SECRET: ` ${NEW_SECRET} , ${OLD_SECRET} ` });
+    expect(settings.cursorSecrets.map(String)).toEqual([NEW_SECRET, OLD_SECRET]);
+    expect(settings.cursorSecretGenerated).toBe(false);
+  });
+
+  const INVALID: [variable: string, value: string][] = [
+    ['CURSOR_SECRET', ''],
+    ['CURSOR_SECRET', '   '],
+    ['CURSOR_SECRET', ','],
+    ['CURSOR_SECRET', ' , '],
+    ['CURSOR_SECRET', 'short'],
+    ['CURSOR_SECRET', 'x'.repeat(CURSOR_SECRET_MIN_LENGTH - 1)],
+    ['CURSOR_SECRET', `${NEW_SECRET},short`],
+    ['CURSOR_SECRET', `${NEW_SECRET},`],
+    ['CURSOR_SECRET', `${NEW_SECRET},,${OLD_SECRET}`],
+    ['CURSOR_SECRET', `${NEW_SECRET},${NEW_SECRET}`],
+    ['CURSOR_SECRET', `${NEW_SECRET} with spaces inside`],
+    ['CURSOR_SECRET', `${NEW_SECRET}\u0007`],
+    ['DATABASE_URL', ''],
+    ['DATABASE_URL', ' \t '],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['DATABASE_URL', 'postgres://localhost/db?schema=bad-name'],
+    ['DATABASE_URL', 'postgres://localhost/db?schema=a&schema=b'],
+    ['DATABASE_URL', 'postgres://user:pa ss@[bad/db'],
+    ['DATABASE_URL', '/tmp/snapshot\u0000.sqlite'],
+    ['PORT', 'abc'],
+    ['API_KEY', ' , '],
+  ];
+  it.each(INVALID)('%s=%j stops the start with one line naming it', (variable, value) => {
+    expect(() => readRequestSettings({ [variable]: value })).toThrow(SettingsError);
+    expect(() => readRequestSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: [^\\n]+$`));
+  });
+
+  it('a cursor secret or a database URL is never quoted in a settings message', () => {
+    for (const env of [
+      { CURSOR_SECRET: `${NEW_SECRET},${NEW_SECRET}` },
+      { CURSOR_SECRET: `${NEW_SECRET},short` },
+      { DATABASE_URL: 'postgres://user:hunter2-password@[bad/db' },
+      { DATABASE_URL: 'mysql://user:hunter2-password@localhost/db' },
+    ]) {
       expect(() => readRequestSettings(env)).toThrow(SettingsError);
-      expect(() => readRequestSettings(env)).toThrow(`Invalid setting ${variable}`);
+      expect(() => readRequestSettings(env)).not.toThrow(/new-cursor-secret|hunter2/);
     }
   });
 });
@@ -66,15 +104,79 @@ describe('time bounds and cursors', () => {
   });
 
   it('a cursor stays under 200 characters for any position, and round-trips', () => {
-    const codec = new CursorCodec(Buffer.from('0123456789abcdef0123'));
+    const codec = new CursorCodec([Buffer.from('0123456789abcdef0123456789abcdef')]);
     const position = { created_at: '2025-06-30T23:59:59', id: Number.MAX_SAFE_INTEGER };
-    const filters = { ...NO_FILTERS, complaint_type: 'x'.repeat(200), created_from: '2025-01-01T00:00:00.123456' };
+    const filters = { ...NO_FILTERS, complaint_type: ['x'.repeat(200), null], created_from: '2025-01-01T00:00:00.123456', bbox: { minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90 } };
     const cursor = codec.encode(position, filters, 'ffffffffffffffff');
     expect(cursor.length).toBeLessThanOrEqual(200);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(codec.decode(cursor, filters, 'ffffffffffffffff')).toEqual(position);
-    // another key: not valid
-    expect(() => new CursorCodec(Buffer.from('another-key-0123456')).decode(cursor, filters, 'ffffffffffffffff')).toThrow('The cursor is not valid');
+    // another key: well-formed but not signed by a current secret, start again
+    expect(() => new CursorCodec([Buffer.from('another-key-0123456789abcdef0123456')]).decode(cursor, filters, 'ffffffffffffffff')).toThrow(
+      'The cursor is no longer accepted: start again without a cursor',
+    );
     expect(filtersHash(filters)).not.toBe(filtersHash(NO_FILTERS));
+  });
+});
+
+describe('cursor secrets across restarts and replicas (rotation)', () => {
+  const position = { created_at: '2025-01-02T03:04:05', id: 1002 };
+  const snapshot = 'f1x7u4e000000001';
+  const codec = (...secrets: string[]) => new CursorCodec(secrets.map((secret) => Buffer.from(secret)));
+
+  it('during a rotation the old secret is still accepted, and the new one signs', () => {
+    const before = codec(OLD_SECRET).encode(position, NO_FILTERS, snapshot);
+    const rotating = codec(NEW_SECRET, OLD_SECRET);
+    expect(rotating.decode(before, NO_FILTERS, snapshot)).toEqual(position);
+    const after = rotating.encode(position, NO_FILTERS, snapshot);
+    expect(after).toBe(codec(NEW_SECRET).encode(position, NO_FILTERS, snapshot));
+    expect(codec(NEW_SECRET).decode(after, NO_FILTERS, snapshot)).toEqual(position);
+  });
+
+  it('a cursor signed with a retired secret answers 422 invalid_cursor "start again without a cursor"', () => {
+    const retired = codec(OLD_SECRET).encode(position, NO_FILTERS, snapshot);
+    let error: unknown;
+    try {
+      codec(NEW_SECRET).decode(retired, NO_FILTERS, snapshot);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toMatchObject({ statusCode: 422, code: 'invalid_cursor', fields: ['cursor'], message: CURSOR_NO_LONGER_ACCEPTED });
+    expect(CURSOR_NO_LONGER_ACCEPTED).toMatch(/start again without a cursor$/);
+  });
+});
+
+describe('cursor secrets over HTTP: a page cursor from before a rotation, and from a retired secret', () => {
+  const fixture = fixtureDuringSuite();
+
+  async function firstCursor(secrets: string): Promise<string> {
+    const service = await startTestApp(fixture.databaseUrl, { CURSOR_SECRET: secrets });
+    try {
+      return json<{ next_cursor: string }>(await service.get('/v1/service-requests?limit=2')).next_cursor;
+    } finally {
+      await service.app.close();
+    }
+  }
+
+  async function nextPage(secrets: string, cursor: string) {
+    const service = await startTestApp(fixture.databaseUrl, { CURSOR_SECRET: secrets });
+    try {
+      return await service.get(`/v1/service-requests?limit=2&cursor=${cursor}`);
+    } finally {
+      await service.app.close();
+    }
+  }
+
+  it('a replica restarted with "new,old" follows a cursor of "old" and hands out cursors of "new"', async () => {
+    const before = await firstCursor(OLD_SECRET);
+    const page = await nextPage(`${NEW_SECRET},${OLD_SECRET}`, before);
+    expect(page.statusCode).toBe(200);
+    const next = json<{ items: unknown[]; next_cursor: string }>(page).next_cursor;
+    expect((await nextPage(NEW_SECRET, next)).statusCode).toBe(200);
+  });
+
+  it('a replica holding only "new" answers a cursor of "old" with 422 invalid_cursor "start again"', async () => {
+    const retired = await firstCursor(OLD_SECRET);
+    expectError(await nextPage(NEW_SECRET, retired), 422, 'invalid_cursor', ['cursor'], CURSOR_NO_LONGER_ACCEPTED);
   });
 });

@@ -9,6 +9,8 @@ export interface RunningService {
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | null>;
+  /** SIGTERM (when still running), then its exit code: the end of every test that started it. */
+  stop: () => Promise<number | null>;
 }
 
 export function runEntryPoint(entry: string, env: Record<string, string>): ChildProcessWithoutNullStreams {
@@ -41,5 +43,29 @@ export async function startService(entry: string, env: Record<string, string> = 
       reject(new Error(`service exited with ${code}: ${out}${err}`));
     });
   });
-  return { child, baseUrl, stdout: () => out, stderr: () => err, exited };
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  return { child, baseUrl, stdout: () => out, stderr: () => err, exited, stop };
+}
+
+/**
+ * Runs the entry point until it exits by itself (a start that is refused), with what it wrote; a
+ * process still running after `timeoutMs` (a start that was not refused) is killed.
+ */
+export async function runUntilExit(
+  entry: string,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = runEntryPoint(entry, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }

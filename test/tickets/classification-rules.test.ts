@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { KeywordClassifier } from '../../src/services/tickets/classifier.js';
 import { KEYWORDS_1_0 } from '../../src/services/tickets/rule-sets/keywords-1.0.js';
 import { startTickets } from './tickets-app.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** ticket-classifier.md, "Classification rules", one test per rule. */
 describe('classification rules (POST /v1/classify)', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    ({ app } = await startTickets());
-  });
-  afterAll(() => app.close());
+  const app = appDuringSuite(async () => (await startTickets()).app);
 
   const classify = async (subject: string, body?: string) => {
     const response = await app.inject({ method: 'POST', url: '/v1/classify', payload: body === undefined ? { subject } : { subject, body } });

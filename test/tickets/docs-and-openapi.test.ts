@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectMatchesReviewedCopy } from '../support/http.js';
 import { startTickets } from './tickets-app.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 type Json = Record<string, any>;
 
 /** ticket-classifier.md, "Other requirements" (OpenAPI) and the docs rows of the Endpoints table. */
 describe('OpenAPI description and reference pages', () => {
-  let app: PlatformApp;
+  const app = appDuringSuite(async () => (await startTickets()).app);
   let spec: Json;
   beforeAll(async () => {
-    ({ app } = await startTickets());
     spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
   });
-  afterAll(() => app.close());
 
   it('matches the reviewed copy openapi/tickets.json', () => {
     expectMatchesReviewedCopy(spec, 'openapi/tickets.json');

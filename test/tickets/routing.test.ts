@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { isAcceptableRequestId } from '../../src/platform/request-id.js';
 import { expectError } from '../support/http.js';
 import { startTickets } from './tickets-app.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** ticket-classifier.md, "Endpoints" and "Other requirements"; conventions.md, "Every response". */
 describe('routing', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    ({ app } = await startTickets());
-  });
-  afterAll(() => app.close());
+  const app = appDuringSuite(async () => (await startTickets()).app);
 
   it('GET /health answers 200 status ok', async () => {
     const response = await app.inject({ method: 'GET', url: '/health' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectError, fromFetch } from '../support/http.js';
-import { runEntryPoint, startService } from '../support/process.js';
+import { runUntilExit, startService } from '../support/process.js';
 
 const ENTRY = 'src/services/tickets/main.ts';
 
@@ -18,8 +18,7 @@ describe('start command of the ticket service', () => {
       expect(await ok.json()).toEqual({ category: 'shipping', priority: 1, confidence: 0.7, model_version: 'keywords-1.0' });
       expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/classify`, { method: 'GET' })), 405, 'method_not_allowed', []);
     } finally {
-      service.child.kill('SIGTERM');
-      await service.exited;
+      await service.stop();
     }
     expect(service.stdout()).not.toContain('k-1');
   });
@@ -58,10 +57,7 @@ describe('start command of the ticket service', () => {
       ['ALLOWED_ORIGINS', '*'],
       ['SHOW_DOCS', 'maybe'],
     ] as const) {
-      const child = runEntryPoint(ENTRY, { [variable]: value, PORT: variable === 'PORT' ? value : '0' });
-      let err = '';
-      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      const code = await new Promise<number | null>((resolveExit) => child.on('exit', resolveExit));
+      const { code, stderr: err } = await runUntilExit(ENTRY, { [variable]: value, PORT: variable === 'PORT' ? value : '0' });
       expect(code, variable).toBe(1);
       const lines = err.trim().split('\n');
       expect(lines, err).toHaveLength(1);

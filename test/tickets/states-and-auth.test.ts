@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
+import { readClassifierMode } from '../../src/services/tickets/settings.js';
 import { KEY, startTickets } from './tickets-app.js';
 
 /** ticket-classifier.md, "States and transitions". */
@@ -41,6 +42,14 @@ describe('states', () => {
 
   it('CLASSIFIER_MODE with another value stops the start with a line naming the variable', async () => {
     await expect(startTickets({ CLASSIFIER_MODE: 'broken' })).rejects.toThrow(/^Invalid setting CLASSIFIER_MODE: "broken"/);
+  });
+
+  it('CLASSIFIER_MODE set but empty, blank or a list stops the start too; the word is read in any case', () => {
+    for (const value of ['', '  ', 'unavailable,available', 'un available']) {
+      expect(() => readClassifierMode({ CLASSIFIER_MODE: value }), JSON.stringify(value)).toThrow(/^Invalid setting CLASSIFIER_MODE: /);
+    }
+    expect(readClassifierMode({ CLASSIFIER_MODE: ' Unavailable ' })).toBe('unavailable');
+    expect(readClassifierMode({})).toBe('available');
   });
 });
 

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { startTickets } from './tickets-app.js';
+import { appDuringSuite } from '../support/during-suite.js';
 
 /** ticket-classifier.md: the 422 cases of POST /v1/classify, their boundaries, and 413. */
 describe('POST /v1/classify validation', () => {
-  let app: PlatformApp;
-  beforeAll(async () => {
-    ({ app } = await startTickets());
-  });
-  afterAll(() => app.close());
+  const app = appDuringSuite(async () => (await startTickets()).app);
 
   const post = (payload: unknown, headers: Record<string, string> = {}) =>
     app.inject({ method: 'POST', url: '/v1/classify', headers, payload: payload as string });

@@ -1,10 +1,10 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
-import type { Env } from '../../platform/settings.js';
 import { parseHouseModel } from './model-adapter.js';
 import { loadModelFile, logModelState, type ModelParser, type ModelState } from './model-loading.js';
 import { registerHouseRoutes } from './routes.js';
-import { readHouseSettings, type HouseSettings } from './settings.js';
+import type { HouseSettings } from './settings.js';
 
 export const HOUSES_OPENAPI = {
   title: 'House Price Estimator API',
@@ -41,7 +41,17 @@ export interface HousesAppOptions extends AppOptions {
 export async function buildHousesApp(settings: HouseSettings, options: HousesAppOptions = {}): Promise<PlatformApp> {
   const state: ModelState = loadModelFile(settings.model, options.parseModel ?? parseHouseModel);
   const app = await createServiceApp(
-    { openapi: HOUSES_OPENAPI, registerRoutes: (routes) => registerHouseRoutes(routes, state) },
+    {
+      name: 'houses',
+      openapi: HOUSES_OPENAPI,
+      registerRoutes: (routes) => registerHouseRoutes(routes, state),
+      registerMetrics: (registry) =>
+        gaugeReadOnScrape(
+          registry,
+          { name: 'houses_model_loaded', help: '1 when the model file was loaded and verified at start, 0 when not (status says why)', labelNames: ['model_version', 'status'] },
+          (gauge) => gauge.set({ model_version: state.status === 'loaded' ? state.model.version : '', status: state.status }, state.status === 'loaded' ? 1 : 0),
+        ),
+    },
     settings,
     options,
   );
@@ -49,8 +59,7 @@ export async function buildHousesApp(settings: HouseSettings, options: HousesApp
   return app;
 }
 
-/** The house-price service from the environment, ready to listen (npm run start:houses, npm start). */
-export async function prepareHousesService(env: Env): Promise<PreparedService> {
-  const settings = readHouseSettings(env);
+/** The house-price service from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:houses, npm start). */
+export async function prepareHousesService(settings: HouseSettings): Promise<PreparedService> {
   return { app: await buildHousesApp(settings), host: settings.host, port: settings.port };
 }

@@ -21,7 +21,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * `prefix` is '' for a single house, `houses.<index>.` in a batch; `invalidPaths` are the fields the
  * schema already refused.
  */
-export function crossFieldProblems(house: unknown, prefix: string, invalidPaths: ReadonlySet<string>): FieldProblem[] {
+export function crossFieldProblems(house: unknown, prefix: string, invalidPaths: { has(path: string): boolean }): FieldProblem[] {
   if (!isRecord(house)) return [];
   const usable = (field: keyof House): boolean =>
     Object.hasOwn(house, field) && typeof house[field] === 'number' && !invalidPaths.has(prefix + field);

@@ -1,30 +1,26 @@
 import type { PlatformApp } from '../../platform/app.js';
-import { errorResponse, unavailable, type ApiError } from '../../platform/errors.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { estimateHouse, estimateHouses } from './estimating.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
+import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
 import { ESTIMATE_EXAMPLE } from './openapi-example.js';
-
-const MODEL_UNAVAILABLE_DESCRIPTION = 'No usable model is loaded (code model_unavailable)';
 
 /** 503 model_unavailable: the same answer whatever the reason (missing, refused, unparseable); no internals. */
 function modelUnavailable(): ApiError {
-  return unavailable('model_unavailable', 'The price model is unavailable');
+  return new ApiError('model_unavailable');
 }
 
-const ESTIMATE_ERRORS = {
-  401: errorResponse('Missing or invalid API key (code unauthorized)'),
-  413: errorResponse('Request body larger than 64 KiB (code body_too_large), checked before validation'),
-  415: errorResponse('Content-Type is not application/json (code unsupported_media_type)'),
-  422: errorResponse(
-    'invalid_request: fields names every offending field (schema and cross-field rules together), or body for invalid JSON; ' +
-      'outside_model_area: the house is otherwise valid but lat, long or both lie outside the model area',
-  ),
-  503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION),
-};
+const ESTIMATE_ERRORS = errorResponses(
+  'unauthorized',
+  'body_too_large',
+  'unsupported_media_type',
+  'invalid_request',
+  'outside_model_area',
+  'model_unavailable',
+);
 
 /** The model card of the file, plus the model area the coordinates must lie in. */
 export function modelCardAnswer(model: HouseModel): Record<string, unknown> {
@@ -41,7 +37,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   };
 
   registerHealthRoutes(app, {
-    unavailableDescription: MODEL_UNAVAILABLE_DESCRIPTION,
+    unavailableCode: 'model_unavailable',
     // "the model is loaded and answers": one estimate of the documented example house.
     check() {
       const price = loadedModel().priceInDollars(ESTIMATE_EXAMPLE.request);
@@ -94,10 +90,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     },
     async (request) => {
       const body: unknown = request.body;
-      const houses: unknown[] =
-        typeof body === 'object' && body !== null && Array.isArray((body as { houses?: unknown }).houses)
-          ? ((body as { houses: unknown[] }).houses)
-          : [];
+      // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
+      const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
+      const houses: unknown[] = Array.isArray(batch) && batch.length >= 1 && batch.length <= BATCH_MAX_HOUSES ? batch : [];
       refuseInvalidHouses(
         schemaErrorsOf(request),
         houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),
@@ -118,7 +113,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         description:
           'What the model is for, what it must not be used for (lending, underwriting, insurance decisions about a person), how well it did on ' +
           'held-out sales, the range factors and the model area. Taken from the model file. Needs no key.',
-        response: { 200: ModelCard, 503: errorResponse(MODEL_UNAVAILABLE_DESCRIPTION) },
+        response: { 200: ModelCard, ...errorResponses('model_unavailable') },
       },
     },
     async () => {

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { isAbsolute, resolve } from 'node:path';
+import { SettingsError, quoted, readPlatformSettings, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
 import { REVIEWED_MODEL } from './reviewed-model.js';
 
 export const HOUSES_DEFAULT_PORT = 8002;
@@ -19,20 +18,7 @@ export interface HouseSettings extends PlatformSettings {
 }
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
-
-/**
- * The repository root: the nearest folder above this file holding package.json. Works from
- * src/services/houses (tsx, vitest) and from dist/src/services/houses (npm run start:houses).
- */
-export function repositoryRoot(start: string = dirname(fileURLToPath(import.meta.url))): string {
-  let folder = start;
-  for (;;) {
-    if (existsSync(resolve(folder, 'package.json'))) return folder;
-    const parent = dirname(folder);
-    if (parent === folder) return process.cwd();
-    folder = parent;
-  }
-}
+const SHA256_SHAPE = { expected: 'a SHA-256 (64 hexadecimal digits)' };
 
 /**
  * MODEL_PATH and MODEL_SHA256 override the reviewed configuration (reviewed-model.ts).
@@ -42,17 +28,13 @@ export function repositoryRoot(start: string = dirname(fileURLToPath(import.meta
  *   alone keeps the reviewed hash, so the other file must have the same bytes.
  */
 export function readModelSource(env: Env, root: string = repositoryRoot()): ModelSource {
-  const rawPath = env.MODEL_PATH?.trim();
-  const path = rawPath ? (isAbsolute(rawPath) ? rawPath : resolve(process.cwd(), rawPath)) : resolve(root, REVIEWED_MODEL.path);
-  const rawHash = env.MODEL_SHA256?.trim();
-  let sha256 = REVIEWED_MODEL.sha256.toLowerCase();
-  if (rawHash) {
-    if (!SHA256_HEX.test(rawHash)) {
-      throw new SettingsError('MODEL_SHA256', `"${env.MODEL_SHA256 ?? ''}" is not a SHA-256 (64 hexadecimal digits)`);
-    }
-    sha256 = rawHash.toLowerCase();
+  const rawPath = readText(env, 'MODEL_PATH', { expected: 'the path of a model file' });
+  const path = rawPath === undefined ? resolve(root, REVIEWED_MODEL.path) : isAbsolute(rawPath) ? rawPath : resolve(process.cwd(), rawPath);
+  const rawHash = readText(env, 'MODEL_SHA256', SHA256_SHAPE);
+  if (rawHash !== undefined && !SHA256_HEX.test(rawHash)) {
+    throw new SettingsError('MODEL_SHA256', `${quoted(rawHash)} is not ${SHA256_SHAPE.expected}`);
   }
-  return { path, sha256 };
+  return { path, sha256: (rawHash ?? REVIEWED_MODEL.sha256).toLowerCase() };
 }
 
 export function readHouseSettings(env: Env): HouseSettings {

@@ -1,33 +1,45 @@
 import { existsSync } from 'node:fs';
+import { SettingsError } from '../../platform/settings.js';
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
 import type { PreparedService } from '../../platform/server.js';
-import type { Env } from '../../platform/settings.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
+import { registerServicePages } from './dashboard-pages.js';
+import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
+import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
 import { ServiceRequest } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
-import { readRequestSettings, type DatabaseLocation, type RequestSettings } from './settings.js';
+import type { DatabaseLocation, RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
 
 export const REQUESTS_OPENAPI = {
   title: 'Service Request Data API',
   version: '0.1.0',
   description: [
-    'Read-only access to a frozen snapshot of NYC 311 street-repair service requests (Department of Transportation,',
-    'January to June 2025, cleaned), page by page with keyset cursors, with daily numbers.',
+    'Read-only access to a frozen snapshot of street-repair service requests in the layout of NYC 311 (Department of',
+    'Transportation, January to June 2025, cleaned; **synthetic by default**, see "Which data" below), page by page with',
+    'keyset cursors, with daily numbers.',
     '',
     'Decisions on points the contract leaves open (see docs/requests.md): `limit` defaults to 50, at most 1000;',
     'the 401 code is `unauthorized`; a non-integer id is 422 `invalid_request`; `/ready` answers 503',
     '`database_unavailable` when the database cannot be read, as does every /v1 path; answers carry an ETag and',
     '`Cache-Control: private, max-age=300`, and If-None-Match is answered 304.',
+    '',
+    'For dashboards: repeatable filters (any of the values), `none` for the requests without a borough, complaint type or',
+    'channel, more filters (channel, council_district, incident_zip, descriptor, a bbox map box), a count, facets, CSV and GeoJSON',
+    'pages, a streamed full export, and weekly and monthly numbers with a `complete` flag. Answers over 1 KB are sent with gzip or',
+    'brotli when the client accepts them (`Vary: Accept-Encoding`; the ETag of a compressed answer ends in -gzip or -br inside',
+    'its quotes, and either form is accepted in If-None-Match).',
+    '',
+    DATA_DESCRIPTION,
   ].join('\n'),
   tags: [
     { name: 'service-requests', description: 'Service requests, page by page, and their complaint types' },
-    { name: 'statistics', description: 'Daily numbers and the description of the snapshot' },
+    { name: 'statistics', description: 'Daily, weekly and monthly numbers and the description of the snapshot' },
     { name: 'health', description: 'Liveness and readiness' },
   ],
   usesApiKey: true,
@@ -45,47 +57,77 @@ export function openServiceRequestStore(database: DatabaseLocation): ServiceRequ
     : new PostgresServiceRequestStore({ url: database.url, schema: database.schema });
 }
 
+/**
+ * The API description, with the loaded snapshot named when it can be read at start (the reviewed copy
+ * is made without a database, so it has the general text only).
+ */
+async function describeLoadedSnapshot(store: ServiceRequestStore): Promise<typeof REQUESTS_OPENAPI> {
+  const dataset = await store.dataset().catch(() => null);
+  if (dataset === null) return REQUESTS_OPENAPI;
+  const loaded = `**This service serves snapshot ${dataset.snapshot_id} (${dataset.row_count} requests).** ${dataNotice(dataset.source)}`;
+  return { ...REQUESTS_OPENAPI, description: `${REQUESTS_OPENAPI.description}\n\n${loaded}` };
+}
+
 export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {
   const store = options.store ?? openServiceRequestStore(settings.database);
   const app = await createServiceApp(
     {
-      openapi: REQUESTS_OPENAPI,
+      name: 'requests',
+      openapi: await describeLoadedSnapshot(store),
+      // Read-only: a preflight allows GET only.
+      corsMethods: 'GET',
+      registerMetrics: (registry) => registerServiceRequestMetrics(registry, store),
       registerRoutes: (service) => {
         service.addSchema(ServiceRequest);
         registerServiceRequestRoutes(service, {
           store,
           texts: new ServiceRequestTexts(store),
-          cursors: new CursorCodec(settings.cursorSecret),
-          caching: new FrozenSnapshotCaching(settings.cursorSecret),
+          cursors: new CursorCodec(settings.cursorSecrets),
+          // The ETags follow the signing secret: next_cursor texts depend on it.
+          caching: new FrozenSnapshotCaching(settings.cursorSecrets[0] as Buffer),
         });
+        registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });
       },
     },
     settings,
     options,
   );
   app.addHook('onClose', async () => store.close());
+  if (settings.cursorSecretGenerated) {
+    app.log.warn(
+      'CURSOR_SECRET is not set: cursors are signed with a random secret made at this start; they will not survive a restart or work on another replica (set CURSOR_SECRET, the same on every replica)',
+    );
+  }
   return app;
 }
 
 /**
- * The service-request API from the environment, ready to listen (npm run start:requests, npm start):
+ * A key made at start is shown once, on stderr, for the person starting the service: never on
+ * stdout, where the JSON log lines go to log collectors.
+ */
+function printGeneratedApiKey(key: string): void {
+  process.stderr.write(
+    `[requests] API_KEY is not set: every /v1 path needs the X-API-Key header, and the key for this run is ${key}\n` +
+      'Set API_KEY (several keys separated by commas) to use fixed keys that survive a restart.\n',
+  );
+}
+
+/**
+ * The service-request API from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:requests, npm start):
  * builds the embedded snapshot when it is absent, reads the store's keyset index ahead of the first
  * request, and prints a generated API key once.
  */
-export async function prepareRequestsService(env: Env): Promise<PreparedService> {
-  const settings = readRequestSettings(env);
+export async function prepareRequestsService(settings: RequestSettings): Promise<PreparedService> {
   if (settings.database.kind === 'sqlite') {
     if (settings.database.isDefault) await ensureDefaultSnapshot(settings.database.path);
     else if (!existsSync(settings.database.path)) {
-      process.stderr.write(`DATABASE_URL: ${settings.database.path} does not exist; /ready answers 503 until it does\n`);
+      // Only the default path is built; another path names a file the operator means to serve.
+      throw new SettingsError('DATABASE_URL', `the SQLite file ${settings.database.path} does not exist (unset DATABASE_URL to build and use the default snapshot)`);
     }
   }
   const store = openServiceRequestStore(settings.database);
   await store.warmUp().catch(() => undefined); // a store that cannot be read answers 503 until it can
   const app = await buildRequestsApp(settings, { store });
-  if (settings.generatedApiKey !== null) {
-    // Printed once, on stdout, outside the per-request log lines.
-    process.stdout.write(`API_KEY is not set: every /v1 path needs X-API-Key; the key for this run is ${settings.generatedApiKey}\n`);
-  }
+  if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
   return { app, host: settings.host, port: settings.port };
 }

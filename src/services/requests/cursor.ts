@@ -1,5 +1,5 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
 import { FILTER_NAMES, type ListFilters } from './list-filters.js';
 
 /**
@@ -8,7 +8,8 @@ import { FILTER_NAMES, type ListFilters } from './list-filters.js';
  * Text: `<payload>.<signature>`, both base64url without padding (URL-safe, nothing to escape).
  * payload: the JSON array `[1, created_at, id, filters_hash, snapshot_id]`: format version, the last
  * row's (created_at, id), the hash of the five normalized filters, the snapshot id. Not `limit`.
- * signature: HMAC-SHA256 of the payload text with CURSOR_SECRET, checked in constant time.
+ * signature: HMAC-SHA256 of the payload text with the first CURSOR_SECRET; any of the configured
+ * secrets is accepted (rotation), each compared in constant time.
  * About 160 characters, always under the 200 of the contract.
  */
 export const CURSOR_MAX_LENGTH = 200;
@@ -20,6 +21,8 @@ const HASH_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const CURSOR_NOT_VALID = 'The cursor is not valid';
 export const CURSOR_OTHER_FILTERS = 'The cursor belongs to other filters: start again without a cursor';
+/** A well-formed cursor that no current secret signed: made by an earlier run, a replica with another secret, a retired secret. */
+export const CURSOR_NO_LONGER_ACCEPTED = 'The cursor is no longer accepted: start again without a cursor';
 
 export interface CursorPosition {
   created_at: string;
@@ -33,62 +36,86 @@ export function filtersHash(filters: ListFilters): string {
 }
 
 function invalidCursor(message: string): ApiError {
-  return new ApiError(422, 'invalid_cursor', message, ['cursor']);
+  return new ApiError('invalid_cursor', { fields: ['cursor'], message });
 }
 
 export class CursorCodec {
-  constructor(private readonly secret: Buffer) {}
+  private readonly secrets: readonly Buffer[];
 
-  private sign(payload: string): Buffer {
-    return createHmac('sha256', this.secret).update(payload).digest();
+  /** `secrets`: the first signs new cursors; a cursor signed by any of them is accepted. */
+  constructor(secrets: readonly Buffer[]) {
+    if (secrets.length === 0) throw new Error('a cursor codec needs at least one secret');
+    this.secrets = secrets;
+  }
+
+  private static signature(secret: Buffer, payload: string): Buffer {
+    // Compared as text: base64url decoding ignores the last character's spare bits, the text does not.
+    return Buffer.from(createHmac('sha256', secret).update(payload).digest('base64url'), 'latin1');
   }
 
   encode(position: CursorPosition, filters: ListFilters, snapshotId: string): string {
     const payload = Buffer.from(
       JSON.stringify([CURSOR_VERSION, position.created_at, position.id, filtersHash(filters), snapshotId]),
     ).toString('base64url');
-    const cursor = `${payload}.${this.sign(payload).toString('base64url')}`;
+    const cursor = `${payload}.${CursorCodec.signature(this.secrets[0] as Buffer, payload).toString('latin1')}`;
     if (cursor.length > CURSOR_MAX_LENGTH) throw new Error(`cursor of ${cursor.length} characters`);
     return cursor;
   }
 
+  /** True when one of the secrets made this signature; every secret is compared (no early exit). */
+  private signedByCurrentSecret(payload: string, signature: string): boolean {
+    const presented = Buffer.from(signature, 'latin1');
+    if (presented.length !== SIGNATURE_CHARACTERS) return false;
+    let matched = false;
+    for (const secret of this.secrets) {
+      const expected = CursorCodec.signature(secret, payload);
+      matched = (expected.length === SIGNATURE_CHARACTERS && timingSafeEqual(presented, expected)) || matched;
+    }
+    return matched;
+  }
+
   /**
    * The position after which the next page starts. 422 invalid_cursor "not valid" when the text is
-   * undecodable, badly signed, malformed or of wrong types; "start again" when it was made under other
-   * filter values or for another snapshot.
+   * undecodable, malformed or of wrong types; "start again" when it is well-formed but no current
+   * secret signed it (an earlier run, another replica's secret, a retired secret), or when it was
+   * made under other filter values or for another snapshot.
    */
   decode(cursor: string, filters: ListFilters, snapshotId: string): CursorPosition {
     const shape = CURSOR_SHAPE.exec(cursor);
     if (!shape) throw invalidCursor(CURSOR_NOT_VALID);
     const payload = shape[1] as string;
-    // Compared as text: base64url decoding ignores the last character's spare bits, the text does not.
-    const presented = Buffer.from(shape[2] as string, 'latin1');
-    const expected = Buffer.from(this.sign(payload).toString('base64url'), 'latin1');
-    if (presented.length !== SIGNATURE_CHARACTERS || expected.length !== SIGNATURE_CHARACTERS || !timingSafeEqual(presented, expected)) {
-      throw invalidCursor(CURSOR_NOT_VALID);
-    }
-    let content: unknown;
-    try {
-      content = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    } catch {
-      throw invalidCursor(CURSOR_NOT_VALID);
-    }
-    if (!Array.isArray(content) || content.length !== 5) throw invalidCursor(CURSOR_NOT_VALID);
-    const [version, createdAt, id, hash, snapshot] = content as unknown[];
-    if (
-      version !== CURSOR_VERSION ||
-      typeof createdAt !== 'string' ||
-      !CREATED_AT.test(createdAt) ||
-      typeof id !== 'number' ||
-      !Number.isSafeInteger(id) ||
-      typeof hash !== 'string' ||
-      !HASH_TEXT.test(hash) ||
-      typeof snapshot !== 'string' ||
-      !HASH_TEXT.test(snapshot)
-    ) {
-      throw invalidCursor(CURSOR_NOT_VALID);
-    }
-    if (hash !== filtersHash(filters) || snapshot !== snapshotId) throw invalidCursor(CURSOR_OTHER_FILTERS);
-    return { created_at: createdAt, id };
+    const position = readPayload(payload);
+    if (!this.signedByCurrentSecret(payload, shape[2] as string)) throw invalidCursor(CURSOR_NO_LONGER_ACCEPTED);
+    if (position.filtersHash !== filtersHash(filters) || position.snapshotId !== snapshotId) throw invalidCursor(CURSOR_OTHER_FILTERS);
+    return { created_at: position.created_at, id: position.id };
   }
+}
+
+/**
+ * The content of a payload, checked before its signature so that a well-formed cursor of an earlier
+ * secret can be told from garbage (a payload is at most 150 characters: reading it costs nothing).
+ */
+function readPayload(payload: string): CursorPosition & { filtersHash: string; snapshotId: string } {
+  let content: unknown;
+  try {
+    content = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor(CURSOR_NOT_VALID);
+  }
+  if (!Array.isArray(content) || content.length !== 5) throw invalidCursor(CURSOR_NOT_VALID);
+  const [version, createdAt, id, hash, snapshot] = content as unknown[];
+  if (
+    version !== CURSOR_VERSION ||
+    typeof createdAt !== 'string' ||
+    !CREATED_AT.test(createdAt) ||
+    typeof id !== 'number' ||
+    !Number.isSafeInteger(id) ||
+    typeof hash !== 'string' ||
+    !HASH_TEXT.test(hash) ||
+    typeof snapshot !== 'string' ||
+    !HASH_TEXT.test(snapshot)
+  ) {
+    throw invalidCursor(CURSOR_NOT_VALID);
+  }
+  return { created_at: createdAt, id, filtersHash: hash, snapshotId: snapshot };
 }

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ensureSnapshot } from './snapshot/ensure-snapshot.js';
-import { createProgressReporter } from './snapshot/progress-reporter.js';
+import { createProgressReporter, ensureSnapshot } from '../../ingest/nyc311/index.js';
 
 /**
  * The embedded snapshot is built at start when absent (synthetic export, a few seconds, no
@@ -9,7 +8,7 @@ import { createProgressReporter } from './snapshot/progress-reporter.js';
  */
 export async function ensureDefaultSnapshot(path: string): Promise<void> {
   if (existsSync(path)) return;
-  process.stderr.write(`Building the embedded snapshot ${path} (synthetic export, no download)\n`);
+  process.stderr.write(`[requests] Building the embedded snapshot ${path} (synthetic export, no download)\n`);
   const result = await ensureSnapshot(path, { progress: createProgressReporter(process.stderr) });
-  if (result.build) process.stderr.write(`Snapshot ${result.build.meta.snapshot_id} built: ${result.build.meta.row_count} requests\n`);
+  if (result.build) process.stderr.write(`[requests] Snapshot ${result.build.meta.snapshot_id} built: ${result.build.meta.row_count} requests\n`);
 }

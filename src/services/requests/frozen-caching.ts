@@ -1,5 +1,6 @@
 import { createHmac, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagMatches } from '../../platform/compression.js';
 
 /**
  * HTTP caching of a frozen snapshot: the answer to a GET depends only on the snapshot and the
@@ -17,25 +18,23 @@ export class FrozenSnapshotCaching {
     this.salt = createHmac('sha256', cursorSecret).update('etag').digest('base64url').slice(0, 16);
   }
 
-  etagOf(snapshotId: string, url: string): string {
-    const digest = hash('sha256', `${this.salt}\n${snapshotId}\n${url}`, 'base64url').slice(0, 27);
+  /** `variant` names what else than the URL chose the answer (the format an Accept header asked for). */
+  etagOf(snapshotId: string, url: string, variant = ''): string {
+    const digest = hash('sha256', `${this.salt}\n${snapshotId}\n${url}${variant === '' ? '' : `\n${variant}`}`, 'base64url').slice(0, 27);
     return `"${digest}"`;
   }
 
-  /** Sets ETag and Cache-Control; true (and a 304 sent) when If-None-Match matches. */
-  answerNotModified(request: FastifyRequest, reply: FastifyReply, snapshotId: string): boolean {
-    const etag = this.etagOf(snapshotId, request.url);
+  /**
+   * Sets ETag and Cache-Control; true (and a 304 sent) when If-None-Match matches. The tag of a
+   * compressed copy (`"tag-gzip"`, see platform/compression.ts) matches too, and the 304 carries it.
+   */
+  answerNotModified(request: FastifyRequest, reply: FastifyReply, snapshotId: string, variant = ''): boolean {
+    const etag = this.etagOf(snapshotId, request.url, variant);
     reply.header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
     const ifNoneMatch = request.headers['if-none-match'];
-    if (typeof ifNoneMatch !== 'string' || !matches(ifNoneMatch, etag)) return false;
-    void reply.code(304).send();
+    const matched = typeof ifNoneMatch === 'string' ? etagMatches(ifNoneMatch, etag) : null;
+    if (matched === null) return false;
+    void reply.header('ETag', matched).code(304).send();
     return true;
   }
-}
-
-/** If-None-Match: `*` or a list of (possibly weak) entity tags, compared weakly (RFC 9110 13.1.2). */
-export function matches(ifNoneMatch: string, etag: string): boolean {
-  const value = ifNoneMatch.trim();
-  if (value === '*') return true;
-  return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

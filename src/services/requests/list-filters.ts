@@ -1,21 +1,56 @@
-import { ApiError, invalidRequest } from '../../platform/errors.js';
+import { ApiError } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 
 /**
- * The five filters of `GET /v1/service-requests`, normalized: the same filtering always has the same
- * values (dates become `YYYY-MM-DDT00:00:00`, fractional seconds lose their trailing zeros), so that
- * the cursor's filter hash and the SQL parameters do not depend on how the client spelled them.
+ * The filters of `GET /v1/service-requests` (and of the count, the export, the facets and the
+ * statistics), normalized: the same filtering always has the same values (dates become
+ * `YYYY-MM-DDT00:00:00`, fractional seconds lose their trailing zeros, repeated values are sorted and
+ * given once), so that the cursor's filter hash and the SQL parameters do not depend on how the client
+ * spelled them.
+ *
+ * An equality filter is null when not given, else the list of accepted values (any of them matches);
+ * a null in the list selects the rows without a value (the parameter value `none`).
  */
-export interface ListFilters {
-  borough: string | null;
-  complaint_type: string | null;
-  status: string | null;
-  /** Inclusive lower bound of created_at. */
-  created_from: string | null;
-  /** Exclusive upper bound of created_at. */
-  created_to: string | null;
+export type FilterValue = string | number | null;
+
+export const EQUALITY_FILTERS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
+export type EqualityFilter = (typeof EQUALITY_FILTERS)[number];
+
+/** The value that selects the rows without a value, for the filters in NULL_SELECTABLE. */
+export const NULL_SELECTOR = 'none';
+export const NULL_SELECTABLE: readonly EqualityFilter[] = ['borough', 'complaint_type', 'channel'];
+
+/** `bbox=min_long,min_lat,max_long,max_lat`, inclusive; rows without a location never match. */
+export interface BoundingBox {
+  minLongitude: number;
+  minLatitude: number;
+  maxLongitude: number;
+  maxLatitude: number;
 }
 
-export const FILTER_NAMES = ['borough', 'complaint_type', 'status', 'created_from', 'created_to'] as const;
+export type ListFilters = { readonly [name in EqualityFilter]: readonly FilterValue[] | null } & {
+  /** Inclusive lower bound of created_at. */
+  readonly created_from: string | null;
+  /** Exclusive upper bound of created_at. */
+  readonly created_to: string | null;
+  readonly bbox: BoundingBox | null;
+};
+
+/** Every filter, in the fixed order of the cursor's filter hash. */
+export const FILTER_NAMES = [...EQUALITY_FILTERS, 'created_from', 'created_to', 'bbox'] as const;
+
+export const NO_FILTERS: ListFilters = {
+  borough: null,
+  complaint_type: null,
+  status: null,
+  channel: null,
+  council_district: null,
+  incident_zip: null,
+  descriptor: null,
+  created_from: null,
+  created_to: null,
+  bbox: null,
+};
 
 /**
  * A date `YYYY-MM-DD` or a local date-time `YYYY-MM-DDTHH:MM:SS` with at most 6 fractional digits,
@@ -26,8 +61,19 @@ export const LOCAL_DATE_OR_DATE_TIME_PATTERN =
 
 const LOCAL_DATE_OR_DATE_TIME = new RegExp(LOCAL_DATE_OR_DATE_TIME_PATTERN);
 
+/** Four decimal numbers separated by commas (the ranges are checked after validation). */
+const NUMBER = '-?[0-9]{1,3}(\\.[0-9]{1,12})?';
+export const BBOX_PATTERN = `^${NUMBER},${NUMBER},${NUMBER},${NUMBER}$`;
+
+/** Proleptic Gregorian leap year, year 0000 included (Date.UTC would read years 0 to 99 as 1900 to 1999). */
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /**
@@ -47,37 +93,72 @@ export function normalizeTimeBound(value: string): string | null {
   return digits === '' ? whole : `${whole}.${digits}`;
 }
 
-export interface FilterQuery {
-  borough?: string;
-  complaint_type?: string;
-  status?: string;
+/** The filter parameters of a validated query (repeatable ones as lists, see repeatable-parameters). */
+export type FilterQuery = { [name in EqualityFilter]?: readonly string[] } & {
   created_from?: string;
   created_to?: string;
+  bbox?: string;
+};
+
+/** The box of a validated `bbox` text; null when its numbers are out of range or not in order. */
+export function parseBoundingBox(text: string): BoundingBox | null {
+  const [minLongitude, minLatitude, maxLongitude, maxLatitude] = text.split(',').map(Number) as [number, number, number, number];
+  const longitudeOk = (x: number): boolean => x >= -180 && x <= 180;
+  const latitudeOk = (y: number): boolean => y >= -90 && y <= 90;
+  if (![minLongitude, maxLongitude].every(longitudeOk) || ![minLatitude, maxLatitude].every(latitudeOk)) return null;
+  if (minLongitude > maxLongitude || minLatitude > maxLatitude) return null;
+  return { minLongitude, minLatitude, maxLongitude, maxLatitude };
 }
 
-/** The normalized filters of a validated query; 422 invalid_request (not a calendar date) or invalid_range. */
+/** The accepted values of one equality filter: `none` read as null, integers as numbers, sorted, once each. */
+function valuesOf(name: EqualityFilter, raw: readonly string[] | undefined): FilterValue[] | null {
+  if (raw === undefined) return null;
+  const values = new Set<FilterValue>();
+  for (const text of raw) {
+    if (text === NULL_SELECTOR && NULL_SELECTABLE.includes(name)) values.add(null);
+    else values.add(name === 'council_district' ? Number(text) : text);
+  }
+  return [...values].sort(compareFilterValues);
+}
+
+/** Nulls last; numbers by value; texts by code point (the C collation of the snapshot). */
+export function compareFilterValues(a: FilterValue, b: FilterValue): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
+
+/** The normalized filters of a validated query; 422 invalid_request (not a calendar date, bad box) or invalid_range. */
 export function readListFilters(query: FilterQuery): ListFilters {
-  const badDates: string[] = [];
+  const bad: string[] = [];
   const bound = (name: 'created_from' | 'created_to'): string | null => {
     const raw = query[name];
     if (raw === undefined) return null;
     const normalized = normalizeTimeBound(raw);
-    if (normalized === null) badDates.push(name);
+    if (normalized === null) bad.push(name);
     return normalized;
   };
   const created_from = bound('created_from');
   const created_to = bound('created_to');
-  if (badDates.length > 0) {
-    throw invalidRequest(badDates, `The request is not valid: ${badDates.join(', ')} must be a date of the calendar`);
+  if (bad.length > 0) {
+    throw new ApiError('invalid_request', { fields: bad, message: invalidRequestMessage(`${bad.join(', ')} must be a date of the calendar`) });
+  }
+  const bbox = query.bbox === undefined ? null : parseBoundingBox(query.bbox);
+  if (query.bbox !== undefined && bbox === null) {
+    throw new ApiError('invalid_request', {
+      fields: ['bbox'],
+      message: invalidRequestMessage(
+        'bbox must be min_long,min_lat,max_long,max_lat with longitudes from -180 to 180, latitudes from -90 to 90, each minimum at most its maximum',
+      ),
+    });
   }
   if (created_from !== null && created_to !== null && created_from >= created_to) {
-    throw new ApiError(422, 'invalid_range', 'created_from must be before created_to', ['created_from', 'created_to']);
+    throw new ApiError('invalid_range', { fields: ['created_from', 'created_to'] });
   }
-  return {
-    borough: query.borough ?? null,
-    complaint_type: query.complaint_type ?? null,
-    status: query.status ?? null,
-    created_from,
-    created_to,
-  };
+  const equality = Object.fromEntries(EQUALITY_FILTERS.map((name) => [name, valuesOf(name, query[name])])) as Record<
+    EqualityFilter,
+    FilterValue[] | null
+  >;
+  return { ...equality, created_from, created_to, bbox };
 }

@@ -1,63 +1,109 @@
+import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
+import type { CursorPosition } from './cursor.js';
 import type { ListPageQuery } from './service-request-store.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
+import type { CodedColumn } from './keyset-index.js';
 
 /**
- * The SQL of a list page. Only the fixed filters reach the database, always as bound parameters;
- * the statement text depends only on which filters are set (a bit mask), so each combination is
- * prepared once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`,
- * served by the (created_at, id) and (filter, created_at, id) indexes.
+ * The SQL of the PostgreSQL store (the SQLite store answers from its keyset index). Only the fixed
+ * filters reach the database, always as bound parameters; the statement text depends only on which
+ * filters are set and how (one value, several, with or without `none`), so each shape is prepared
+ * once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`, served
+ * by the (created_at, id) and (filter, created_at, id) indexes.
  */
-const CONDITIONS = [
-  'borough = ?',
-  'complaint_type = ?',
-  'status = ?',
-  'created_at >= ?',
-  'created_at < ?',
-  '(created_at, id) > (?, ?)',
-] as const;
-
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
 
-export interface ListStatement {
-  /** Which conditions are present (bit i: CONDITIONS[i]). */
-  mask: number;
-  /** Parameters in the order of the `?` placeholders (the last is the row count). */
-  parameters: (string | number)[];
+export interface WhereClause {
+  /** ` WHERE ...` with `?` placeholders, or '' when nothing filters. */
+  sql: string;
+  parameters: (string | number | FilterValue[])[];
 }
 
-export function listStatementFor(query: ListPageQuery): ListStatement {
-  const { filters, after } = query;
-  let mask = 0;
-  const parameters: (string | number)[] = [];
-  const add = (bit: number, ...values: (string | number)[]): void => {
-    mask |= 1 << bit;
-    parameters.push(...values);
-  };
-  if (filters.borough !== null) add(0, filters.borough);
-  if (filters.complaint_type !== null) add(1, filters.complaint_type);
-  if (filters.status !== null) add(2, filters.status);
-  if (filters.created_from !== null) add(3, filters.created_from);
-  if (filters.created_to !== null) add(4, filters.created_to);
-  if (after !== null) add(5, after.created_at, after.id);
-  parameters.push(query.fetch);
-  return { mask, parameters };
+/** One equality filter: `col = ?`, `col = ANY(?)`, `col IS NULL`, or these OR-ed with `col IS NULL` for `none`. */
+function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: WhereClause['parameters']): string {
+  const values = accepted.filter((value): value is string | number => value !== null);
+  const withNull = values.length < accepted.length;
+  let condition: string;
+  if (values.length === 0) return `${column} IS NULL`;
+  if (values.length === 1) {
+    condition = `${column} = ?`;
+    parameters.push(values[0]!);
+  } else {
+    condition = `${column} = ANY(?)`;
+    parameters.push(values);
+  }
+  return withNull ? `(${condition} OR ${column} IS NULL)` : condition;
+}
+
+/** The WHERE clause of the filters (and of the keyset position after which a page starts). */
+export function whereClauseOf(filters: ListFilters, after: CursorPosition | null = null): WhereClause {
+  const conditions: string[] = [];
+  const parameters: WhereClause['parameters'] = [];
+  for (const name of EQUALITY_FILTERS) {
+    const accepted = filters[name];
+    if (accepted !== null) conditions.push(equalityCondition(name, accepted, parameters));
+  }
+  if (filters.created_from !== null) {
+    conditions.push('created_at >= ?');
+    parameters.push(filters.created_from);
+  }
+  if (filters.created_to !== null) {
+    conditions.push('created_at < ?');
+    parameters.push(filters.created_to);
+  }
+  const box = filters.bbox;
+  if (box !== null) {
+    conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
+    parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
+  }
+  if (after !== null) {
+    conditions.push('(created_at, id) > (?, ?)');
+    parameters.push(after.created_at, after.id);
+  }
+  return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
 }
 
 /**
- * The statement text for a mask, with `?` placeholders (PostgreSQL; the SQLite store answers list
- * pages from its keyset index). It selects only the id, which the (created_at, id) and
- * (filter, created_at, id) indexes hold: the rows themselves are read by id (and kept, see
- * row-texts.ts), the last row's created_at for the cursor with them.
+ * The ids of a list page. It selects only the id, which the (created_at, id) and (filter, created_at, id)
+ * indexes hold: the rows themselves are read by id (and kept, see row-texts.ts).
  */
-export function listSqlFor(mask: number, table: string): string {
-  const conditions = CONDITIONS.filter((_, bit) => (mask & (1 << bit)) !== 0);
-  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return `SELECT id FROM ${table}${where} ORDER BY created_at, id LIMIT ?`;
+export function listIdsQuery(query: ListPageQuery, table: string): WhereClause {
+  const where = whereClauseOf(query.filters, query.after);
+  return { sql: `SELECT id FROM ${table}${where.sql} ORDER BY created_at, id LIMIT ?`, parameters: [...where.parameters, query.fetch] };
 }
 
-/** Every row's keyset columns in list order: what the SQLite store's keyset index is made of. */
+export function countQuery(filters: ListFilters, table: string): WhereClause {
+  const where = whereClauseOf(filters);
+  return { sql: `SELECT count(*)::integer AS count FROM ${table}${where.sql}`, parameters: where.parameters };
+}
+
+/** Each value of the column with its count, largest first, then by value, null last (C collation). */
+export function facetQuery(column: CodedColumn, filters: ListFilters, table: string): WhereClause {
+  const where = whereClauseOf(filters);
+  return {
+    sql: `SELECT ${column} AS value, count(*)::integer AS count FROM ${table}${where.sql} GROUP BY ${column} ORDER BY count DESC, ${column} ASC NULLS LAST`,
+    parameters: where.parameters,
+  };
+}
+
+/** Per local date of created_at: the requests opened and the days_to_close of those that have one. */
+export function openingsByDayQuery(filters: ListFilters, table: string): WhereClause {
+  const where = whereClauseOf(filters);
+  return {
+    sql:
+      `SELECT substr(created_at, 1, 10) AS day, count(*)::integer AS opened, ` +
+      `coalesce(array_agg(days_to_close) FILTER (WHERE days_to_close IS NOT NULL), '{}') AS close_days ` +
+      `FROM ${table}${where.sql} GROUP BY 1`,
+    parameters: where.parameters,
+  };
+}
+
+/** Every row's keyset, filter, location and statistics columns in list order: the SQLite store's keyset index. */
 export function keysetRowsSql(table: string): string {
-  return `SELECT id, created_at, borough, complaint_type, status FROM ${table} ORDER BY created_at, id`;
+  return (
+    'SELECT id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, ' +
+    `location_type, latitude, longitude, days_to_close FROM ${table} ORDER BY created_at, id`
+  );
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

@@ -1,5 +1,7 @@
 import pg from 'pg';
-import { listSqlFor, listStatementFor, numberPlaceholders, postgresRowsByIdSql } from './list-query.js';
+import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
+import type { FilterValue, ListFilters } from './list-filters.js';
+import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql, type WhereClause } from './list-query.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -14,8 +16,9 @@ import {
   readComplaintTypeCountsFromPostgres,
   readDailyStatsFromPostgres,
   readSnapshotMetaFromPostgres,
-} from './snapshot/snapshot-readers.js';
-import type { SnapshotMeta } from './snapshot/service-request.js';
+} from '../../ingest/nyc311/index.js';
+import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
@@ -24,10 +27,6 @@ export interface PostgresStoreOptions {
   schema: string;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**
@@ -72,7 +71,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return name;
   }
 
-  private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number)[] = []): Promise<T[]> {
+  private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number | FilterValue[])[] = []): Promise<T[]> {
     const text = sqlWithQuestionMarks.includes('?') ? numberPlaceholders(sqlWithQuestionMarks) : sqlWithQuestionMarks;
     try {
       const result = await this.pool.query({ name: this.nameOf(text), text, values: [...values] });
@@ -82,10 +81,29 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
+  private async rowsOf<T>(query: WhereClause): Promise<T[]> {
+    return this.rows<T>(query.sql, query.parameters);
+  }
+
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const { mask, parameters } = listStatementFor(query);
-    const rows = await this.rows<{ id: number }>(listSqlFor(mask, this.table('service_requests')), parameters);
+    const rows = await this.rowsOf<{ id: number }>(listIdsQuery(query, this.table('service_requests')));
     return rows.map((row) => row.id);
+  }
+
+  async count(filters: ListFilters): Promise<number> {
+    const [row] = await this.rowsOf<{ count: number }>(countQuery(filters, this.table('service_requests')));
+    return row?.count ?? 0;
+  }
+
+  async facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
+    return this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
+  }
+
+  async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
+    const rows = await this.rowsOf<{ day: string; opened: number; close_days: number[] }>(
+      openingsByDayQuery(filters, this.table('service_requests')),
+    );
+    return new Map(rows.map((row) => [row.day, { opened: row.opened, closeDays: row.close_days }]));
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
@@ -123,7 +141,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
         meta,
       ),
     );
-    return toDailyStatRecords(stats);
+    return toDailyStatRecords(stats, meta.snapshot_date);
   }
 
   async dataset(): Promise<DatasetRecord> {
@@ -132,6 +150,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   async snapshotId(): Promise<string> {
     return (await this.snapshotMeta()).snapshot_id;
+  }
+
+  poolUse(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */

@@ -1,45 +1,40 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
-import { ApiError, errorResponse, invalidRequest, notFound, unavailable } from '../../platform/errors.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
+import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
+import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
-import { readListFilters } from './list-filters.js';
+import { exportStream } from './export-stream.js';
+import { NO_FILTERS, readListFilters, type ListFilters } from './list-filters.js';
+import { bucketNumbers, isoWeekOf, monthOf, statDays } from './period-stats.js';
+import { chooseFormat, MEDIA_TYPES } from './row-formats.js';
 import {
   ComplaintTypeList,
+  ComplaintTypesQuery,
+  CountAnswer,
   DailyStatList,
-  DailyStatsQuery,
   Dataset,
+  EXPORT_FORMATS,
+  ExportQuery,
+  FacetList,
+  FacetQuery,
+  FilterQuery,
+  GeoJsonPage,
   LIMIT_DEFAULT,
+  LIST_FORMATS,
+  MonthlyStatList,
   NoQuery,
+  REPEATABLE_FILTERS,
   ServiceRequest,
   ServiceRequestIdParams,
   ServiceRequestListQuery,
   ServiceRequestPage,
+  WeeklyStatList,
 } from './schemas.js';
-import { DatabaseUnavailableError, type ServiceRequestStore } from './service-request-store.js';
-import { pageText, type ServiceRequestTexts } from './row-texts.js';
-
-const DATABASE_UNAVAILABLE = 'database_unavailable';
-const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be read';
-
-function databaseUnavailable(): ApiError {
-  return unavailable(DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE_MESSAGE);
-}
-
-/** Runs a read of the store; a database failure becomes 503 database_unavailable (logged, never 500). */
-async function fromDatabase<T>(log: FastifyBaseLogger, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof DatabaseUnavailableError) {
-      log.warn({ reason: error.message }, 'database unavailable');
-      throw databaseUnavailable();
-    }
-    throw error;
-  }
-}
+import type { DailyStatRecord, ServiceRequestStore } from './service-request-store.js';
+import { csvPageText, geojsonPageText, pageText, type ServiceRequestTexts } from './row-texts.js';
 
 const secured = { config: { requiresApiKey: true } } as const;
 
@@ -53,18 +48,59 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
   return async (request: { params: unknown; query: unknown }): Promise<void> => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw invalidRequest([name], `The request is not valid: ${name} must be integer`);
+      throw new ApiError('invalid_request', { fields: [name], message: invalidRequestMessage(`${name} must be an integer`) });
     }
   };
 }
 
+/**
+ * preValidation: a repeatable filter given once arrives as text; it is made a list of one, so that
+ * the schema validates every value the same way (`borough=queens` and `borough=queens&borough=bronx`).
+ */
+async function repeatableParameters(request: { query: unknown }): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (query === undefined || query === null) return;
+  for (const name of REPEATABLE_FILTERS) {
+    const value = query[name];
+    if (typeof value === 'string') query[name] = [value];
+  }
+}
+
+/** The URL of the next page: the request's own path and query with the cursor replaced. */
+function nextPageUrl(url: string, cursor: string): string {
+  const [path, search = ''] = url.split('?', 2) as [string, string | undefined];
+  const parameters = new URLSearchParams(search);
+  parameters.set('cursor', cursor);
+  return `${path}?${parameters.toString()}`;
+}
+
+/** The table of precomputed daily numbers answers a filtering by at most one borough and one complaint type. */
+function precomputedScope(filters: ListFilters): { borough: string | null; complaint_type: string | null } | null {
+  const single = (values: ListFilters['borough']): string | null | undefined => {
+    if (values === null) return null;
+    return values.length === 1 && typeof values[0] === 'string' ? values[0] : undefined;
+  };
+  const borough = single(filters.borough);
+  const complaintType = single(filters.complaint_type);
+  if (borough === undefined || complaintType === undefined) return null;
+  const others = { ...filters, borough: null, complaint_type: null };
+  const unfiltered = (Object.keys(NO_FILTERS) as (keyof ListFilters)[]).every((name) => others[name] === null);
+  return unfiltered ? { borough, complaint_type: complaintType } : null;
+}
+
+/**
+ * Repeated filters make long URLs possible (50 values of 200 characters each): a request line and
+ * headers over Node's 16 KiB are answered 431 by the platform before the route is found.
+ */
+const tooLong = errorResponses('request_header_too_large');
+
+const filterErrors = errorResponses('invalid_request', 'invalid_range');
+
 const common = {
   304: Type.Null({ description: 'Not Modified: If-None-Match matches the ETag; no body' }),
-  401: errorResponse('Missing or invalid API key (code unauthorized)'),
-  503: errorResponse('The database cannot be read (code database_unavailable)'),
+  // A store's DatabaseUnavailableError reaches the platform's error handler: 503 database_unavailable.
+  ...errorResponses('unauthorized', 'database_unavailable'),
 };
-
-const unknownParameter = errorResponse('An unknown query parameter (code invalid_request); fields names it');
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -77,54 +113,132 @@ export interface RequestRouteDependencies {
 
 export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
   registerHealthRoutes(app, {
-    unavailableDescription: 'The database cannot be read (code database_unavailable)',
-    async check() {
-      try {
-        await store.ping();
-      } catch {
-        throw databaseUnavailable();
-      }
-    },
+    unavailableCode: 'database_unavailable',
+    check: () => store.ping(),
   });
 
   app.get(
     '/v1/service-requests',
     {
       ...secured,
-      preValidation: integerTextCheck('query', 'limit'),
+      preValidation: [repeatableParameters, integerTextCheck('query', 'limit')],
       schema: {
         tags: ['service-requests'],
         summary: 'List service requests',
         description: [
           'Requests matching every given filter (AND), ordered by created_at then id, in pages of `limit`.',
           'Send `next_cursor` back as `cursor` with the same filter values for the next page; `limit` may change between pages.',
-          'next_cursor is null on the last page, and an empty last page is never returned. Other parameters, a repeated parameter,',
-          'or a bad value answer 422 invalid_request naming the parameter.',
+          'next_cursor is null on the last page, and an empty last page is never returned. A repeatable filter given several times',
+          'matches any of its values; the value `none` of borough, complaint_type and channel selects the requests without one.',
+          'Unknown parameters or a bad value answer 422 invalid_request naming the parameter.',
+          'Formats: JSON (the default), CSV (`text/csv`, RFC 4180, a header row, null as an empty field, CRLF line ends; the next page',
+          'in a `Link: <...>; rel="next"` header) or GeoJSON (`application/geo+json`, a FeatureCollection of Points at [longitude, latitude],',
+          'a null geometry for a request without a location, every field in properties, next_cursor as a member and in a Link header),',
+          'chosen by the `format` parameter or else by the Accept header. The cursor is the same in every format.',
+          `A cursor refused answers 422 invalid_cursor (fields cursor) with one of the messages "${CURSOR_NOT_VALID}",`,
+          `"${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}".`,
         ].join(' '),
         security: [{ apiKey: [] }],
         querystring: ServiceRequestListQuery,
         response: {
-          200: ServiceRequestPage,
+          200: {
+            description: 'A page of service requests',
+            content: {
+              'application/json': { schema: ServiceRequestPage },
+              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
+              'application/geo+json': { schema: GeoJsonPage },
+            },
+          },
           ...common,
-          422: errorResponse(
-            `invalid_request: a bad or unknown parameter (fields names it); invalid_range: created_from not before created_to (fields created_from, created_to); invalid_cursor: "${CURSOR_NOT_VALID}" or "${CURSOR_OTHER_FILTERS}" (fields cursor)`,
-          ),
+          ...tooLong,
+          ...errorResponses('invalid_request', 'invalid_range', 'invalid_cursor'),
         },
       },
     },
     async (request, reply) => {
       const { limit = LIMIT_DEFAULT, cursor } = request.query;
+      const format = chooseFormat(request.query.format, request.headers.accept, LIST_FORMATS, 'json');
       const filters = readListFilters(request.query);
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
-      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      const ids = await fromDatabase(request.log, () => store.listIds({ filters, after, fetch: limit + 1 }));
+      reply.header('Vary', 'Accept');
+      if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
+      const ids = await store.listIds({ filters, after, fetch: limit + 1 });
       const more = ids.length > limit;
-      const items = await fromDatabase(request.log, () => texts.textsOf(more ? ids.slice(0, limit) : ids));
+      const items = await texts.textsOf(more ? ids.slice(0, limit) : ids);
       const last = items[items.length - 1];
       const nextCursor = more && last ? cursors.encode(last.position, filters, snapshotId) : null;
-      // The body is assembled from the rows' JSON texts (the schema above describes it).
-      return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
+      // The body is assembled from the rows' texts (the schema above describes it).
+      if (format === 'json') return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
+      if (nextCursor !== null) reply.header('Link', `<${nextPageUrl(request.url, nextCursor)}>; rel="next"`);
+      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(csvPageText(items));
+      return reply.type(MEDIA_TYPES.geojson).send(geojsonPageText(items, nextCursor));
+    },
+  );
+
+  app.get(
+    '/v1/service-requests/count',
+    {
+      ...secured,
+      preValidation: repeatableParameters,
+      schema: {
+        tags: ['service-requests'],
+        summary: 'Count service requests',
+        description: 'The number of requests matching every given filter; the filters of GET /v1/service-requests.',
+        security: [{ apiKey: [] }],
+        querystring: FilterQuery,
+        response: { 200: CountAnswer, ...common, ...tooLong, ...filterErrors },
+      },
+    },
+    async (request, reply) => {
+      const filters = readListFilters(request.query);
+      const snapshotId = await store.snapshotId();
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      return { count: await store.count(filters) };
+    },
+  );
+
+  app.get(
+    '/v1/exports/service-requests',
+    {
+      ...secured,
+      preValidation: repeatableParameters,
+      schema: {
+        tags: ['service-requests'],
+        summary: 'Export every matching service request',
+        description: [
+          'Every request matching the filters of GET /v1/service-requests, in list order, in one streamed answer: CSV (the default;',
+          'RFC 4180, a header row) or GeoJSON (a FeatureCollection), chosen by the `format` parameter or else by the Accept header.',
+          'The answer is sent as it is read, with a Content-Disposition file name; a database failure after the first bytes ends',
+          'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count).',
+        ].join(' '),
+        security: [{ apiKey: [] }],
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'Every matching request',
+            content: {
+              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
+              'application/geo+json': { schema: GeoJsonPage },
+            },
+          },
+          ...common,
+          ...tooLong,
+          ...filterErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const format = chooseFormat(request.query.format, request.headers.accept, EXPORT_FORMATS, 'csv');
+      const filters = readListFilters(request.query);
+      const snapshotId = await store.snapshotId();
+      reply.header('Vary', 'Accept');
+      if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;
+      const extension = format === 'csv' ? 'csv' : 'geojson';
+      return reply
+        .type(MEDIA_TYPES[format])
+        .header('Content-Disposition', `attachment; filename="service-requests.${extension}"`)
+        .send(exportStream(store, filters, format));
     },
   );
 
@@ -143,16 +257,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         response: {
           200: ServiceRequest,
           ...common,
-          404: errorResponse('No request with this id (code not_found)'),
-          422: errorResponse('The id is not an integer, or an unknown query parameter (code invalid_request; fields id or the parameter)'),
+          ...errorResponses('not_found', 'invalid_request'),
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
-      const [found] = Number.isSafeInteger(id) ? await fromDatabase(request.log, () => texts.textsOf([id])) : [];
-      if (found === undefined) throw notFound('No service request with this id');
+      const snapshotId = await store.snapshotId();
+      const [found] = Number.isSafeInteger(id) ? await texts.textsOf([id]) : [];
+      if (found === undefined) throw new ApiError('not_found', { message: 'No service request with this id' });
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return reply.type(JSON_TYPE).send(found.text);
     },
@@ -162,46 +275,101 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
     '/v1/complaint-types',
     {
       ...secured,
+      preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
         summary: 'Complaint types with their counts',
-        description: 'Every complaint type of the snapshot with its number of requests, largest first, then by name. No parameters.',
+        description:
+          'Every complaint type of the snapshot (or of the given boroughs: the borough filter of GET /v1/service-requests) with its number of requests, largest first, then by name.',
         security: [{ apiKey: [] }],
-        querystring: NoQuery,
-        response: { 200: ComplaintTypeList, ...common, 422: unknownParameter },
+        querystring: ComplaintTypesQuery,
+        response: { 200: ComplaintTypeList, ...common, ...errorResponses('invalid_request') },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const filters = readListFilters(request.query);
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return { items: await fromDatabase(request.log, () => store.complaintTypeCounts()) };
+      if (filters.borough === null) return { items: await store.complaintTypeCounts() };
+      const counts = await store.facet('complaint_type', filters);
+      return { items: counts.flatMap(({ value, count }) => (typeof value === 'string' ? [{ complaint_type: value, count }] : [])) };
     },
   );
 
   app.get(
-    '/v1/stats/daily',
+    '/v1/facets',
     {
       ...secured,
+      preValidation: repeatableParameters,
       schema: {
-        tags: ['statistics'],
-        summary: 'Daily numbers',
+        tags: ['service-requests'],
+        summary: 'Values of a field with their counts',
         description:
-          'One row per day of the snapshot period: requests opened, closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened that day. Optional filters borough and complaint_type (AND).',
+          'Each value of `field` among the requests matching the filters of GET /v1/service-requests, with its count, largest first, then by value; the requests without a value are counted as null (last among equal counts).',
         security: [{ apiKey: [] }],
-        querystring: DailyStatsQuery,
-        response: {
-          200: DailyStatList,
-          ...common,
-          422: errorResponse('A bad or unknown parameter (code invalid_request); fields names it'),
-        },
+        querystring: FacetQuery,
+        response: { 200: FacetList, ...common, ...tooLong, ...filterErrors },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const filters = readListFilters(request.query);
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      const scope = { borough: request.query.borough ?? null, complaint_type: request.query.complaint_type ?? null };
-      return { items: await fromDatabase(request.log, () => store.dailyStats(scope)) };
+      const field = request.query.field;
+      return { field, items: await store.facet(field, filters) };
     },
+  );
+
+  /** The numbers per day, ISO week or month of the matching requests, over the days the filters leave. */
+  const periodNumbers = async (filters: ListFilters, keyOf: (day: string) => string) => {
+    const dataset = await store.dataset();
+    const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
+    const openings = await store.openingsByDay(filters);
+    return bucketNumbers(statDays(period, filters), openings, period.snapshotDate, keyOf);
+  };
+  const statsDescription = (unit: string): string =>
+    [
+      `One row per ${unit} of the snapshot period (narrowed by created_from and created_to to the days they touch): requests opened,`,
+      'closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened then.',
+      'The filters of GET /v1/service-requests (AND). `complete` is false while the numbers can still change: a request opened on a',
+      'day is closed within 14 days if it closes by the end of day + 14, so the last two weeks before the snapshot date are incomplete',
+      '(their share closed in time is low only because the snapshot was taken before their window ended).',
+    ].join(' ');
+  const statsRoute = (path: string, unit: string, summary: string, answer: unknown, build: (filters: ListFilters) => Promise<unknown[]>) =>
+    app.get(
+      path,
+      {
+        ...secured,
+        preValidation: repeatableParameters,
+        schema: {
+          tags: ['statistics'],
+          summary,
+          description: statsDescription(unit),
+          security: [{ apiKey: [] }],
+          querystring: FilterQuery,
+          response: { 200: answer as never, ...common, ...tooLong, ...filterErrors },
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const filters = readListFilters(request.query as never);
+        const snapshotId = await store.snapshotId();
+        if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+        return { items: await build(filters) };
+      },
+    );
+
+  statsRoute('/v1/stats/daily', 'day', 'Daily numbers', DailyStatList, async (filters): Promise<DailyStatRecord[]> => {
+    const scope = precomputedScope(filters);
+    // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
+    if (scope !== null) return store.dailyStats(scope);
+    const rows = await periodNumbers(filters, (day) => day);
+    return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
+  });
+  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', 'Weekly numbers', WeeklyStatList, async (filters) =>
+    (await periodNumbers(filters, isoWeekOf)).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
+  );
+  statsRoute('/v1/stats/monthly', 'month', 'Monthly numbers', MonthlyStatList, async (filters) =>
+    (await periodNumbers(filters, monthOf)).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
   );
 
   app.get(
@@ -214,13 +382,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
         security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: Dataset, ...common, 422: unknownParameter },
+        response: { 200: Dataset, ...common, ...errorResponses('invalid_request') },
       },
     },
     async (request, reply) => {
-      const snapshotId = await fromDatabase(request.log, () => store.snapshotId());
+      const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return fromDatabase(request.log, () => store.dataset());
+      return store.dataset();
     },
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { LOCAL_DATE_OR_DATE_TIME_PATTERN } from './list-filters.js';
+import { BBOX_PATTERN, LOCAL_DATE_OR_DATE_TIME_PATTERN, NULL_SELECTOR } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
 
 /** service-requests.md, "Resources and their fields", and the decisions of docs/requests.md. */
@@ -60,29 +60,151 @@ export const ServiceRequestPage = Type.Object(
   { additionalProperties: false, description: 'A page of service requests' },
 );
 
+export const GeoJsonPage = Type.Object(
+  {
+    type: Type.Literal('FeatureCollection'),
+    features: Type.Array(
+      Type.Object(
+        {
+          type: Type.Literal('Feature'),
+          id: Type.Integer({ description: 'The request id' }),
+          geometry: Type.Unsafe<unknown>({
+            type: ['object', 'null'],
+            description: 'A Point with coordinates [longitude, latitude]; null when the request has no location',
+          }),
+          properties: Type.Ref('ServiceRequest'),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'One Feature per request, by created_at then id' },
+    ),
+    next_cursor: Type.Optional(
+      nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page (absent in an export)' }),
+    ),
+  },
+  { description: 'GeoJSON (RFC 7946) FeatureCollection of the requests' },
+);
+
 const timeBound = (description: string) =>
   Type.String({
     pattern: LOCAL_DATE_OR_DATE_TIME_PATTERN,
     description: `${description}. YYYY-MM-DD (midnight) or YYYY-MM-DDTHH:MM:SS with at most 6 fractional digits, local time, without zone (a Z or an offset is refused)`,
   });
 
+/** At most this many values of one repeated filter. */
+export const FILTER_VALUES_MAXIMUM = 50;
+
+/**
+ * A filter that may be given several times (`borough=queens&borough=bronx`: any of them). A single
+ * value arrives as a list of one (repeatable-parameters.ts), so the list is what is validated.
+ */
+function repeatable<T extends Record<string, unknown>>(item: T, description: string) {
+  return Type.Optional(
+    Type.Unsafe<string[]>({
+      type: 'array',
+      items: item,
+      minItems: 1,
+      maxItems: FILTER_VALUES_MAXIMUM,
+      description: `${description}. Repeat the parameter for several values (any of them matches), at most ${FILTER_VALUES_MAXIMUM}`,
+    }),
+  );
+}
+
+const noneText = `; \`${NULL_SELECTOR}\` selects the requests without one`;
+
+/** The filters of the list, the count, the export, the facets and the statistics (AND of all given). */
+export const FILTER_PROPERTIES = {
+  borough: repeatable({ type: 'string', enum: [...BOROUGHS, NULL_SELECTOR] }, `Equals; ${boroughDescription}${noneText}`),
+  complaint_type: repeatable(
+    { type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH },
+    `Equals (exact text, as in GET /v1/complaint-types)${noneText} (no complaint type is spelled \`${NULL_SELECTOR}\`)`,
+  ),
+  status: repeatable({ type: 'string', enum: [...STATUSES] }, `Equals; ${statusDescription}`),
+  channel: repeatable({ type: 'string', enum: [...CHANNELS, NULL_SELECTOR] }, `Equals; online, phone, mobile or other${noneText}`),
+  council_district: repeatable({ type: 'string', pattern: '^[0-9]{1,4}$' }, 'Equals; a council district number, digits only'),
+  incident_zip: repeatable({ type: 'string', pattern: '^[0-9]{5}$' }, 'Equals; a 5-digit postal code'),
+  descriptor: repeatable({ type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH }, 'Equals (exact text, as in GET /v1/facets?field=descriptor)'),
+  created_from: Type.Optional(timeBound('created_at at or after this value (inclusive)')),
+  created_to: Type.Optional(timeBound('created_at before this value (exclusive)')),
+  bbox: Type.Optional(
+    Type.String({
+      pattern: BBOX_PATTERN,
+      description:
+        'Map box min_long,min_lat,max_long,max_lat (decimal degrees, inclusive; each minimum at most its maximum); requests without a location never match',
+    }),
+  ),
+};
+
+/** The parameters of FILTER_PROPERTIES that may be repeated. */
+export const REPEATABLE_FILTERS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
+
+export const LIST_FORMATS = ['json', 'csv', 'geojson'] as const;
+export const EXPORT_FORMATS = ['csv', 'geojson'] as const;
+
 export const ServiceRequestListQuery = Type.Object(
   {
-    borough: Type.Optional(stringEnum(BOROUGHS, { description: `Equals; ${boroughDescription}` })),
-    complaint_type: Type.Optional(
-      Type.String({ minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH, description: 'Equals (exact text, as in GET /v1/complaint-types)' }),
-    ),
-    status: Type.Optional(stringEnum(STATUSES, { description: `Equals; ${statusDescription}` })),
-    created_from: Type.Optional(timeBound('created_at at or after this value (inclusive)')),
-    created_to: Type.Optional(timeBound('created_at before this value (exclusive)')),
+    ...FILTER_PROPERTIES,
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: LIMIT_MAXIMUM, default: LIMIT_DEFAULT, description: 'Page size, 1 to 1000, default 50' }),
     ),
     cursor: Type.Optional(
       Type.String({ maxLength: CURSOR_MAX_LENGTH, description: 'next_cursor of the previous page, unchanged, with the same filter values' }),
     ),
+    format: Type.Optional(
+      stringEnum(LIST_FORMATS, {
+        description:
+          'json (the default), csv (text/csv) or geojson (application/geo+json); overrides the Accept header, which chooses the same way',
+      }),
+    ),
   },
   { additionalProperties: false },
+);
+
+export const FilterQuery = Type.Object(FILTER_PROPERTIES, { additionalProperties: false });
+
+export const ExportQuery = Type.Object(
+  {
+    ...FILTER_PROPERTIES,
+    format: Type.Optional(
+      stringEnum(EXPORT_FORMATS, { description: 'csv (the default) or geojson; overrides the Accept header, which chooses the same way' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'] as const;
+
+export const FacetQuery = Type.Object(
+  {
+    field: stringEnum(FACET_FIELDS, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district or location_type' }),
+    ...FILTER_PROPERTIES,
+  },
+  { additionalProperties: false },
+);
+
+export const FacetList = Type.Object(
+  {
+    field: Type.String({ description: 'The field counted' }),
+    items: Type.Array(
+      Type.Object(
+        {
+          value: Type.Unsafe<string | number | null>({
+            type: ['string', 'integer', 'null'],
+            description: 'A value of the field (an integer for council_district); null for the requests without one',
+          }),
+          count: Type.Integer({ minimum: 1, description: 'Matching requests with this value' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Each value among the matching requests, largest count first, then by value (code-point order), null last' },
+    ),
+  },
+  { additionalProperties: false, description: 'The values of one field with their counts' },
+);
+
+export const CountAnswer = Type.Object(
+  { count: Type.Integer({ minimum: 0, description: 'Requests matching every given filter' }) },
+  { additionalProperties: false, description: 'The number of matching requests' },
 );
 
 export const ServiceRequestIdParams = Type.Object(
@@ -108,15 +230,29 @@ export const ComplaintTypeList = Type.Object(
   { additionalProperties: false, description: 'The complaint types with their counts' },
 );
 
-export const DailyStatsQuery = Type.Object(
-  {
-    borough: Type.Optional(stringEnum(BOROUGHS, { description: `Only requests of this borough; ${boroughDescription}` })),
-    complaint_type: Type.Optional(
-      Type.String({ minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH, description: 'Only requests of this complaint type (exact text)' }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const ComplaintTypesQuery = Type.Object({ borough: FILTER_PROPERTIES.borough }, { additionalProperties: false });
+
+export const COMPLETE_DESCRIPTION =
+  'False while the numbers can still change: "closed within 14 days" of a request opened on a day is only known 14 days after the end of that day, and a day whose 14-day window (to the end of day + 14) reaches past the snapshot date has requests that may still close in time after the snapshot was taken; such days plot as a fake drop. A week or month is complete when its last day is';
+
+/** The numbers of the requests opened in a period (`when`: "that day", "from start to end"). */
+function periodNumbers(when: string) {
+  return {
+    opened: Type.Integer({ minimum: 0, description: `Requests created ${when}` }),
+    closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
+    share_closed_within_14_days: nullable<number>({
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: 'closed_within_14_days / opened, 4 decimals; null when opened is 0',
+    }),
+    median_days_to_close: nullable<number>({
+      type: 'number',
+      description: `Median days_to_close of the requests created ${when} that are closed, 2 decimals; null when none`,
+    }),
+    complete: Type.Boolean({ description: COMPLETE_DESCRIPTION }),
+  };
+}
 
 export const DailyStatList = Type.Object(
   {
@@ -124,22 +260,14 @@ export const DailyStatList = Type.Object(
       Type.Object(
         {
           date: Type.String({ pattern: DATE_PATTERN, description: 'Local date of created_at, YYYY-MM-DD' }),
-          opened: Type.Integer({ minimum: 0, description: 'Requests created that day' }),
-          closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
-          share_closed_within_14_days: nullable<number>({
-            type: 'number',
-            minimum: 0,
-            maximum: 1,
-            description: 'closed_within_14_days / opened, 4 decimals; null when opened is 0',
-          }),
-          median_days_to_close: nullable<number>({
-            type: 'number',
-            description: 'Median days_to_close of the requests created that day that are closed, 2 decimals; null when none',
-          }),
+          ...periodNumbers('that day'),
         },
         { additionalProperties: false },
       ),
-      { description: 'One row per day of the snapshot period (181 for January to June 2025), oldest first, days without requests included' },
+      {
+        description:
+          'One row per day of the snapshot period (181 for January to June 2025), or of its days from created_from to created_to, oldest first, days without requests included',
+      },
     ),
   },
   { additionalProperties: false, description: 'The daily numbers' },
@@ -162,6 +290,7 @@ export const Dataset = Type.Object(
       },
       { additionalProperties: false },
     ),
+    notice: Type.String({ description: 'In one plain sentence: whether the snapshot is synthetic (made-up records, the default) or a real export' }),
     row_count: Type.Integer({ minimum: 0, description: 'Requests in the snapshot' }),
     raw_rows_read: Type.Integer({ minimum: 0, description: 'Records read from the export before cleaning' }),
     created_at_min: nullable<string>({ type: 'string', pattern: TIMESTAMP_PATTERN, description: 'Earliest created_at' }),
@@ -190,3 +319,29 @@ export const Dataset = Type.Object(
   },
   { additionalProperties: false, description: 'The snapshot: source, date, size and cleaning' },
 );
+
+const bucketNumbers = {
+  start: Type.String({ pattern: DATE_PATTERN, description: 'First day counted: the first day of the bucket, or of the period when later' }),
+  end: Type.String({ pattern: DATE_PATTERN, description: 'Last day counted: the last day of the bucket, or of the period when earlier' }),
+  ...periodNumbers('from start to end'),
+};
+
+/** The list of buckets (ISO weeks or months): each named by `key`, with the numbers of its days. */
+function bucketList<K extends string>(key: K, keySchema: ReturnType<typeof Type.String>, unit: string) {
+  return Type.Object(
+    {
+      items: Type.Array(Type.Object({ [key]: keySchema, ...bucketNumbers } as { [k in K]: typeof keySchema } & typeof bucketNumbers, { additionalProperties: false }), {
+        description: `One row per ${unit} touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones`,
+      }),
+    },
+    { additionalProperties: false, description: `The numbers per ${unit}` },
+  );
+}
+
+export const WeeklyStatList = bucketList(
+  'week',
+  Type.String({ pattern: '^[0-9]{4}-W[0-9]{2}$', description: 'ISO 8601 week, YYYY-Www (weeks start on Monday)' }),
+  'ISO week',
+);
+
+export const MonthlyStatList = bucketList('month', Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'Month, YYYY-MM' }), 'month');

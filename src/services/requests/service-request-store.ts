@@ -1,11 +1,14 @@
+import { ApiError } from '../../platform/error-registry.js';
+import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
+import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { ListFilters } from './list-filters.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './snapshot/service-request.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with
- * DatabaseUnavailableError when the database cannot be read; the routes answer 503
- * database_unavailable (never 500).
+ * DatabaseUnavailableError when the database cannot be read; the platform's error handler answers it
+ * with 503 database_unavailable (never 500), wherever a route lets it through.
  */
 
 /** One request, the contract's ServiceRequest field for field, as the snapshot stores it. */
@@ -33,6 +36,8 @@ export interface DailyStatRecord {
   closed_within_14_days: number;
   share_closed_within_14_days: number | null;
   median_days_to_close: number | null;
+  /** False while the day's 14-day window reaches past the snapshot date (period-stats.ts). */
+  complete: boolean;
 }
 
 export interface DailyScope {
@@ -62,6 +67,8 @@ export interface DatasetRecord {
     generator_version: string | null;
     layout: string;
   };
+  /** Whether the data is synthetic or a real export, in one plain sentence (data-notice.ts). */
+  notice: string;
   row_count: number;
   raw_rows_read: number;
   created_at_min: string | null;
@@ -76,6 +83,12 @@ export interface ServiceRequestStore {
    * most `fetch`: the keyset query, answered from the indexes.
    */
   listIds(query: ListPageQuery): Promise<number[]>;
+  /** How many rows match the filters. */
+  count(filters: ListFilters): Promise<number>;
+  /** Each value of the column among the matching rows with its count, largest first, then by value, null last. */
+  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]>;
+  /** The matching rows per local date of created_at (days without one are absent). */
+  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */
@@ -85,6 +98,8 @@ export interface ServiceRequestStore {
   dataset(): Promise<DatasetRecord>;
   /** The snapshot id (read once, then kept: the snapshot is frozen). */
   snapshotId(): Promise<string>;
+  /** PostgreSQL: connections of the pool in use, idle, and queries waiting for one; absent for SQLite. */
+  poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */
@@ -93,9 +108,9 @@ export interface ServiceRequestStore {
 }
 
 /** The database could not be read (missing file, closed connection, server down, missing table...). */
-export class DatabaseUnavailableError extends Error {
-  constructor(readonly causeError: unknown) {
-    super(`database unavailable: ${causeError instanceof Error ? causeError.message : String(causeError)}`);
+export class DatabaseUnavailableError extends UnavailableDependencyError {
+  constructor(cause: unknown) {
+    super(new ApiError('database_unavailable'), cause);
     this.name = 'DatabaseUnavailableError';
   }
 }

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { isAbsolute, resolve } from 'node:path';
+import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
+import { SettingsError, quoted, readBoolean, readPlatformSettings, readSecretList, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
 
-/** The embedded snapshot, relative to the repository root. */
-export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
-
-/** A CURSOR_SECRET shorter than this is refused: a short key makes forged cursors guessable. */
-export const CURSOR_SECRET_MIN_LENGTH = 16;
+/**
+ * Each CURSOR_SECRET shorter than this is refused: 32 characters are 128 bits or more for any random
+ * text (`openssl rand -hex 16` is exactly 32), so a forged cursor cannot be signed by guessing the key.
+ */
+export const CURSOR_SECRET_MIN_LENGTH = 32;
 
 export type DatabaseLocation =
   | { kind: 'sqlite'; path: string; isDefault: boolean }
@@ -19,31 +19,15 @@ export type DatabaseLocation =
 
 export interface RequestSettings extends PlatformSettings {
   database: DatabaseLocation;
-  /** Key of the cursors' HMAC. */
-  cursorSecret: Buffer;
+  /** Keys of the cursors' HMAC: the first signs, any of them is accepted (rotation). */
+  cursorSecrets: Buffer[];
   /** True when CURSOR_SECRET was unset and a random key was made at start. */
   cursorSecretGenerated: boolean;
   /** Set when API_KEY was unset: the random key made at start, to be printed once by the start command. */
   generatedApiKey: string | null;
+  /** SHOW_DASHBOARD (default true): false turns off /dashboard and its files (404). */
+  showDashboard: boolean;
 }
-
-/** The repository root: the nearest folder above this file holding package.json (works from src/ and dist/src/). */
-export function repositoryRoot(): string {
-  let folder = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(folder, 'package.json'))) return folder;
-    const parent = dirname(folder);
-    if (parent === folder) return process.cwd();
-    folder = parent;
-  }
-}
-
-export function defaultSnapshotPath(): string {
-  return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
-}
-
-export const DEFAULT_POSTGRES_SCHEMA = 'public';
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
@@ -51,22 +35,21 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * anything else is a SQLite file path (relative to the working directory).
  */
 export function readDatabaseLocation(env: Env): DatabaseLocation {
-  const raw = env.DATABASE_URL;
-  if (raw === undefined || raw.trim() === '') return { kind: 'sqlite', path: defaultSnapshotPath(), isDefault: true };
-  const value = raw.trim();
-  if (/^postgres(ql)?:\/\//i.test(value)) {
-    let url: URL;
+  const value = readText(env, 'DATABASE_URL', { expected: 'a SQLite file path or a postgres:// URL', secret: true });
+  if (value === undefined) return { kind: 'sqlite', path: defaultSnapshotPath(), isDefault: true };
+  if (isPostgresUrl(value)) {
+    if (URL.canParse(value) && new URL(value).searchParams.getAll('schema').length > 1) {
+      throw new SettingsError('DATABASE_URL', 'the schema parameter is given more than once');
+    }
     try {
-      url = new URL(value);
-    } catch {
+      const target = parsePostgresTarget(value);
+      return { kind: 'postgres', url: target.connectionString, schema: target.schema };
+    } catch (error) {
+      if (error instanceof PostgresSchemaNameError) {
+        throw new SettingsError('DATABASE_URL', `schema ${quoted(error.schema)} is not a plain identifier (letters, digits, _)`);
+      }
       throw new SettingsError('DATABASE_URL', 'not a valid postgres:// URL');
     }
-    const schema = url.searchParams.get('schema');
-    if (schema !== null && !SCHEMA_NAME.test(schema)) {
-      throw new SettingsError('DATABASE_URL', `schema "${schema}" is not a plain identifier (letters, digits, _)`);
-    }
-    url.searchParams.delete('schema');
-    return { kind: 'postgres', url: url.toString(), schema: schema ?? DEFAULT_POSTGRES_SCHEMA };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
     throw new SettingsError('DATABASE_URL', 'must be a SQLite file path or a postgres:// URL');
@@ -74,13 +57,27 @@ export function readDatabaseLocation(env: Env): DatabaseLocation {
   return { kind: 'sqlite', path: isAbsolute(value) ? value : resolve(process.cwd(), value), isDefault: false };
 }
 
-export function readCursorSecret(env: Env): { secret: Buffer; generated: boolean } {
-  const raw = env.CURSOR_SECRET;
-  if (raw === undefined || raw === '') return { secret: randomBytes(32), generated: true };
-  if (raw.length < CURSOR_SECRET_MIN_LENGTH) {
-    throw new SettingsError('CURSOR_SECRET', `must be at least ${CURSOR_SECRET_MIN_LENGTH} characters`);
-  }
-  return { secret: Buffer.from(raw, 'utf8'), generated: false };
+/**
+ * CURSOR_SECRET: one or more secrets separated by commas, each at least 32 characters of printable
+ * ASCII. The first signs new cursors, any of them is accepted, so that the secret can be rotated
+ * like API keys: add the new one in front, and drop the old one once its cursors no longer matter.
+ * Unset: one random secret made at start (`generated`), which dies with the process.
+ */
+export function readCursorSecrets(env: Env): { secrets: Buffer[]; generated: boolean } {
+  const secrets = readSecretList(env, 'CURSOR_SECRET', {
+    expected: `one or more secrets of at least ${CURSOR_SECRET_MIN_LENGTH} characters, separated by commas`,
+    item: 'secret',
+  });
+  if (secrets === undefined) return { secrets: [randomBytes(32)], generated: true };
+  secrets.forEach((secret, index) => {
+    if (secret.length < CURSOR_SECRET_MIN_LENGTH) {
+      throw new SettingsError(
+        'CURSOR_SECRET',
+        `secret ${index + 1} has ${secret.length} characters; each must have at least ${CURSOR_SECRET_MIN_LENGTH} (for example openssl rand -hex 16)`,
+      );
+    }
+  });
+  return { secrets: secrets.map((secret) => Buffer.from(secret, 'utf8')), generated: false };
 }
 
 /**
@@ -90,11 +87,12 @@ export function readCursorSecret(env: Env): { secret: Buffer; generated: boolean
 export function readRequestSettings(env: Env): RequestSettings {
   const platform = readPlatformSettings(env, REQUESTS_DEFAULT_PORT);
   const database = readDatabaseLocation(env);
-  const cursor = readCursorSecret(env);
+  const cursor = readCursorSecrets(env);
+  const showDashboard = readBoolean(env, 'SHOW_DASHBOARD', true);
   let generatedApiKey: string | null = null;
   if (platform.apiKeys.length === 0) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }
-  return { ...platform, database, cursorSecret: cursor.secret, cursorSecretGenerated: cursor.generated, generatedApiKey };
+  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard };
 }

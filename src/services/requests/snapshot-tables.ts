@@ -1,9 +1,11 @@
-import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from './snapshot/service-request.js';
+import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { dataNotice } from './data-notice.js';
+import { isComplete } from './period-stats.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
  * The one place that turns the snapshot builder's side tables, as its readers give them
- * (src/services/requests/snapshot/snapshot-readers.ts: snapshot_meta with the cleaning rules,
+ * (src/ingest/nyc311/snapshot-readers.ts: snapshot_meta with the cleaning rules,
  * daily_stats, complaint_type_counts), into the answers of this API.
  */
 export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
@@ -11,6 +13,7 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
     snapshot_id: meta.snapshot_id,
     snapshot_date: meta.snapshot_date,
     source: { ...meta.source },
+    notice: dataNotice(meta.source),
     row_count: meta.row_count,
     raw_rows_read: meta.raw_rows_read,
     created_at_min: meta.created_at_min,
@@ -20,13 +23,14 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
   };
 }
 
-export function toDailyStatRecords(stats: readonly DailyStat[]): DailyStatRecord[] {
+export function toDailyStatRecords(stats: readonly DailyStat[], snapshotDate: string): DailyStatRecord[] {
   return stats.map((stat) => ({
     date: stat.day,
     opened: stat.opened,
     closed_within_14_days: stat.closed_within_14_days,
     share_closed_within_14_days: stat.share_closed_within_14_days,
     median_days_to_close: stat.median_days_to_close,
+    complete: isComplete(stat.day, snapshotDate),
   }));
 }
 

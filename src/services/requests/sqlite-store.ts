@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { KeysetIndex, type KeysetRow } from './keyset-index.js';
+import { KeysetIndex, type CodedColumn, type DayOpenings, type KeysetRow, type ValueCount } from './keyset-index.js';
+import type { ListFilters } from './list-filters.js';
 import { SqliteFileChanges } from './sqlite-file-changes.js';
 import { keysetRowsSql, sqliteRowsByIdSql } from './list-query.js';
 import {
@@ -12,8 +13,8 @@ import {
   type ServiceRequestRecord,
   type ServiceRequestStore,
 } from './service-request-store.js';
-import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from './snapshot/snapshot-readers.js';
-import type { SnapshotMeta } from './snapshot/service-request.js';
+import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
+import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
@@ -85,6 +86,18 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return this.read((database) => this.index(database).pageIds(query));
   }
 
+  count(filters: ListFilters): Promise<number> {
+    return this.read((database) => this.index(database).count(filters));
+  }
+
+  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
+    return this.read((database) => this.index(database).facet(column, filters));
+  }
+
+  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
+    return this.read((database) => this.index(database).openingsByDay(filters));
+  }
+
   warmUp(): Promise<void> {
     return this.read((database) => {
       this.index(database);
@@ -106,15 +119,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
-    return this.read((database) =>
-      toDailyStatRecords(
-        readDailyStats(
-          database,
-          { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined },
-          this.snapshotMeta(database),
-        ),
-      ),
-    );
+    return this.read((database) => {
+      const meta = this.snapshotMeta(database);
+      const scoped = { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined };
+      return toDailyStatRecords(readDailyStats(database, scoped, meta), meta.snapshot_date);
+    });
   }
 
   dataset(): Promise<DatasetRecord> {

@@ -1,10 +1,10 @@
 import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
-import type { Env } from '../../platform/settings.js';
 import { KeywordClassifier } from './classifier.js';
 import { registerTicketRoutes } from './routes.js';
 import { KEYWORDS_1_0 } from './rule-sets/keywords-1.0.js';
-import { readTicketSettings, type TicketSettings } from './settings.js';
+import type { TicketSettings } from './settings.js';
 
 export const TICKETS_OPENAPI = {
   title: 'Ticket Classifier API',
@@ -27,14 +27,23 @@ export const TICKETS_OPENAPI = {
 export async function buildTicketsApp(settings: TicketSettings, options: AppOptions = {}): Promise<PlatformApp> {
   const classifier = new KeywordClassifier(KEYWORDS_1_0);
   return createServiceApp(
-    { openapi: TICKETS_OPENAPI, registerRoutes: (app) => registerTicketRoutes(app, classifier, settings.classifierMode) },
+    {
+      name: 'tickets',
+      openapi: TICKETS_OPENAPI,
+      registerRoutes: (app) => registerTicketRoutes(app, classifier, settings.classifierMode),
+      registerMetrics: (registry) =>
+        gaugeReadOnScrape(
+          registry,
+          { name: 'tickets_classifier_available', help: '1 when the classifier answers, 0 when not (CLASSIFIER_MODE)', labelNames: ['model_version'] },
+          (gauge) => gauge.set({ model_version: classifier.modelVersion }, settings.classifierMode === 'available' ? 1 : 0),
+        ),
+    },
     settings,
     options,
   );
 }
 
-/** The ticket service from the environment, ready to listen (npm run start:tickets, npm start). */
-export async function prepareTicketsService(env: Env): Promise<PreparedService> {
-  const settings = readTicketSettings(env);
+/** The ticket service from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:tickets, npm start). */
+export async function prepareTicketsService(settings: TicketSettings): Promise<PreparedService> {
   return { app: await buildTicketsApp(settings), host: settings.host, port: settings.port };
 }

@@ -1,5 +1,5 @@
 import type { PlatformApp } from '../../platform/app.js';
-import { ApiError, errorResponse, unavailable } from '../../platform/errors.js';
+import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { KeywordClassifier } from './classifier.js';
 import { CATEGORIES } from './rule-sets/keyword-rule-set.js';
@@ -8,23 +8,19 @@ import type { ClassifierMode } from './settings.js';
 
 const READY_PROBE = { subject: 'readiness probe', body: 'refund' };
 
-function classifierUnavailable(): ApiError {
-  return unavailable('classifier_unavailable', 'The classifier is unavailable');
-}
-
 export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassifier, mode: ClassifierMode): void {
   /** The classifier, or the 503 when CLASSIFIER_MODE=unavailable. */
   const workingClassifier = (): KeywordClassifier => {
-    if (mode === 'unavailable') throw classifierUnavailable();
+    if (mode === 'unavailable') throw new ApiError('classifier_unavailable');
     return classifier;
   };
 
   registerHealthRoutes(app, {
-    unavailableDescription: 'The classifier is unavailable (code classifier_unavailable)',
+    unavailableCode: 'classifier_unavailable',
     check() {
       // "asks the classifier for one prediction"
       const result = workingClassifier().classify(READY_PROBE);
-      if (result.category !== 'billing') throw classifierUnavailable();
+      if (result.category !== 'billing') throw new ApiError('classifier_unavailable');
     },
   });
 
@@ -41,11 +37,7 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
         body: Ticket,
         response: {
           200: Classification,
-          401: errorResponse('Missing or invalid API key (code unauthorized)'),
-          413: errorResponse('Request body larger than 64 KiB (code body_too_large)'),
-          415: errorResponse('Content-Type is not application/json (code unsupported_media_type)'),
-          422: errorResponse('The ticket is not valid (code invalid_request); fields names every offending field, or body for invalid JSON'),
-          503: errorResponse('The classifier is unavailable (code classifier_unavailable)'),
+          ...errorResponses('unauthorized', 'body_too_large', 'unsupported_media_type', 'invalid_request', 'classifier_unavailable'),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { SettingsError, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { readChoice, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
 
 export const TICKETS_DEFAULT_PORT = 8001;
 
@@ -10,14 +10,10 @@ export interface TicketSettings extends PlatformSettings {
 
 /**
  * CLASSIFIER_MODE: unset (or `available`) means the classifier works; `unavailable` simulates a broken
- * classifier. Any other value is refused at start (the contract does not show other values).
+ * classifier. Any other value, or an empty one, is refused at start (the contract shows no other value).
  */
 export function readClassifierMode(env: Env): ClassifierMode {
-  const raw = env.CLASSIFIER_MODE;
-  if (raw === undefined || raw.trim() === '') return 'available';
-  const value = raw.trim();
-  if (value === 'available' || value === 'unavailable') return value;
-  throw new SettingsError('CLASSIFIER_MODE', `"${raw}" must be unavailable, available or unset`);
+  return readChoice<ClassifierMode>(env, 'CLASSIFIER_MODE', ['available', 'unavailable'], 'available');
 }
 
 export function readTicketSettings(env: Env): TicketSettings {

@@ -74,6 +74,81 @@ export function expectedDaily(rows: readonly ServiceRequestRecord[], scope: { bo
       closed_within_14_days: within,
       share_closed_within_14_days: opened.length === 0 ? null : Math.round((within / opened.length) * 10_000) / 10_000,
       median_days_to_close: median(closeDays),
+      // the fixture's snapshot date is 2025-07-01: every day of January has its 14 days
+      complete: true,
     };
   });
+}
+
+/** Query parameters, each with its values in order (a repeated parameter has several). */
+export type Query = Record<string, string[]>;
+
+export function queryText(query: Query): string {
+  const search = new URLSearchParams();
+  for (const [name, values] of Object.entries(query)) for (const value of values) search.append(name, value);
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * The filters of issue 14 spelled out on one row: any of a parameter's values; `none` selects null
+ * for borough, complaint_type and channel; the bbox inclusive; list parameters (limit, cursor,
+ * format, field) ignored.
+ */
+export function matchesQuery(row: ServiceRequestRecord, query: Query): boolean {
+  const nullable = new Set(['borough', 'complaint_type', 'channel']);
+  for (const [name, values] of Object.entries(query)) {
+    if (['limit', 'cursor', 'format', 'field'].includes(name)) continue;
+    if (name === 'created_from') {
+      if (row.created_at < bound(values[0]!)) return false;
+    } else if (name === 'created_to') {
+      if (row.created_at >= bound(values[0]!)) return false;
+    } else if (name === 'bbox') {
+      const [minLong, minLat, maxLong, maxLat] = values[0]!.split(',').map(Number) as [number, number, number, number];
+      if (row.latitude === null || row.longitude === null) return false;
+      if (row.longitude < minLong || row.longitude > maxLong || row.latitude < minLat || row.latitude > maxLat) return false;
+    } else {
+      const value = row[name as keyof ServiceRequestRecord];
+      const hit = values.some((wanted) => (wanted === 'none' && nullable.has(name) ? value === null : value !== null && String(value) === wanted));
+      if (!hit) return false;
+    }
+  }
+  return true;
+}
+
+/** RFC 4180 records (CRLF line ends, quoted fields with doubled quotes), the header row first. */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let i = 0;
+  let quoted = false;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 2;
+        continue;
+      }
+      if (c === '"') quoted = false;
+      else field += c;
+      i += 1;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === ',') {
+      record.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i += 1;
+    } else field += c;
+    i += 1;
+  }
+  if (field !== '' || record.length > 0) throw new Error('CSV does not end with CRLF');
+  return records;
 }

@@ -2,14 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { writePostgresSnapshot } from '../../../src/services/requests/snapshot/postgres-snapshot-writer.js';
-import { computeComplaintTypeCounts, computeDailyStats } from '../../../src/services/requests/snapshot/snapshot-aggregates.js';
-import type { SnapshotContent } from '../../../src/services/requests/snapshot/snapshot-content.js';
-import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/services/requests/snapshot/snapshot-schema.js';
-import type { ServiceRequest, SnapshotMeta } from '../../../src/services/requests/snapshot/service-request.js';
-import { writeSqliteSnapshot } from '../../../src/services/requests/snapshot/sqlite-snapshot-writer.js';
+import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
+import { computeComplaintTypeCounts, computeDailyStats } from '../../../src/ingest/nyc311/snapshot-aggregates.js';
+import type { SnapshotContent } from '../../../src/ingest/nyc311/snapshot-content.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/ingest/nyc311/snapshot-schema.js';
+import type { ServiceRequest, SnapshotMeta } from '../../../src/ingest/nyc311/service-request.js';
+import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { REPO_ROOT } from '../../support/http.js';
+import { duringSuite } from '../../support/during-suite.js';
 
 /**
  * A small hand-written snapshot (test/fixtures/requests/service-requests.csv, 38 requests of January
@@ -152,4 +153,9 @@ export type Backend = 'sqlite' | 'postgres';
 
 export async function createFixture(backend: Backend, options: FixtureOptions = {}): Promise<FixtureDatabase> {
   return backend === 'sqlite' ? createSqliteFixture(options) : createPostgresFixture(options);
+}
+
+/** A fixture database made before the suite's first test and dropped after its last (SQLite by default). */
+export function fixtureDuringSuite(backend: Backend = 'sqlite', options: FixtureOptions = {}): FixtureDatabase {
+  return duringSuite(() => createFixture(backend, options), (fixture) => fixture.drop());
 }

@@ -1,0 +1,127 @@
+/**
+ * The snapshot command:
+ *
+ *   npm run snapshot -- [--input export.csv | --synthetic] [--output data/service-requests.sqlite | --database postgres://...]
+ *                       [--no-filter] [--seed N] [--snapshot-date YYYY-MM-DD] [--schema NAME] [--write-synthetic-export FILE]
+ *
+ * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr; the
+ * summary (one JSON object) to stdout.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { buildSnapshot, type SnapshotInput, type SnapshotOutput } from './build-snapshot.js';
+import { DEFAULT_SNAPSHOT_RELATIVE_PATH, defaultSnapshotPath } from './ensure-snapshot.js';
+import { MissingColumnError } from './export-columns.js';
+import { isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
+import { createProgressReporter } from './progress-reporter.js';
+import { SYNTHETIC_SEED, generateSyntheticExport } from './synthetic-export.js';
+import { CsvFormatError } from './csv-reader.js';
+
+const USAGE = `Usage: npm run snapshot -- [options]
+
+  --input FILE             an NYC Open Data 311 export (CSV, erm2-nwe9 layout)
+  --synthetic              the synthetic export (default when --input is not given)
+  --seed N                 seed of the synthetic export (default ${SYNTHETIC_SEED})
+  --output FILE            SQLite file to write (default ${DEFAULT_SNAPSHOT_RELATIVE_PATH} in the repository)
+  --database URL           load PostgreSQL instead (postgres://...; ?schema=NAME selects the schema, default public)
+  --schema NAME            PostgreSQL schema (overrides ?schema=)
+  --no-filter              keep every agency and date (for exports that are not DOT January-June 2025)
+  --snapshot-date DATE     the day the export reflects (default: synthetic 2025-07-01, file: its latest date)
+  --write-synthetic-export FILE   only write the synthetic export CSV to FILE
+  --quiet                  no progress
+  --help
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      input: { type: 'string' },
+      synthetic: { type: 'boolean' },
+      seed: { type: 'string' },
+      output: { type: 'string' },
+      database: { type: 'string' },
+      schema: { type: 'string' },
+      'no-filter': { type: 'boolean' },
+      'snapshot-date': { type: 'string' },
+      'write-synthetic-export': { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const seed = values.seed === undefined ? SYNTHETIC_SEED : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2_147_483_647) throw new UsageError(`--seed must be an integer from 0 to 2147483647`);
+  if (values['write-synthetic-export'] !== undefined) {
+    const generated = generateSyntheticExport(seed);
+    writeFileSync(values['write-synthetic-export'], [...generated.chunks].join(''));
+    process.stdout.write(`${JSON.stringify({ file: values['write-synthetic-export'], seed, counts: generated.counts })}\n`);
+    return 0;
+  }
+  if (values.input !== undefined && values.synthetic) throw new UsageError('give either --input or --synthetic, not both');
+  if (values.output !== undefined && values.database !== undefined) throw new UsageError('give either --output or --database, not both');
+  if (values.database !== undefined && !isPostgresUrl(values.database)) throw new UsageError('--database must be a postgres:// URL');
+  if (values['snapshot-date'] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values['snapshot-date'])) {
+    throw new UsageError('--snapshot-date must be YYYY-MM-DD');
+  }
+  const input: SnapshotInput = values.input !== undefined ? { kind: 'file', path: values.input } : { kind: 'synthetic', seed };
+  const output: SnapshotOutput =
+    values.database !== undefined
+      ? { kind: 'postgres', url: values.database, ...(values.schema !== undefined ? { schema: values.schema } : {}) }
+      : { kind: 'sqlite', path: values.output ?? defaultSnapshotPath() };
+  if (output.kind === 'postgres') parsePostgresTarget(output.url, output.schema); // validates the schema name early
+
+  const progress = values.quiet ? undefined : createProgressReporter();
+  const result = await buildSnapshot(input, output, {
+    applyFilters: !values['no-filter'],
+    ...(values['snapshot-date'] !== undefined ? { snapshotDate: values['snapshot-date'] } : {}),
+    ...(progress ? { progress } : {}),
+  });
+  const target =
+    output.kind === 'sqlite' ? output.path : (() => {
+      const t = parsePostgresTarget(output.url, output.schema);
+      const url = new URL(t.connectionString);
+      url.password = url.password ? '***' : '';
+      return `${url.toString()} (schema ${t.schema})`;
+    })();
+  const { meta, timings } = result;
+  progress?.finish(
+    `snapshot ${meta.snapshot_id}: ${meta.row_count.toLocaleString('en-US')} requests from ${meta.raw_rows_read.toLocaleString('en-US')} rows read -> ${target} in ${(timings.totalMs / 1000).toFixed(1)} s`,
+  );
+  process.stdout.write(
+    `${JSON.stringify({
+      target,
+      snapshot_id: meta.snapshot_id,
+      source: meta.source.description,
+      row_count: meta.row_count,
+      raw_rows_read: meta.raw_rows_read,
+      removed: Object.fromEntries(meta.cleaning_rules.filter((r) => r.kind !== 'transformation').map((r) => [r.id, r.rows_removed])),
+      timings_ms: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])),
+    })}\n`,
+  );
+  return 0;
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`snapshot: ${(error as Error).message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof MissingColumnError || error instanceof CsvFormatError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`\nsnapshot: ${(error as Error).message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`\nsnapshot failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,87 @@
+/**
+ * ensureSnapshot(path): builds the synthetic snapshot at `path` when the file is absent (used by the
+ * service's start command). Safe when several processes call it at once: one builds while the others
+ * wait for the file (a lock file `path.lock`, created exclusively); the build goes to a temporary
+ * file that is renamed into place, so the file at `path` is always complete. If the lock is stale (a
+ * crashed builder) or the wait times out, the waiting process builds itself; a second rename of an
+ * identical snapshot is harmless.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildSnapshot, type BuildSnapshotResult, type SnapshotInput } from './build-snapshot.js';
+import { repositoryRoot } from '../../shared/repository-root.js';
+import { silentProgress, type ProgressReporter } from './progress-reporter.js';
+
+/** The embedded snapshot, relative to the repository root. */
+export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
+
+/** Absolute path of the embedded snapshot: the service's default database and the snapshot command's default output. */
+export function defaultSnapshotPath(): string {
+  return resolve(repositoryRoot(), DEFAULT_SNAPSHOT_RELATIVE_PATH);
+}
+
+export interface EnsureSnapshotOptions {
+  progress?: ProgressReporter;
+  /** How long to wait for another process's build before building here (default 120 s). */
+  waitMs?: number;
+  /** A lock older than this is considered left by a crashed build (default 10 min). */
+  staleLockMs?: number;
+  /** What to build when absent (default: the synthetic export with its fixed seed). */
+  input?: SnapshotInput;
+  /** Apply the DOT and period filters (default true). */
+  applyFilters?: boolean;
+}
+
+export interface EnsureSnapshotResult {
+  path: string;
+  /** True when this call built the file. */
+  built: boolean;
+  build: BuildSnapshotResult | null;
+}
+
+function tryLock(lockPath: string): boolean {
+  try {
+    const fd = openSync(lockPath, 'wx');
+    writeSync(fd, `${process.pid}\n`);
+    closeSync(fd);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+export async function ensureSnapshot(path: string = defaultSnapshotPath(), options: EnsureSnapshotOptions = {}): Promise<EnsureSnapshotResult> {
+  if (existsSync(path)) return { path, built: false, build: null };
+  mkdirSync(dirname(path), { recursive: true });
+  const lockPath = `${path}.lock`;
+  const waitMs = options.waitMs ?? 120_000;
+  const staleLockMs = options.staleLockMs ?? 600_000;
+  const deadline = Date.now() + waitMs;
+  let locked = tryLock(lockPath);
+  while (!locked) {
+    if (existsSync(path)) return { path, built: false, build: null };
+    let lockAge = 0;
+    try {
+      lockAge = Date.now() - statSync(lockPath).mtimeMs;
+    } catch {
+      // The lock vanished: the other build ended (or failed); try to take it.
+      locked = tryLock(lockPath);
+      continue;
+    }
+    if (lockAge > staleLockMs || Date.now() > deadline) break; // build here without the lock
+    await sleep(100);
+    locked = tryLock(lockPath);
+  }
+  try {
+    if (existsSync(path)) return { path, built: false, build: null };
+    const build = await buildSnapshot(options.input ?? { kind: 'synthetic' }, { kind: 'sqlite', path }, {
+      progress: options.progress ?? silentProgress,
+      ...(options.applyFilters !== undefined ? { applyFilters: options.applyFilters } : {}),
+    });
+    return { path, built: true, build };
+  } finally {
+    if (locked) rmSync(lockPath, { force: true });
+  }
+}

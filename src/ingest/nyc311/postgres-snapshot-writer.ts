@@ -1,0 +1,121 @@
+/**
+ * Loads a snapshot into PostgreSQL: in one transaction, the snapshot's tables in the chosen schema
+ * are dropped and created again, the requests and daily numbers are loaded with COPY, the indexes
+ * are built after the load, then ANALYZE. Readers see the old snapshot until the commit.
+ *
+ * The schema is chosen with the `schema` query parameter of the URL
+ * (`postgres://user@host/db?schema=nyc311`), default `public`.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { SnapshotContent, WriteProgress } from './snapshot-content.js';
+import { snapshotMetaValues } from './snapshot-content.js';
+import {
+  SNAPSHOT_META_COLUMNS,
+  createIndexesSql,
+  createTablesSql,
+  dropTablesSql,
+  tableName,
+} from './snapshot-schema.js';
+import { SERVICE_REQUEST_FIELDS } from './service-request.js';
+import { parsePostgresTarget, quoteIdentifier, type PostgresTarget } from '../../shared/postgres-schema.js';
+
+function copyValue(value: string | number | null): string {
+  if (value === null) return '\\N';
+  if (typeof value === 'number') return String(value);
+  return /[\\\t\n\r]/.test(value)
+    ? value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
+    : value;
+}
+
+function* copyLines<T>(items: readonly T[], toValues: (item: T) => (string | number | null)[], onCount?: (n: number) => void): Generator<string> {
+  const lines: string[] = [];
+  let count = 0;
+  for (const item of items) {
+    lines.push(toValues(item).map(copyValue).join('\t'));
+    count++;
+    if (lines.length === 5000) {
+      yield lines.join('\n') + '\n';
+      lines.length = 0;
+      onCount?.(count);
+    }
+  }
+  if (lines.length > 0) yield lines.join('\n') + '\n';
+  onCount?.(count);
+}
+
+async function copyInto<T>(
+  client: pg.ClientBase,
+  table: string,
+  columns: readonly string[],
+  items: readonly T[],
+  toValues: (item: T) => (string | number | null)[],
+  onCount?: (n: number) => void,
+): Promise<void> {
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  await pipeline(Readable.from(copyLines(items, toValues, onCount)), stream);
+}
+
+/** Load the snapshot into the schema of an open client (one transaction, which this function opens). */
+export async function writePostgresSnapshotWithClient(
+  client: pg.ClientBase,
+  schema: string,
+  content: SnapshotContent,
+  onProgress?: WriteProgress,
+): Promise<void> {
+  const { rows, dailyStats, complaintTypeCounts, meta } = content;
+  const t = (name: string): string => tableName('postgres', name, schema);
+  await client.query('BEGIN');
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+    for (const sql of dropTablesSql('postgres', schema)) await client.query(sql);
+    for (const sql of createTablesSql('postgres', schema)) await client.query(sql);
+    await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, rows, (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) =>
+      onProgress?.(n, rows.length),
+    );
+    for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
+    await copyInto(
+      client,
+      t('daily_stats'),
+      ['borough', 'complaint_type', 'day', 'opened', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close'],
+      dailyStats,
+      (d) => [d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close],
+    );
+    await copyInto(client, t('complaint_type_counts'), ['complaint_type', 'request_count'], complaintTypeCounts, (c) => [c.complaint_type, c.count]);
+    await copyInto(
+      client,
+      t('cleaning_rules'),
+      ['position', 'id', 'kind', 'description', 'rows_removed', 'values_changed', 'applied'],
+      meta.cleaning_rules.map((rule, i) => ({ rule, position: i + 1 })),
+      ({ rule, position }) => [position, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0],
+    );
+    await client.query(
+      `INSERT INTO ${t('snapshot_meta')} (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+      snapshotMetaValues(meta),
+    );
+    for (const name of ['service_requests', 'daily_stats', 'complaint_type_counts']) await client.query(`ANALYZE ${t(name)}`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Connect to `url` (schema from its `schema` parameter, or `schemaOverride`) and load the snapshot. */
+export async function writePostgresSnapshot(
+  url: string,
+  content: SnapshotContent,
+  options: { schema?: string; onProgress?: WriteProgress } = {},
+): Promise<PostgresTarget> {
+  const target = parsePostgresTarget(url, options.schema);
+  const client = new pg.Client({ connectionString: target.connectionString });
+  await client.connect();
+  try {
+    await writePostgresSnapshotWithClient(client, target.schema, content, options.onProgress);
+  } finally {
+    await client.end();
+  }
+  return target;
+}

@@ -1,0 +1,161 @@
+/**
+ * The snapshot's schema, the same on SQLite and PostgreSQL (PostgreSQL: text columns with the "C"
+ * collation so that ordering and equality match SQLite's byte order).
+ *
+ * Tables: service_requests (the contract's fields), daily_stats, complaint_type_counts,
+ * cleaning_rules, snapshot_meta (one row). Indexes serve the list's filters and keyset pages,
+ * which order by (created_at, id).
+ */
+import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
+
+/** Bumped when the tables change; stored in snapshot_meta.schema_version. */
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+export const SNAPSHOT_TABLES = [
+  'service_requests',
+  'daily_stats',
+  'complaint_type_counts',
+  'cleaning_rules',
+  'snapshot_meta',
+] as const;
+
+/** Indexes of service_requests: name -> columns. The primary key (id) serves `GET /v1/service-requests/{id}`. */
+export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>> = {
+  service_requests_created_at_id: ['created_at', 'id'],
+  service_requests_borough_created_at_id: ['borough', 'created_at', 'id'],
+  service_requests_complaint_type_created_at_id: ['complaint_type', 'created_at', 'id'],
+  service_requests_status_created_at_id: ['status', 'created_at', 'id'],
+};
+
+/**
+ * Indexes of service_requests on PostgreSQL only, for the filters added by issue 14 (the SQLite store
+ * answers list pages, counts and facets from its keyset index in memory and needs none of them).
+ */
+export const POSTGRES_ONLY_INDEXES: Readonly<Record<string, readonly string[]>> = {
+  service_requests_channel_created_at_id: ['channel', 'created_at', 'id'],
+  service_requests_council_district_created_at_id: ['council_district', 'created_at', 'id'],
+  service_requests_incident_zip_created_at_id: ['incident_zip', 'created_at', 'id'],
+  service_requests_descriptor_created_at_id: ['descriptor', 'created_at', 'id'],
+};
+
+/** Column order of snapshot_meta (after the fixed `id` = 1). */
+export const SNAPSHOT_META_COLUMNS = [
+  'snapshot_id',
+  'content_sha256',
+  'schema_version',
+  'source_kind',
+  'source_description',
+  'source_dataset',
+  'source_file_name',
+  'source_sha256',
+  'source_seed',
+  'generator_version',
+  'source_layout',
+  'snapshot_date',
+  'row_count',
+  'raw_rows_read',
+  'created_at_min',
+  'created_at_max',
+  'period_start',
+  'period_end',
+  'filters_applied',
+  'built_at',
+] as const;
+
+/** `schema.table` for PostgreSQL, `table` for SQLite. */
+export function tableName(dialect: SqlDialect, table: string, schema?: string): string {
+  return dialect === 'postgres' && schema !== undefined ? `${quoteIdentifier(schema)}.${table}` : table;
+}
+
+const inList = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+
+/** CREATE TABLE statements (without the service_requests secondary indexes). */
+export function createTablesSql(dialect: SqlDialect, schema?: string): string[] {
+  const pg = dialect === 'postgres';
+  const text = pg ? 'text COLLATE "C"' : 'TEXT';
+  const int = pg ? 'integer' : 'INTEGER';
+  const real = pg ? 'double precision' : 'REAL';
+  const t = (name: string): string => tableName(dialect, name, schema);
+  const withoutRowid = pg ? '' : ' WITHOUT ROWID';
+  return [
+    `CREATE TABLE ${t('service_requests')} (
+  id ${int} PRIMARY KEY,
+  created_at ${text} NOT NULL,
+  closed_at ${text},
+  status ${text} NOT NULL CHECK (status IN (${inList(STATUSES)})),
+  complaint_type ${text},
+  descriptor ${text},
+  location_type ${text},
+  borough ${text} CHECK (borough IN (${inList(BOROUGHS)})),
+  community_board ${text},
+  council_district ${int},
+  incident_zip ${text},
+  channel ${text} CHECK (channel IN (${inList(CHANNELS)})),
+  latitude ${real},
+  longitude ${real},
+  days_to_close ${real}
+)`,
+    `CREATE TABLE ${t('daily_stats')} (
+  borough ${text} NOT NULL,
+  complaint_type ${text} NOT NULL,
+  day ${text} NOT NULL,
+  opened ${int} NOT NULL,
+  closed_within_14_days ${int} NOT NULL,
+  share_closed_within_14_days ${real},
+  median_days_to_close ${real},
+  PRIMARY KEY (borough, complaint_type, day)
+)${withoutRowid}`,
+    `CREATE TABLE ${t('complaint_type_counts')} (
+  complaint_type ${text} PRIMARY KEY,
+  request_count ${int} NOT NULL
+)${withoutRowid}`,
+    `CREATE TABLE ${t('cleaning_rules')} (
+  position ${int} PRIMARY KEY,
+  id ${text} NOT NULL UNIQUE,
+  kind ${text} NOT NULL,
+  description ${text} NOT NULL,
+  rows_removed ${int} NOT NULL,
+  values_changed ${int} NOT NULL,
+  applied ${int} NOT NULL
+)`,
+    `CREATE TABLE ${t('snapshot_meta')} (
+  id ${int} PRIMARY KEY CHECK (id = 1),
+  snapshot_id ${text} NOT NULL,
+  content_sha256 ${text} NOT NULL,
+  schema_version ${int} NOT NULL,
+  source_kind ${text} NOT NULL,
+  source_description ${text} NOT NULL,
+  source_dataset ${text} NOT NULL,
+  source_file_name ${text} NOT NULL,
+  source_sha256 ${text} NOT NULL,
+  source_seed ${int},
+  generator_version ${text},
+  source_layout ${text} NOT NULL,
+  snapshot_date ${text} NOT NULL,
+  row_count ${int} NOT NULL,
+  raw_rows_read ${int} NOT NULL,
+  created_at_min ${text},
+  created_at_max ${text},
+  period_start ${text} NOT NULL,
+  period_end ${text} NOT NULL,
+  filters_applied ${int} NOT NULL,
+  built_at ${text} NOT NULL
+)`,
+  ];
+}
+
+/** CREATE INDEX statements for service_requests (run after the bulk load). */
+export function createIndexesSql(dialect: SqlDialect, schema?: string): string[] {
+  const indexes = dialect === 'postgres' ? { ...SERVICE_REQUEST_INDEXES, ...POSTGRES_ONLY_INDEXES } : SERVICE_REQUEST_INDEXES;
+  return Object.entries(indexes).map(
+    ([name, columns]) => `CREATE INDEX ${name} ON ${tableName(dialect, 'service_requests', schema)} (${columns.join(', ')})`,
+  );
+}
+
+/** DROP TABLE statements (PostgreSQL reload). */
+export function dropTablesSql(dialect: SqlDialect, schema?: string): string[] {
+  return SNAPSHOT_TABLES.map((name) => `DROP TABLE IF EXISTS ${tableName(dialect, name, schema)}`);
+}

@@ -1,0 +1,117 @@
+import type { DayOpenings } from './keyset-index.js';
+import type { ListFilters } from './list-filters.js';
+import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive } from '../../ingest/nyc311/index.js';
+
+/**
+ * The numbers of `/v1/stats/daily`, `/weekly` and `/monthly` from the matching requests grouped per
+ * day, computed the way the snapshot builder computes its daily_stats table (dailyStatOf: the same
+ * share and median rounding), so that the filtered numbers and the precomputed ones agree.
+ */
+export interface PeriodNumbers {
+  start: string;
+  end: string;
+  opened: number;
+  closed_within_14_days: number;
+  share_closed_within_14_days: number | null;
+  median_days_to_close: number | null;
+  complete: boolean;
+}
+
+export interface Period {
+  start: string;
+  end: string;
+  /** The day the snapshot reflects (snapshot_date). */
+  snapshotDate: string;
+}
+
+function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Whether the numbers of the requests opened up to `lastDay` are final: a request opened at the end of
+ * lastDay is "closed within 14 days" if it closes by the end of lastDay + 14, so the window ends at the
+ * start of lastDay + 15; the snapshot is read as of the start of its date (the conservative reading).
+ */
+export function isComplete(lastDay: string, snapshotDate: string): boolean {
+  return addDays(lastDay, CLOSED_WITHIN_DAYS + 1) <= snapshotDate;
+}
+
+/**
+ * The days of the statistics: the snapshot's period, narrowed by created_from and created_to to the
+ * days that hold any instant of [created_from, created_to).
+ */
+export function statDays(period: Period, filters: ListFilters): string[] {
+  let first = period.start;
+  let last = period.end;
+  if (filters.created_from !== null) first = maxDay(first, filters.created_from.slice(0, 10));
+  if (filters.created_to !== null) {
+    const to = filters.created_to;
+    const lastTouched = to.slice(10) === 'T00:00:00' ? addDays(to.slice(0, 10), -1) : to.slice(0, 10);
+    last = lastTouched < last ? lastTouched : last;
+  }
+  return first <= last ? daysInclusive(first, last) : [];
+}
+
+function maxDay(a: string, b: string): string {
+  return a > b ? a : b;
+}
+
+/** The ISO 8601 week of a day, `YYYY-Www`. */
+export function isoWeekOf(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  const weekday = date.getUTCDay() === 0 ? 7 : date.getUTCDay();
+  // The Thursday of the same week decides the year.
+  const thursday = new Date(date.getTime() + (4 - weekday) * 86_400_000);
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000)) + 1;
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
+
+export function monthOf(day: string): string {
+  return day.slice(0, 7);
+}
+
+/**
+ * One row per bucket (`keyOf` of each day: the day itself, its ISO week or its month), in day order:
+ * the openings of its days summed, the median over all its requests' days_to_close.
+ */
+export function bucketNumbers(
+  days: readonly string[],
+  openings: ReadonlyMap<string, DayOpenings>,
+  snapshotDate: string,
+  keyOf: (day: string) => string,
+): (PeriodNumbers & { key: string })[] {
+  const rows: (PeriodNumbers & { key: string })[] = [];
+  let current: { key: string; start: string; end: string; opened: number; closeDays: number[] } | null = null;
+  const flush = (): void => {
+    if (current === null) return;
+    const within = current.closeDays.filter((days) => days <= CLOSED_WITHIN_DAYS).length;
+    const stat = dailyStatOf(current.start, current.opened, within, current.closeDays);
+    rows.push({
+      key: current.key,
+      start: current.start,
+      end: current.end,
+      opened: stat.opened,
+      closed_within_14_days: stat.closed_within_14_days,
+      share_closed_within_14_days: stat.share_closed_within_14_days,
+      median_days_to_close: stat.median_days_to_close,
+      complete: isComplete(current.end, snapshotDate),
+    });
+  };
+  for (const day of days) {
+    const key = keyOf(day);
+    if (current === null || current.key !== key) {
+      flush();
+      current = { key, start: day, end: day, opened: 0, closeDays: [] };
+    }
+    current.end = day;
+    const found = openings.get(day);
+    if (found !== undefined) {
+      current.opened += found.opened;
+      for (const value of found.closeDays) current.closeDays.push(value);
+    }
+  }
+  flush();
+  return rows;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { DATA_DESCRIPTION, dataNotice } from '../../src/services/requests/data-notice.js';
+import { fixtureDuringSuite } from './support/fixture-database.js';
+import { startTestApp } from './support/requests-app.js';
+
+const REAL_EXPORT = {
+  kind: 'file',
+  description: 'NYC Open Data export',
+  dataset: 'erm2-nwe9',
+  file_name: 'export.csv',
+  sha256: 'b'.repeat(64),
+  seed: null,
+  generator_version: null,
+  layout: 'standard-41',
+};
+
+/** The data says what it is: synthetic (the default) or a real export, wherever a reader meets it. */
+describe('which data the service serves', () => {
+  const fixture = fixtureDuringSuite();
+
+  it('the notice says plainly synthetic (made-up, with seed and generator) or a real export (file, SHA-256)', () => {
+    const synthetic = dataNotice({ ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: 'g1' });
+    expect(synthetic).toMatch(/^SYNTHETIC DATA: made-up records .*seed 311, generator g1.*not real NYC 311 service requests/);
+    expect(dataNotice(REAL_EXPORT)).toBe(`A real export of NYC Open Data erm2-nwe9 (file export.csv, SHA-256 ${'b'.repeat(64)}), cleaned by the rules listed in cleaning_rules.`);
+  });
+
+  it('GET /v1/dataset carries the notice; the served OpenAPI description names the loaded snapshot', async () => {
+    const { app, get } = await startTestApp(fixture.databaseUrl);
+    const dataset = JSON.parse((await get('/v1/dataset')).body) as { notice: string; source: { kind: string }; snapshot_id: string };
+    expect(dataset.source.kind).toBe('synthetic');
+    expect(dataset.notice).toMatch(/^SYNTHETIC DATA: /);
+    const description = ((await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { info: { description: string } }).info.description;
+    expect(description).toContain(DATA_DESCRIPTION);
+    expect(description).toContain(`**This service serves snapshot ${dataset.snapshot_id} (${fixture.rows.length} requests).** ${dataset.notice}`);
+    await app.close();
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
+import { bucketNumbers, isComplete, isoWeekOf, monthOf, statDays } from '../../src/services/requests/period-stats.js';
+
+/** The calendar arithmetic of the daily, weekly and monthly numbers (issue 14). */
+describe('period statistics', () => {
+  it('ISO 8601 weeks, across the turns of the year', () => {
+    expect(isoWeekOf('2024-12-30')).toBe('2025-W01'); // a Monday in December belongs to week 1 of 2025
+    expect(isoWeekOf('2025-01-01')).toBe('2025-W01');
+    expect(isoWeekOf('2025-01-05')).toBe('2025-W01');
+    expect(isoWeekOf('2025-01-06')).toBe('2025-W02');
+    expect(isoWeekOf('2021-01-03')).toBe('2020-W53'); // a Sunday in January belongs to the last week of 2020
+    expect(isoWeekOf('2025-06-30')).toBe('2025-W27');
+    expect(monthOf('2025-06-30')).toBe('2025-06');
+  });
+
+  it('a day is complete when its 14-day window ended before the snapshot date', () => {
+    expect(isComplete('2025-06-16', '2025-07-01')).toBe(true); // window ends at the start of 1 July
+    expect(isComplete('2025-06-17', '2025-07-01')).toBe(false);
+    expect(isComplete('2025-06-30', '2025-07-01')).toBe(false);
+  });
+
+  it('the days of the statistics: the period, narrowed to the days created_from and created_to touch', () => {
+    const period = { start: '2025-01-01', end: '2025-01-31', snapshotDate: '2025-07-01' };
+    expect(statDays(period, NO_FILTERS)).toHaveLength(31);
+    expect(statDays(period, { ...NO_FILTERS, created_from: '2025-01-30T12:00:00', created_to: '2025-02-10T00:00:00' })).toEqual(['2025-01-30', '2025-01-31']);
+    expect(statDays(period, { ...NO_FILTERS, created_to: '2025-01-03T00:00:00' })).toEqual(['2025-01-01', '2025-01-02']);
+    expect(statDays(period, { ...NO_FILTERS, created_to: '2025-01-03T00:00:01' })).toEqual(['2025-01-01', '2025-01-02', '2025-01-03']);
+    expect(statDays(period, { ...NO_FILTERS, created_from: '2025-03-01T00:00:00' })).toEqual([]);
+  });
+
+  it('a bucket sums its days and takes the median over all its requests', () => {
+    const openings = new Map([
+      ['2025-01-05', { opened: 3, closeDays: [1, 20] }],
+      ['2025-01-06', { opened: 2, closeDays: [3, 4] }],
+    ]);
+    const weeks = bucketNumbers(['2025-01-04', '2025-01-05', '2025-01-06'], openings, '2025-01-20', isoWeekOf);
+    expect(weeks).toEqual([
+      { key: '2025-W01', start: '2025-01-04', end: '2025-01-05', opened: 3, closed_within_14_days: 1, share_closed_within_14_days: 0.3333, median_days_to_close: 10.5, complete: true },
+      { key: '2025-W02', start: '2025-01-06', end: '2025-01-06', opened: 2, closed_within_14_days: 2, share_closed_within_14_days: 1, median_days_to_close: 3.5, complete: false },
+    ]);
+  });
+});
