@@ -79,7 +79,7 @@ function report(line: string): void {
 }
 
 function run(options: autocannon.Options): Promise<autocannon.Result> {
-  return autocannon(options) as unknown as Promise<autocannon.Result>;
+  return autocannon(options);
 }
 
 /** The requests load asks for one request by id: the first id of the snapshot the service reads (not a 404). */

@@ -263,7 +263,7 @@ describe('dashboard page in headless Chromium', () => {
       expect(request.headers()['x-api-key']).toBe(TEST_API_KEY);
       expect(Object.fromEntries(new URL(request.url()).searchParams)).toEqual({ borough: 'queens', created_from: '2025-01-01', created_to: '2025-02-01', format: 'csv' });
       expect(download.suggestedFilename()).toBe('service-requests-queens-2025-01-01-to-2025-01-31.csv');
-      const text = readFileSync((await download.path())!, 'utf8');
+      const text = readFileSync(await download.path(), 'utf8');
       const expected = (await service.get('/v1/exports/service-requests?format=csv&borough=queens&created_from=2025-01-01&created_to=2025-02-01')).body;
       expect(text).toBe(expected);
       expect(text.split('\r\n')[0]).toMatch(/^id,created_at,/);
