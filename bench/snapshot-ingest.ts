@@ -66,7 +66,6 @@ async function main(): Promise<void> {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.end();
   }
-  started = performance.now();
   rmSync(dir, { recursive: true, force: true });
 
   const rows = sqlite[0]?.result.meta.row_count ?? 0;

@@ -122,7 +122,10 @@ export function createSqliteFixture(options: FixtureOptions = {}): FixtureDataba
   const folder = mkdtempSync(join(tmpdir(), 'requests-fixture-'));
   const path = join(folder, 'snapshot.sqlite');
   writeSqliteSnapshot(path, fixtureContent(rows, options.snapshotId ?? FIXTURE_SNAPSHOT_ID));
-  return { databaseUrl: path, rows, drop: async () => rmSync(folder, { recursive: true, force: true }) };
+  return { databaseUrl: path, rows, drop: () => {
+      rmSync(folder, { recursive: true, force: true });
+      return Promise.resolve();
+    } };
 }
 
 /** A schema of its own in the test PostgreSQL, loaded by the snapshot builder's PostgreSQL loader. */
