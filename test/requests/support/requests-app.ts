@@ -13,7 +13,7 @@ export interface TestApp {
   app: PlatformApp;
   settings: RequestSettings;
   /** GET with the key; `path` includes the query string. */
-  get(path: string, headers?: Record<string, string>): Promise<AnyResponse>;
+  get: (path: string, headers?: Record<string, string>) => Promise<AnyResponse>;
 }
 
 export async function startTestApp(databaseUrl: string, env: Record<string, string> = {}, options: RequestsAppOptions = {}): Promise<TestApp> {
