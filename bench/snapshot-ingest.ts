@@ -48,7 +48,7 @@ function report(name: string, measured: Measured[]): string {
 
 async function main(): Promise<void> {
   const load = loadavg().map((x) => x.toFixed(1)).join(' ');
-  let started = performance.now();
+  const started = performance.now();
   const generated = generateSyntheticExport();
   writeFileSync(csvPath, [...generated.chunks].join(''));
   const generateMs = performance.now() - started;
