@@ -14,7 +14,7 @@ import { REPO_ROOT, cpuMicrosPerRequest, startChild } from './support.js';
 const count = Number(process.argv[2] ?? 60_000);
 const KEY = 'bench-key';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
-const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { request: unknown };
+const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { estimate: { request: unknown } };
 
 interface Case {
   name: string;
@@ -36,7 +36,7 @@ const cases: Case[] = [
   { name: 'bare node:http, same JSON (POST)', entry: 'bench/bare-server.mjs', path: '/v1/classify', method: 'POST', body: JSON.stringify(REALISTIC_TICKETS[0]) },
   { name: 'tickets GET /health', entry: 'src/services/tickets/main.ts', path: '/health', method: 'GET' },
   { name: 'tickets POST /v1/classify', entry: 'src/services/tickets/main.ts', path: '/v1/classify', method: 'POST', body: JSON.stringify(REALISTIC_TICKETS[0]) },
-  { name: 'houses POST /v1/estimates', entry: 'src/services/houses/main.ts', path: '/v1/estimates', method: 'POST', body: JSON.stringify(example.request) },
+  { name: 'houses POST /v1/estimates', entry: 'src/services/houses/main.ts', path: '/v1/estimates', method: 'POST', body: JSON.stringify(example.estimate.request) },
   { name: 'requests GET /v1/service-requests?limit=50', entry: 'src/services/requests/main.ts', path: '/v1/service-requests?limit=50', method: 'GET' },
 ];
 const results = new Map<string, number>();

@@ -5,7 +5,7 @@ import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
 import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
-import { REPO_ROOT, cpuSeconds, keepAlive, keyedGet, sequentialLatency, startChild, walk } from './support.js';
+import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keyedGet, sequentialLatency, startChild, walk, type PageCase } from './support.js';
 
 /**
  * The dashboard additions of issue 14, on the full synthetic snapshot:
@@ -36,12 +36,6 @@ const FILTER_QUERIES = [
   'borough=queens&borough=bronx',
 ];
 
-interface Case {
-  name: string;
-  query: string;
-  headers: Record<string, string>;
-}
-
 interface CaseFigures {
   name: string;
   requestsPerSecond: number;
@@ -57,14 +51,8 @@ try {
   const spread = await walk(service.url, '', 1000);
   const pagePaths = (query: string) =>
     ['', ...spread.cursors.map((cursor) => `&cursor=${cursor}`)].map((cursor) => `/v1/service-requests?limit=1000${query}${cursor}`);
-  const cases: Case[] = [
-    { name: 'JSON page of 1000', query: '', headers: {} },
-    { name: 'CSV page of 1000', query: '&format=csv', headers: {} },
-    { name: 'GeoJSON page of 1000', query: '&format=geojson', headers: {} },
-    { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
-    { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
-  ];
-  const run = (c: Case, durationSeconds: number) =>
+  const cases = PAGE_OF_1000_CASES;
+  const run = (c: PageCase, durationSeconds: number) =>
     autocannon({
       url: service.url,
       connections: 10,
@@ -85,7 +73,7 @@ try {
   for (const [i, c] of cases.entries()) {
     const sorted = [...perCase[i]!].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
     const middle = sorted[Math.floor(sorted.length / 2)]!;
-    const bytes = await encodedSize(`${service.url}${pagePaths(c.query)[1]}`, c.headers);
+    const bytes = await encodedSize(`${service.url}${pagePaths(c.query)[1]}`, KEY, c.headers);
     figures.push({ name: c.name, requestsPerSecond: Math.round(middle.requestsPerSecond), cpuMicroseconds: Math.round(middle.cpuMicroseconds), bytes });
   }
   const json = figures[0]!;
@@ -124,7 +112,7 @@ const pgUrl = new URL(postgresUrl);
 pgUrl.searchParams.set('schema', schema);
 try {
   await buildSnapshot({ kind: 'synthetic' }, { kind: 'postgres', url: postgresUrl, schema });
-  const app = await buildRequestsApp(readRequestSettings({ API_KEY: KEY, DATABASE_URL: pgUrl.toString(), CURSOR_SECRET: 'bench-cursor-secret-0123456789' }), {
+  const app = await buildRequestsApp(readRequestSettings({ API_KEY: KEY, DATABASE_URL: pgUrl.toString(), CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }), {
     logger: false,
   });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -157,18 +145,4 @@ async function filterPaths(base: string, query: string): Promise<string[]> {
   const filtered = await walk(base, query, 1000, KEY);
   const prefix = `/v1/service-requests?${query}${query ? '&' : ''}limit=50`;
   return [prefix, ...filtered.cursors.map((cursor) => `${prefix}&cursor=${cursor}`)];
-}
-
-/** Bytes of a compressed answer as sent (node:http does not decode). */
-async function encodedSize(url: string, headers: Record<string, string>): Promise<number> {
-  const { request } = await import('node:http');
-  return new Promise((resolveSize, reject) => {
-    const req = request(url, { headers: { 'x-api-key': KEY, ...headers } }, (res) => {
-      let size = 0;
-      res.on('data', (chunk: Buffer) => (size += chunk.length));
-      res.on('end', () => resolveSize(size));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }

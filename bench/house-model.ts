@@ -9,8 +9,10 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { REVIEWED_MODEL } from '../src/services/houses/reviewed-model.js';
-import { parseModelFile, type HouseInput } from '../src/services/houses/model/model-file.js';
-import { createEvaluator, dollarAnswer } from '../src/services/houses/model/evaluator.js';
+import type { House } from '../src/services/houses/house.js';
+import { dollarAnswer } from '../src/services/houses/model/dollars.js';
+import { createEvaluator } from '../src/services/houses/model/evaluator.js';
+import { parseModelFile } from '../src/services/houses/model/model-file.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let t = performance.now();
@@ -23,7 +25,7 @@ const compileMs = performance.now() - t;
 // 100 varied, valid houses inside the model area (deterministic pseudo-random).
 let seed = 12345;
 const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-const houses: HouseInput[] = Array.from({ length: 100 }, () => {
+const houses: House[] = Array.from({ length: 100 }, () => {
   const living = 600 + Math.round(rnd() * 4000);
   const built = 1900 + Math.floor(rnd() * 115);
   return {
@@ -47,7 +49,7 @@ const houses: HouseInput[] = Array.from({ length: 100 }, () => {
 });
 
 let sink = 0;
-function estimateOne(h: HouseInput): void {
+function estimateOne(h: House): void {
   sink += dollarAnswer(evaluator.predict(h).estimate, model.range).estimate_usd;
 }
 
@@ -58,7 +60,7 @@ function measure(batch: number, runs: number): number {
   for (let r = 0; r < runs; r++) {
     const start = performance.now();
     for (let k = 0; k < inner; k++) {
-      for (let i = 0; i < batch; i++) estimateOne(houses[(i + k) % houses.length] as HouseInput);
+      for (let i = 0; i < batch; i++) estimateOne(houses[(i + k) % houses.length] as House);
     }
     samples.push(((performance.now() - start) * 1000) / (inner * batch));
   }
@@ -83,7 +85,7 @@ function measureSingleCall(runs: number): number {
   // One house per timed call: many calls, the median of per-call times over groups of 200.
   const samples: number[] = [];
   for (let r = 0; r < runs; r++) {
-    const h = houses[r % houses.length] as HouseInput;
+    const h = houses[r % houses.length] as House;
     const start = performance.now();
     for (let k = 0; k < 200; k++) estimateOne(h);
     samples.push(((performance.now() - start) * 1000) / 200);

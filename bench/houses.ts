@@ -1,12 +1,13 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PlatformApp } from '../src/platform/app.js';
 import { buildHousesApp } from '../src/services/houses/app.js';
 import { readHouseSettings } from '../src/services/houses/settings.js';
 import { buildTicketsApp } from '../src/services/tickets/app.js';
+import { percentile, postOnce } from './support.js';
 import { readTicketSettings } from '../src/services/tickets/settings.js';
 
 /**
@@ -54,30 +55,15 @@ async function requestsPerSecond(url: string, path: string, bodies: unknown[], d
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-function postOnce(agent: Agent, url: URL, body: string): Promise<number> {
-  return new Promise((resolveStatus, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolveStatus(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
 async function batchLatency(url: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL('/v1/estimates/batch', url);
   const body = JSON.stringify({ houses: Array.from({ length: 100 }, (_, index) => houses[index % houses.length]) });
-  for (let i = 0; i < 300; i++) await postOnce(agent, target, body); // warm-up
+  for (let i = 0; i < 300; i++) await postOnce(agent, target, body, headers); // warm-up
   const times: number[] = [];
   for (let i = 0; i < BATCH_ROUNDS; i++) {
     const started = performance.now();
-    const status = await postOnce(agent, target, body);
+    const status = await postOnce(agent, target, body, headers);
     times.push(performance.now() - started);
     if (status !== 200) throw new Error(`batch answered ${status}`);
   }

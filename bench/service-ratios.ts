@@ -16,7 +16,7 @@ const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 3);
 const KEY = 'bench-key';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
-const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { request: unknown };
+const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { estimate: { request: unknown } };
 
 const tickets = await startChild('src/services/tickets/main.ts', { API_KEY: KEY });
 const houses = await startChild('src/services/houses/main.ts', { API_KEY: KEY });
@@ -24,7 +24,7 @@ const requests = await startChild('src/services/requests/main.ts', { API_KEY: KE
 
 const cases = {
   classify: { url: tickets.url, requests: REALISTIC_TICKETS.map((t) => ({ method: 'POST' as const, path: '/v1/classify', headers: json, body: JSON.stringify(t) })) },
-  estimate: { url: houses.url, requests: [{ method: 'POST' as const, path: '/v1/estimates', headers: json, body: JSON.stringify(example.request) }] },
+  estimate: { url: houses.url, requests: [{ method: 'POST' as const, path: '/v1/estimates', headers: json, body: JSON.stringify(example.estimate.request) }] },
   page: { url: requests.url, requests: [{ method: 'GET' as const, path: '/v1/service-requests?limit=50', headers: { 'x-api-key': KEY } }] },
   filtered: { url: requests.url, requests: [{ method: 'GET' as const, path: '/v1/service-requests?limit=50&borough=brooklyn&status=closed', headers: { 'x-api-key': KEY } }] },
 };

@@ -1,7 +1,7 @@
-import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -131,6 +131,23 @@ export function table(results: LoadResult[]): string {
   return lines.join('\n');
 }
 
+/** One POST on the agent's connection; resolves with the status once the body is read. */
+export function postOnce(agent: Agent, url: URL, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolveStatus, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolveStatus(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The p-th percentile (nearest rank) of ascending values. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
 /** One keep-alive connection for the sequential measures. */
 export const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -189,3 +206,32 @@ export async function walk(base: string, query: string, limit: number, key = 'be
   } while (cursor);
   return { rows: seen.size, pages, ms: performance.now() - started, cursors };
 }
+
+/** Bytes of an answer as sent, compressed or not (node:http does not decode). */
+export function encodedSize(url: string, key: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolveSize, reject) => {
+    const req = request(url, { headers: { 'x-api-key': key, ...headers } }, (res) => {
+      let size = 0;
+      res.on('data', (chunk: Buffer) => (size += chunk.length));
+      res.on('end', () => resolveSize(size));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A load case of the requests service: a query added to the page's URL and request headers. */
+export interface PageCase {
+  name: string;
+  query: string;
+  headers: Record<string, string>;
+}
+
+/** The page of 1000 in each format, and in JSON with each encoding (dashboard-api.ts, formats-and-compression.ts). */
+export const PAGE_OF_1000_CASES: readonly PageCase[] = [
+  { name: 'JSON page of 1000', query: '', headers: {} },
+  { name: 'CSV page of 1000', query: '&format=csv', headers: {} },
+  { name: 'GeoJSON page of 1000', query: '&format=geojson', headers: {} },
+  { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
+  { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
+];

@@ -13,7 +13,9 @@ def export_trees(model) -> tuple[float, list[dict]]:
     Each tree holds parallel arrays indexed by node (node 0 is the root):
     feature (-1 on leaves), threshold (sklearn's num_threshold, float64; 0 on
     leaves), missing_go_to_left (0/1), left, right (child node indices, 0 on
-    leaves), is_leaf (0/1) and value (the leaf value; 0 on inner nodes).
+    leaves), is_leaf (0/1), value (the leaf value; 0 on inner nodes) and count
+    (the number of training samples that reached the node, sklearn's node
+    ``count``; what path-dependent TreeSHAP weighs the two sides of a split by).
     """
     baseline = model._baseline_prediction
     if baseline.shape != (1, 1):
@@ -35,6 +37,7 @@ def export_trees(model) -> tuple[float, list[dict]]:
             "right": [0 if lf else int(c) for c, lf in zip(nodes["right"], leaf)],
             "is_leaf": [int(lf) for lf in leaf],
             "value": [float(v) if lf else 0.0 for v, lf in zip(nodes["value"], leaf)],
+            "count": [int(c) for c in nodes["count"]],
         })
     return float(baseline[0, 0]), trees
 

@@ -15,6 +15,8 @@ service answers them (``round_dollars``: round half up, like JavaScript's
 * range coverage = share of sales with low_usd <= price <= high_usd, where
   low_usd = round_dollars(estimate_usd * low_factor) and
   high_usd = round_dollars(estimate_usd * high_factor)
+* signed error by month = per month of the sale date, the median and the mean of
+  error_pct (signed: negative when the estimates ran below the prices)
 
 Percentages are rounded to 2 decimals, fractions to 4.
 """
@@ -111,3 +113,22 @@ def nearest_rank(values: Sequence[float], q: float) -> float:
     s = sorted(values)
     k = max(1, math.ceil(q * len(s)))
     return s[k - 1]
+
+
+def signed_error_by_month(estimates_usd: Sequence[float], prices: Sequence[float],
+                          dates: Sequence[str]) -> list[dict]:
+    """Per calendar month of the sale date (``YYYY-MM``), in month order: the number of
+    sales, the median and the mean of the signed error_pct (negative: the estimates ran
+    below the prices), 2 decimals."""
+    by_month: dict[str, list[float]] = {}
+    for e, p, d in zip(estimates_usd, prices, dates):
+        by_month.setdefault(d[:7], []).append(error_pct(e, p))
+    return [
+        {
+            "month": month,
+            "sales": len(errors),
+            "median_error_pct": round(median(errors), 2),
+            "mean_error_pct": round(math.fsum(errors) / len(errors), 2),
+        }
+        for month, errors in sorted(by_month.items())
+    ]

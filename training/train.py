@@ -31,10 +31,10 @@ import sklearn
 from sklearn.ensemble import HistGradientBoostingRegressor
 from threadpoolctl import threadpool_limits
 
-from . import data, features, metrics, rules
+from . import comparables, data, features, metrics, rules
 from .export import export_trees, walk_raw
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: trees carry each node's training sample count; comparable_sales
 MODEL_VERSION = "kc-hgb-2015-02"
 PRICES_AS_OF = "2015-02-28"
 VALIDATION_DAYS = 42  # the last 6 weeks of the training period choose the settings
@@ -92,6 +92,9 @@ NOT_FOR = [
     "the condition and grade fields, or anything about the sale itself.",
     "Not for houses outside King County (the model area) or sales long after "
     "prices_as_of: prices move, and the model knows only sales up to that date.",
+    "Not a price for today: the estimate is a price as of prices_as_of. In a rising market "
+    "it runs low for a sale after that date, and lower the later the sale (on the spring "
+    "2015 test sales, by the signed errors of test.signed_error_by_month).",
     "Houses with unusual values (rare_value warnings) are estimated from few examples.",
 ]
 
@@ -210,8 +213,19 @@ def rare_value_thresholds(train: list[data.Sale]) -> list[dict]:
     return groups
 
 
+def drift_caveat(by_month: list[dict]) -> str:
+    """The caveat, in plain words, that estimates of later sales run low in a rising market."""
+    months = ", ".join(f"{m['month']} {m['median_error_pct']:+.1f}%" for m in by_month)
+    return (
+        "Estimates are prices as of prices_as_of. Prices rose after that date, so the "
+        "estimates of later sales ran low, and more so the later the sale: the median signed "
+        f"error of the test sales by month was {months}. In a rising market, expect an "
+        "estimate for a sale after prices_as_of to be below the price."
+    )
+
+
 def build(sales: list[data.Sale], csv_sha256: str, log=print):
-    """The model file (a dict) and the raw predictions for every sale."""
+    """The model file (a dict), the raw predictions for every sale and the fitted model."""
     train, test, excluded = split(sales)
     if not train or not test:
         raise SystemExit("need sales on both sides of " + PRICES_AS_OF)
@@ -234,6 +248,7 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
     test_prices = [s.price for s in test]
     figures = metrics.rounded_card_figures(test_est, test_prices)
     test_cov = round(metrics.coverage(test_est, test_prices, low, high), 4)
+    by_month = metrics.signed_error_by_month(test_est, test_prices, [s.date for s in test])
 
     n_excluded = {"training": 0, "test": 0}
     for s in sales:
@@ -262,6 +277,7 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
             "sales": len(test),
             "first_sales": f"{min(s.date for s in test)} to {max(s.date for s in test)}",
             **figures,
+            "signed_error_by_month": by_month,
         },
         "range": dict(range_),
         "metrics": {
@@ -270,6 +286,10 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
             "mape_pct": "mean of |error_pct| over the test sales",
             "within_10pct": "fraction of test sales with |error_pct| <= 10",
             "over_by_10pct_or_more": "fraction of test sales with error_pct >= 10",
+            "signed_error_by_month": (
+                "per month of the sale date: sales, median and mean of error_pct (signed: "
+                "negative when the estimates ran below the prices)"
+            ),
             "measured_test_coverage": (
                 "fraction of test sales with round(estimate_usd * low_factor) <= price "
                 "<= round(estimate_usd * high_factor)"
@@ -305,6 +325,10 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
         },
         "caveats": [
             "Prices move: the test sales (spring 2015) came after the training period.",
+            drift_caveat(by_month),
+            "The contract's example card figures (mape_pct 12.8, range factors 0.884 and "
+            "1.279) describe the reference model the contract was written from; this card "
+            "reports what this model measured.",
             "Some houses sold twice; a house sold in both periods was seen in training.",
         ],
     }
@@ -316,6 +340,7 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
         "target_transform": TARGET_TRANSFORM,
         "baseline": baseline,
         "trees": trees,
+        "comparable_sales": comparables.comparables_table(train),
         "range": range_,
         "model_area": model_area(train),
         "rare_value_thresholds": rare_value_thresholds(train),
@@ -328,7 +353,7 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
             "scipy": scipy.__version__,
         },
     }
-    return doc, raw_by_row
+    return doc, raw_by_row, model
 
 
 def dumps(doc: dict) -> str:
@@ -350,6 +375,22 @@ def write_predictions(path: str, sales: list[data.Sale], raw_by_row: dict) -> No
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def write_shap_values(path: str, model, sales: list[data.Sale]) -> None:
+    """shap's TreeExplainer (path-dependent, the reference TreeSHAP) on the fitted model for
+    every CSV row: a first line ``expected_value,<float>``, a header ``row,<feature names>``,
+    then one line per row (floats as repr). Only for the parity test: shap is imported here."""
+    import shap  # noqa: PLC0415 (the training itself does not need shap)
+
+    explainer = shap.TreeExplainer(model, feature_perturbation="tree_path_dependent")
+    with threadpool_limits(limits=1):
+        values = explainer.shap_values(matrix(sales), check_additivity=False)
+    expected = float(np.asarray(explainer.expected_value).reshape(-1)[0])
+    lines = [f"expected_value,{expected!r}", "row," + ",".join(features.FEATURE_NAMES)]
+    for s, row in zip(sales, values):
+        lines.append(f"{s.row}," + ",".join(repr(float(v)) for v in row))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -357,18 +398,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="model file to write")
     ap.add_argument("--predictions-out",
                     help="also write sklearn's predictions for every CSV row (CSV)")
+    ap.add_argument("--shap-out",
+                    help="also write shap's TreeExplainer values for every CSV row (CSV)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     log = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
     started = time.monotonic()
     sales, sha = data.load(args.csv)
-    doc, raw_by_row = build(sales, sha, log)
+    doc, raw_by_row, model = build(sales, sha, log)
     text = dumps(doc)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     if args.predictions_out:
         write_predictions(args.predictions_out, sales, raw_by_row)
+    if args.shap_out:
+        shap_started = time.monotonic()
+        write_shap_values(args.shap_out, model, sales)
+        log(f"wrote {args.shap_out} in {time.monotonic() - shap_started:.1f}s")
     card = doc["card"]
     log(f"wrote {out} ({len(text.encode())} bytes) in {time.monotonic() - started:.1f}s")
     log("test: " + json.dumps({k: v for k, v in card["test"].items() if k != "description"}))

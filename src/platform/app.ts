@@ -26,7 +26,8 @@ import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
 import { rememberStartLine } from './start-line.js';
-import { validatorCompiler } from './validation.js';
+import { buildValidatorCompiler } from './validation.js';
+import { DocumentedOperations, type ComponentSchema } from './openapi-components.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,11 +58,19 @@ export interface ServiceDefinition {
   /** `tickets`, `houses`, `requests`: the `service` field of every log line and metric. */
   name: string;
   openapi: OpenApiInfo;
+  /**
+   * The service's named schemas (each with a `$id`): OpenAPI components, referenced from routes with
+   * componentRef. Listed once here, they are known to validation, serialization and the description.
+   */
+  components?: readonly ComponentSchema[];
   /** The methods a CORS preflight allows (default `GET, POST`; `GET` for a read-only service). */
   corsMethods?: string;
   /** Adds the service's own gauges to its metrics registry (only when METRICS_KEY is set). */
   registerMetrics?: ServiceMetricsRegistration;
-  /** Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. */
+  /**
+   * Adds the service's routes. Routes that need a key set `config: { requiresApiKey: true }`. Every
+   * route in the description needs `schema.operationId` and a description of each response.
+   */
   registerRoutes(app: PlatformApp): void | Promise<void>;
 }
 
@@ -122,19 +131,23 @@ export async function createServiceApp(
   for (const method of ROUTABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
-  app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
   // Only JSON bodies: a text/plain body (which browsers may send without a preflight) is 415.
   app.removeContentTypeParser('text/plain');
   // JSON bodies: valid UTF-8, no duplicate keys, no U+0000 or lone surrogates in strings (422).
   registerStrictJsonParser(app, BODY_LIMIT_BYTES);
-  app.addSchema(ErrorResponse);
+  // The shared schemas (the OpenAPI components), known to validation so that routes may use $ref.
+  const components = [ErrorResponse, ...(service.components ?? [])];
+  for (const component of components) app.addSchema(component);
+  app.setValidatorCompiler(buildValidatorCompiler(components));
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
   const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
   const routes = new RouteTable();
   app.addHook('onRoute', (route) => routes.record(route));
+  const operations = new DocumentedOperations(service.openapi.usesApiKey);
+  app.addHook('onRoute', (route) => operations.check(route));
 
   const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
   app.addHook('onRequest', refuseMalformedRequests);
@@ -175,7 +188,7 @@ export async function createServiceApp(
   // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (compression.ts).
   await registerCompression(app);
 
-  if (settings.showDocs) await registerOpenApi(app, service.openapi);
+  if (settings.showDocs) await registerOpenApi(app, service.openapi, operations);
   await service.registerRoutes(app);
   if (settings.showDocs) await registerDocsPages(app, service.openapi);
   await app.after();

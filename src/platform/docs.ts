@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DocumentedOperations } from './openapi-components.js';
 
 /**
  * The reference pages and the OpenAPI description (conventions.md, "OpenAPI" and SHOW_DOCS).
@@ -87,16 +88,19 @@ function redocPage(title: string): string {
 }
 
 /** Registers the OpenAPI generator. Call before the service's routes so that they are collected. */
-export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo, operations: DocumentedOperations): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: info.title, version: info.version, description: info.description },
+      // Relative: the service that serves the description (Swagger UI's try-it calls the same origin).
+      servers: [{ url: '/', description: 'This service, at the address the description was read from' }],
       tags: info.tags,
       components: info.usesApiKey
         ? { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } }
         : {},
     },
+    transformObject: (document) => operations.complete('openapiObject' in document ? document.openapiObject : {}),
     refResolver: {
       buildLocalReference(json, _baseUri, _fragment, i) {
         return typeof json.$id === 'string' ? json.$id : `def-${i}`;

@@ -19,9 +19,10 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
     {
       schema: {
         tags: ['health'],
+        operationId: 'getHealth',
         summary: 'Liveness',
         description: 'Answers 200 while the process runs, whatever the readiness state. Needs no key.',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The process is alive' }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The process is alive', examples: [{ status: 'ok' }] }) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -31,10 +32,11 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
     {
       schema: {
         tags: ['health'],
+        operationId: 'getReadiness',
         summary: 'Readiness',
         description: 'Answers 200 when the service can answer its requests, 503 with the error object otherwise. Needs no key.',
         response: {
-          200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false, description: 'The service is ready' }),
+          200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false, description: 'The service is ready', examples: [{ status: 'ready' }] }),
           ...errorResponses(readiness.unavailableCode),
         },
       },

@@ -66,8 +66,13 @@ export function rateLimitKey(request: FastifyRequest, apiKeys: ApiKeyChecker): s
   return `ip:${request.ip}`;
 }
 
+/** The routes a limit counts: the API under /v1/ (not /health, /ready, /metrics or the docs). */
+export function isRateLimitedPath(url: string | undefined): boolean {
+  return url?.startsWith('/v1/') === true;
+}
+
 export function isRateLimited(request: FastifyRequest): boolean {
-  return request.routeOptions.url?.startsWith('/v1/') === true;
+  return isRateLimitedPath(request.routeOptions.url);
 }
 
 type Counted = { current: number; ttl: number };

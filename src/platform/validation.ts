@@ -34,9 +34,6 @@ function makeAjv(coerceTypes: boolean): Ajv {
   return ajv;
 }
 
-const bodyAjv = makeAjv(false);
-const textAjv = makeAjv(true);
-
 type Schema = Record<string, unknown>;
 
 /** An array of the request whose schema bounds its number of items, by its path of keys. */
@@ -45,16 +42,20 @@ interface BoundedArray {
   schema: Schema & { minItems?: number; maxItems?: number };
 }
 
-/** The arrays reachable from the root through `properties` whose schema has minItems or maxItems. */
-function boundedArraysOf(schema: unknown, keys: string[] = []): BoundedArray[] {
-  if (schema === null || typeof schema !== 'object') return [];
+/**
+ * The arrays reachable from the root through `properties` whose schema has minItems or maxItems.
+ * A `$ref` to one of the app's named schemas (an OpenAPI component) is followed.
+ */
+function boundedArraysOf(schema: unknown, named: ReadonlyMap<string, unknown>, keys: string[] = [], depth = 0): BoundedArray[] {
+  if (schema === null || typeof schema !== 'object' || depth > 32) return [];
   const node = schema as Schema;
+  if (typeof node.$ref === 'string') return boundedArraysOf(named.get(node.$ref), named, keys, depth + 1);
   if (node.type === 'array' && (typeof node.minItems === 'number' || typeof node.maxItems === 'number')) {
     return [{ keys, schema: node as BoundedArray['schema'] }];
   }
   const properties = node.properties;
   if (properties === null || typeof properties !== 'object') return [];
-  return Object.entries(properties as Record<string, unknown>).flatMap(([key, child]) => boundedArraysOf(child, [...keys, key]));
+  return Object.entries(properties as Record<string, unknown>).flatMap(([key, child]) => boundedArraysOf(child, named, [...keys, key], depth + 1));
 }
 
 /** The size error of the first bounded array of `data` with too few or too many items, if any. */
@@ -83,8 +84,8 @@ function arraySizeError(data: unknown, arrays: readonly BoundedArray[]): ErrorOb
  * The validator of a schema: ajv's, behind the size check of the bounded arrays (when the schema
  * has any), which answers alone so that no item of an oversized array is ever looked at.
  */
-function withArraySizeCheck(validate: ValidateFunction, schema: unknown): ValidateFunction {
-  const arrays = boundedArraysOf(schema);
+function withArraySizeCheck(validate: ValidateFunction, schema: unknown, named: ReadonlyMap<string, unknown>): ValidateFunction {
+  const arrays = boundedArraysOf(schema, named);
   if (arrays.length === 0) return validate;
   const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
     const sizeError = arraySizeError(data, arrays);
@@ -101,10 +102,26 @@ function withArraySizeCheck(validate: ValidateFunction, schema: unknown): Valida
   return checked;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return withArraySizeCheck(ajv.compile(schema as object), schema);
-};
+/**
+ * The validator compiler of one app: two ajv instances that know the app's shared schemas (the
+ * named OpenAPI components added with addSchema), so that a route may validate `{ $ref: 'House' }`;
+ * each validator checks the sizes of bounded arrays first, through those names too.
+ */
+export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv(true);
+  const named = new Map<string, unknown>();
+  for (const schema of sharedSchemas) {
+    bodyAjv.addSchema(schema);
+    textAjv.addSchema(schema);
+    const name = (schema as { $id?: unknown }).$id;
+    if (typeof name === 'string') named.set(name, schema);
+  }
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    return withArraySizeCheck(ajv.compile(schema as object), schema, named);
+  };
+}
 
 /** The part of the request a validation error is about, as Fastify names it. */
 export type RequestPart = 'body' | 'querystring' | 'params' | 'headers' | string;

@@ -4,7 +4,7 @@ import { buildHousesApp } from '../../src/services/houses/app.js';
 import type { HouseModel } from '../../src/services/houses/house-model.js';
 import { parseHouseModel } from '../../src/services/houses/model-adapter.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
-import type { House } from '../../src/services/houses/schemas.js';
+import type { House } from '../../src/services/houses/house.js';
 import { warningsFor } from '../../src/services/houses/warnings.js';
 import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson, sha256OfFile, VALID_HOUSE } from './support.js';
 import { appDuringSuite } from '../support/during-suite.js';
@@ -81,10 +81,21 @@ describe('warnings', () => {
     ]);
   });
   it('high_value starts at exactly $1,000,000 of the rounded estimate', () => {
-    const model = { rareValueGroups: [] } as unknown as HouseModel;
+    const model = { rareValueGroups: [], highValueUsd: 1_000_000 };
     const valid = VALID_HOUSE as unknown as House;
     expect(warningsFor(valid, 999_999, model)).toEqual([]);
     expect(warningsFor(valid, 1_000_000, model).map((warning) => warning.code)).toEqual(['high_value']);
+  });
+  it("high_value starts at the model file's high_value_usd, and its message says that amount", async () => {
+    const file = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as { high_value_usd: number };
+    file.high_value_usd = 250_000;
+    const model: HouseModel = parseHouseModel(Buffer.from(JSON.stringify(file)));
+    expect(model.highValueUsd).toBe(250_000);
+    const valid = VALID_HOUSE as unknown as House;
+    expect(warningsFor(valid, 249_999, model)).toEqual([]);
+    expect(warningsFor(valid, 250_000, model)).toEqual([
+      { code: 'high_value', fields: [], message: 'Estimates of $250,000 or more are much less reliable' },
+    ]);
   });
 });
 

@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import { ESTIMATE_EXAMPLE } from '../../src/services/houses/openapi-example.js';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
-import type { Estimate } from '../../src/services/houses/schemas.js';
+import type { Estimate, ExplainedEstimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 import { postJson } from './support.js';
@@ -14,7 +14,8 @@ import { appDuringSuite } from '../support/during-suite.js';
  * Answers of the shipped model (the committed models/ file, by default settings), fixed in files:
  * - the golden houses (test/fixtures/houses/golden-houses.json): exact estimate, range, warnings,
  *   model version and prices date of at least 20 houses across the whole range;
- * - the OpenAPI example (src/services/houses/openapi-example.json): its documented answer.
+ * - the OpenAPI examples (src/services/houses/openapi-example.json): the documented answers of the
+ *   single and batch estimates, of the same requests explained, and the documented model card.
  * Any change fails. After a deliberate, reviewed change (a retrained model), rewrite both with
  *   UPDATE_GOLDEN=1 npx vitest run test/houses/shipped-model-answers.test.ts
  * and review the diff (then npm run openapi:update for the example in the reviewed copy).
@@ -94,31 +95,82 @@ describe('golden houses', () => {
   });
 });
 
+/** The golden houses sent in one batch to `path`: the answers, checked against the golden ones. */
+async function goldenBatch<T extends Estimate>(path: string): Promise<T[]> {
+  const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
+  const response = await postJson(app, path, { houses: golden.houses.map((entry) => entry.house) });
+  expect(response.statusCode).toBe(200);
+  const { estimates } = response.json() as { estimates: T[] };
+  expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+  return estimates;
+}
+
 describe('golden houses in one batch', () => {
   it('answer exactly as one by one (the batch evaluates the trees for all houses at once)', async () => {
-    const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
-    const response = await postJson(app, '/v1/estimates/batch', { houses: golden.houses.map((entry) => entry.house) });
-    expect(response.statusCode).toBe(200);
-    const { estimates } = response.json() as { estimates: Estimate[] };
-    expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
+    await goldenBatch('/v1/estimates/batch');
   });
 });
 
-describe('the OpenAPI example', () => {
-  it('sent to POST /v1/estimates, returns exactly the documented answer', async () => {
+/** The request and 200 examples of a POST in the served OpenAPI description. */
+function documentedExamples(path: string): { request: unknown; answer: unknown } {
+  const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
+  const post = spec.paths[path]?.post;
+  const json = (media: any) => media?.content?.['application/json']?.example;
+  return { request: json(post?.requestBody), answer: json(post?.responses?.['200']) };
+}
+
+describe('golden houses explained', () => {
+  it('POST /v1/estimates/explain/batch gives exactly the golden estimates, each explained and with 5 comparable sales', async () => {
+    for (const answer of await goldenBatch<ExplainedEstimate>('/v1/estimates/explain/batch')) {
+      const sum = answer.explanation.fields.reduce((total, field) => total + field.contribution, answer.explanation.baseline);
+      expect(Math.abs(sum - answer.explanation.raw)).toBeLessThan(1e-12);
+      expect(answer.comparable_sales).toHaveLength(5);
+    }
+  });
+});
+
+/** An answer without its explanation and comparable sales: the plain Estimate. */
+function withoutExplanation({ explanation: _explanation, comparable_sales: _sales, ...estimate }: ExplainedEstimate): Estimate {
+  return estimate;
+}
+
+describe('the OpenAPI examples', () => {
+  it('sent to the four estimate routes return exactly the documented answers; GET /v1/model the documented card', async () => {
     const answer = await answerOf(ESTIMATE_EXAMPLE.request);
+    const batch = await postJson(app, '/v1/estimates/batch', BATCH_EXAMPLE.request);
+    expect(batch.statusCode, batch.body).toBe(200);
+    const explained = await postJson(app, '/v1/estimates/explain', ESTIMATE_EXAMPLE.request);
+    expect(explained.statusCode, explained.body).toBe(200);
+    const explainedBatch = await postJson(app, '/v1/estimates/explain/batch', BATCH_EXAMPLE.request);
+    expect(explainedBatch.statusCode, explainedBatch.body).toBe(200);
+    const card = (await app.inject({ url: '/v1/model' })).json() as Record<string, unknown>;
+    const examples = {
+      estimate: { request: ESTIMATE_EXAMPLE.request, answer },
+      batch: { request: BATCH_EXAMPLE.request, answer: batch.json() as unknown },
+      model_card: card,
+      explain: { request: ESTIMATE_EXAMPLE.request, answer: explained.json() as unknown },
+      explain_batch: { request: BATCH_EXAMPLE.request, answer: explainedBatch.json() as unknown },
+    };
     if (UPDATE) {
-      writeFileSync(EXAMPLE_PATH, `${JSON.stringify({ request: ESTIMATE_EXAMPLE.request, answer }, null, 2)}\n`);
+      writeFileSync(EXAMPLE_PATH, `${JSON.stringify(examples, null, 2)}\n`);
       return;
     }
     expect(answer).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(examples.batch.answer).toEqual(BATCH_EXAMPLE.answer);
+    expect(card).toEqual(MODEL_CARD_EXAMPLE);
+    expect(examples.explain).toEqual(EXPLAIN_EXAMPLE);
+    expect(examples.explain_batch).toEqual(EXPLAIN_BATCH_EXAMPLE);
+    // The explained answers hold the plain ones unchanged.
+    expect(withoutExplanation(EXPLAIN_EXAMPLE.answer)).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(EXPLAIN_BATCH_EXAMPLE.answer.estimates.map(withoutExplanation)).toEqual(BATCH_EXAMPLE.answer.estimates);
   });
-  it('is the example of the OpenAPI description', () => {
+
+  it('are the examples of the OpenAPI description', () => {
+    expect(documentedExamples('/v1/estimates')).toEqual(ESTIMATE_EXAMPLE);
+    expect(documentedExamples('/v1/estimates/batch')).toEqual(BATCH_EXAMPLE);
+    expect(documentedExamples('/v1/estimates/explain')).toEqual(EXPLAIN_EXAMPLE);
+    expect(documentedExamples('/v1/estimates/explain/batch')).toEqual(EXPLAIN_BATCH_EXAMPLE);
     const spec = app.swagger() as { paths: Record<string, Record<string, any>> };
-    const post = spec.paths['/v1/estimates']?.post;
-    const example = post?.requestBody?.content?.['application/json']?.examples?.example1?.value ?? post?.requestBody?.content?.['application/json']?.example;
-    expect(example).toEqual(ESTIMATE_EXAMPLE.request);
-    const answerExample = post?.responses?.['200']?.content?.['application/json']?.examples?.example1?.value ?? post?.responses?.['200']?.content?.['application/json']?.example;
-    expect(answerExample).toEqual(ESTIMATE_EXAMPLE.answer);
+    expect(spec.paths['/v1/model']?.get?.responses?.['200']?.content?.['application/json']?.example).toEqual(MODEL_CARD_EXAMPLE);
   });
 });

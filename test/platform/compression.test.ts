@@ -1,7 +1,10 @@
+import Fastify from 'fastify';
+import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
-import { etagMatches } from '../../src/platform/compression.js';
+import { ByteBoundedLru } from '../../src/platform/byte-bounded-lru.js';
+import { etagMatches, registerCompression } from '../../src/platform/compression.js';
 import { buildFixtureApp } from '../houses/support.js';
 import { startTickets } from '../tickets/tickets-app.js';
 import { createFixture, type FixtureDatabase } from '../requests/support/fixture-database.js';
@@ -60,6 +63,7 @@ describe('compression in the three services', () => {
     // Never decompressed: a body in a Content-Encoding is refused before it is read (src/platform/http-protocol.ts).
     expect(compressedBody.statusCode).toBe(415);
     expect((compressedBody.json() as { error: { fields: string[] } }).error.fields).toEqual(['Content-Encoding']);
+    expect(compressedBody.json().error.code).toBe('unsupported_media_type');
   });
 
   it('the ETag names the encoding, and If-None-Match with any of the forms answers 304', async () => {
@@ -87,5 +91,55 @@ describe('compression in the three services', () => {
     expect(etagMatches('"abc-gzip"', '"abc"')).toBe('"abc-gzip"');
     expect(etagMatches('"abc-zstd"', '"abc"')).toBeNull();
     expect(etagMatches('"abcd-gzip"', '"abc"')).toBeNull();
+  });
+});
+
+describe('compressed copies of answers with an ETag are kept, within a byte bound', () => {
+  it('the LRU drops the least recently used entries past its bound and never keeps a value over a quarter of it', () => {
+    const lru = new ByteBoundedLru(1000);
+    for (let i = 0; i < 50; i += 1) {
+      lru.set(`k${i}`, Buffer.alloc(100));
+      if (i % 3 === 0) lru.get('k0'); // k0 stays recently used
+      expect(lru.stats().bytes).toBeLessThanOrEqual(1000);
+    }
+    expect(lru.get('k0')).toBeDefined();
+    expect(lru.get('k1')).toBeUndefined();
+    expect(lru.get('k49')).toBeDefined();
+    lru.set('large', Buffer.alloc(251));
+    expect(lru.get('large')).toBeUndefined();
+  });
+
+  it('an answer is compressed once per ETag and encoding; the kept copies stay under the bound', async () => {
+    const app = Fastify({ logger: false });
+    const kept = await registerCompression(app as unknown as PlatformApp, 64 * 1024);
+    // 20 KB bodies that compress to about 10 KB (half random hex): many more than the bound holds.
+    const bodies = new Map<number, Buffer>();
+    const bodyOf = (id: number) => bodies.get(id) ?? bodies.set(id, Buffer.from(JSON.stringify({ id, text: randomBytes(5000).toString('hex') + 'a'.repeat(10_000) }))).get(id)!;
+    app.get('/items/:id', async (request, reply) => {
+      const id = Number((request.params as { id: string }).id);
+      return reply.header('ETag', `"item-${id}"`).type('application/json; charset=utf-8').send(bodyOf(id));
+    });
+    await app.ready();
+    try {
+      for (let id = 0; id < 40; id += 1) {
+        for (const encoding of ['gzip', 'br']) {
+          const first = await app.inject({ url: `/items/${id}`, headers: { 'accept-encoding': encoding } });
+          const again = await app.inject({ url: `/items/${id}`, headers: { 'accept-encoding': encoding } });
+          expect(first.headers['content-encoding']).toBe(encoding);
+          expect(first.headers.etag).toBe(`"item-${id}-${encoding}"`);
+          expect(first.headers.vary).toMatch(/Accept-Encoding/i);
+          expect(Number(first.headers['content-length'])).toBe(first.rawPayload.length);
+          expect(decode[encoding]!(first.rawPayload).equals(bodyOf(id))).toBe(true);
+          expect(again.rawPayload.equals(first.rawPayload), 'the kept copy').toBe(true);
+          expect(kept.stats().bytes).toBeLessThanOrEqual(64 * 1024);
+        }
+      }
+      expect(kept.stats().entries).toBeGreaterThan(2);
+      const plain = await app.inject({ url: '/items/3' });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.rawPayload.equals(bodyOf(3))).toBe(true);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -35,38 +35,67 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   it.skipIf(!service.available)(
     `${CLIENTS} clients x ${REQUESTS_PER_CLIENT} pipelined requests: RSS growth under ${RSS_GROWTH_BOUND_MB} MB, /health under ${HEALTH_BOUND_MS} ms`,
+    () => expectBoundedWhileNotRead(service.name, live.port, costlyRequest(service), REQUESTS_PER_CLIENT),
+    30_000,
+  );
+});
+
+describe('requests: pipelining clients that never read compressed answers', () => {
+  const live = serveDuringSuite(REQUESTS, KEY, { dataCopies: 40 });
+  // 50 different pages of about 1000 rows (50 ETags, so 50 compressions and kept copies), gzip.
+  const pages = Array.from({ length: 50 }, (_, i) => costlyRequest(REQUESTS).replace('limit=1000', `limit=${1000 - i}`).replace('\r\n\r\n', '\r\nAccept-Encoding: gzip\r\n\r\n')).join('');
+
+  it.skipIf(!REQUESTS.available)(
+    `${CLIENTS} clients x ${REQUESTS_PER_CLIENT} pipelined gzip pages: RSS growth under ${RSS_GROWTH_BOUND_MB} MB, /health under ${HEALTH_BOUND_MS} ms`,
     async () => {
-      // Warm-up: the first answers compile schemas and serializers.
-      for (let i = 0; i < 3; i += 1) {
-        await fetch(`http://127.0.0.1:${live.port}/health`);
-        expect((await rawExchange(live.port, costlyRequest(service))).status).toBe(200);
-      }
-      const before = rssMb();
-      const sockets: Socket[] = [];
-      let peak = before;
-      const healthMs: number[] = [];
-      try {
-        for (let i = 0; i < CLIENTS; i += 1) sockets.push(await pipelineWithoutReading(live.port, costlyRequest(service), REQUESTS_PER_CLIENT));
-        const until = Date.now() + WATCH_MS;
-        while (Date.now() < until) {
-          const started = Date.now();
-          const health = await fetch(`http://127.0.0.1:${live.port}/health`);
-          expect(health.status).toBe(200);
-          healthMs.push(Date.now() - started);
-          peak = Math.max(peak, rssMb());
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      } finally {
-        for (const socket of sockets) socket.destroy();
-      }
-      const growth = peak - before;
-      console.log(`${service.name}: RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${growth.toFixed(0)}), /health max ${Math.max(...healthMs)} ms over ${healthMs.length} probes`);
-      expect(growth).toBeLessThan(RSS_GROWTH_BOUND_MB);
-      expect(Math.max(...healthMs)).toBeLessThan(HEALTH_BOUND_MS);
+      const answer = await rawExchange(live.port, pages.slice(0, pages.indexOf('\r\n\r\n') + 4));
+      expect(answer.status).toBe(200);
+      expect(answer.text).toMatch(/content-encoding: gzip/i);
+      await expectBoundedWhileNotRead('requests (gzip)', live.port, pages, REQUESTS_PER_CLIENT / 50);
     },
     30_000,
   );
 });
+
+/**
+ * CLIENTS connections each write `request` `times` times and never read, while /health is probed for
+ * WATCH_MS: the process's RSS growth and /health's latency stay under their bounds.
+ */
+async function expectBoundedWhileNotRead(name: string, port: number, request: string, times: number): Promise<void> {
+  // Warm-up: the first answers compile schemas and serializers.
+  for (let i = 0; i < 3; i += 1) {
+    await fetch(`http://127.0.0.1:${port}/health`);
+    expect((await rawExchange(port, request.slice(0, request.indexOf('\r\n\r\n') + 4 + bodyLength(request)))).status).toBe(200);
+  }
+  const before = rssMb();
+  const sockets: Socket[] = [];
+  let peak = before;
+  const healthMs: number[] = [];
+  try {
+    for (let i = 0; i < CLIENTS; i += 1) sockets.push(await pipelineWithoutReading(port, request, times));
+    const until = Date.now() + WATCH_MS;
+    while (Date.now() < until) {
+      const started = Date.now();
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
+      healthMs.push(Date.now() - started);
+      peak = Math.max(peak, rssMb());
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    for (const socket of sockets) socket.destroy();
+  }
+  const growth = peak - before;
+  console.log(`${name}: RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${growth.toFixed(0)}), /health max ${Math.max(...healthMs)} ms over ${healthMs.length} probes`);
+  expect(growth).toBeLessThan(RSS_GROWTH_BOUND_MB);
+  expect(Math.max(...healthMs)).toBeLessThan(HEALTH_BOUND_MS);
+}
+
+/** The Content-Length of the first request of a raw request text (0 without a body). */
+function bodyLength(request: string): number {
+  const head = request.slice(0, request.indexOf('\r\n\r\n'));
+  return Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+}
 
 describe('a pipelining client that stops reading', () => {
   const live = serveDuringSuite(REQUESTS, KEY, { dataCopies: 40, appOptions: { backpressure: { stallTimeoutMs: 500 } } });

@@ -77,6 +77,23 @@ function batch(items: string): string {
   return `{"houses":[${items}]}`;
 }
 
+/** The worst bodies of one house (`single`) and of a batch (`many`), named after `label`. */
+function estimateBodies(label: string, single: string, many: string): WorstRequest[] {
+  const one = genericBodies((inner) => inner).map((body) => ({ ...body, name: `${label}estimate: ${body.name}`, url: single }));
+  const houses = genericBodies((inner) => `{"houses":${inner}}`).map((body) => ({ ...body, name: `${label}batch houses: ${body.name}`, url: many }));
+  const items = genericBodies((inner) => batch(inner)).map((body) => ({ ...body, name: `${label}batch item: ${body.name}`, url: many }));
+  const batches = [
+    { name: 'batch of empty objects', payload: batch(fill('{}', BODY_BUDGET - 14)) },
+    { name: 'batch of 100 houses of wrong types', payload: batch(fill(HOUSE_OF_WRONG_TYPES, 100 * (HOUSE_OF_WRONG_TYPES.length + 1))) },
+    {
+      name: 'batch of 100 houses of unknown fields',
+      payload: batch(Array.from({ length: 100 }, () => `{${manyKeys(Math.floor(BODY_BUDGET / 100) - 3)}}`).join(',')),
+    },
+    { name: 'batch of nested empty batches', payload: batch(fill('{"houses":[]}', BODY_BUDGET - 14)) },
+  ].map((body) => ({ ...body, name: `${label}${body.name}`, url: many }));
+  return [...one, ...houses, ...items, ...batches].map((body) => ({ method: 'POST' as const, ...body }));
+}
+
 /** Paths whose query parameters are ignored (200), and a JSON body sent where none is read (405). */
 function otherPaths(paths: readonly string[], body: string): WorstRequest[] {
   const unknown = fill('p=1', QUERY_BUDGET, '&');
@@ -101,23 +118,11 @@ export function worstRequests(service: 'tickets' | 'houses' | 'requests'): Worst
     ];
   }
   if (service === 'houses') {
-    const single = genericBodies((inner) => inner).map((body) => ({ ...body, name: `estimate: ${body.name}`, url: '/v1/estimates' }));
-    const houses = genericBodies((inner) => `{"houses":${inner}}`).map((body) => ({
-      ...body,
-      name: `batch houses: ${body.name}`,
-      url: '/v1/estimates/batch',
-    }));
-    const items = genericBodies((inner) => batch(inner)).map((body) => ({ ...body, name: `batch item: ${body.name}`, url: '/v1/estimates/batch' }));
-    const batches = [
-      { name: 'batch of empty objects', payload: batch(fill('{}', BODY_BUDGET - 14)) },
-      { name: 'batch of 100 houses of wrong types', payload: batch(fill(HOUSE_OF_WRONG_TYPES, 100 * (HOUSE_OF_WRONG_TYPES.length + 1))) },
-      {
-        name: 'batch of 100 houses of unknown fields',
-        payload: batch(Array.from({ length: 100 }, () => `{${manyKeys(Math.floor(BODY_BUDGET / 100) - 3)}}`).join(',')),
-      },
-      { name: 'batch of nested empty batches', payload: batch(fill('{"houses":[]}', BODY_BUDGET - 14)) },
-    ].map((body) => ({ ...body, url: '/v1/estimates/batch' }));
-    return [...otherPaths(['/health', '/ready', '/v1/model'], anyBody), ...[...single, ...houses, ...items, ...batches].map((body) => ({ method: 'POST' as const, ...body }))];
+    return [
+      ...otherPaths(['/health', '/ready', '/v1/model'], anyBody),
+      ...estimateBodies('', '/v1/estimates', '/v1/estimates/batch'),
+      ...estimateBodies('explain ', '/v1/estimates/explain', '/v1/estimates/explain/batch'),
+    ];
   }
   const unknown = Array.from({ length: 2000 }, (_, i) => `p${i}=1`).join('&').slice(0, QUERY_BUDGET);
   const queries = [

@@ -21,7 +21,12 @@ describe('OpenAPI description of the service-request API', () => {
   });
 
   it('gives every parameter its type and limits, and every error response', () => {
-    const spec = app.swagger() as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+    const spec = app.swagger() as {
+      openapi: string;
+      info: { title: string; version: string };
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Record<string, unknown>> };
+    };
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.info).toMatchObject({ title: 'Service Request Data API', version: '0.1.0' });
     expect(Object.keys(spec.paths).sort()).toEqual(
@@ -37,15 +42,28 @@ describe('OpenAPI description of the service-request API', () => {
     expect(parameter('complaint_type')).toMatchObject({ type: 'array', items: { type: 'string', maxLength: 200 } });
     expect(parameter('borough')).toMatchObject({ type: 'array', items: { enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', 'none'] } });
     expect(parameter('bbox')).toMatchObject({ type: 'string', pattern: expect.any(String) });
-    expect(parameter('format')).toMatchObject({ enum: ['json', 'csv', 'geojson'] });
+    expect(parameter('format')).toEqual({ $ref: '#/components/schemas/ListFormat' });
+    expect(spec.components.schemas.ListFormat).toMatchObject({ type: 'string', enum: ['json', 'csv', 'geojson'] });
+    expect(spec.components.schemas.Borough).toMatchObject({ type: 'string', enum: ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island'] });
     expect(parameter('created_from')).toMatchObject({ type: 'string', pattern: expect.any(String) });
-    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '431', '503']);
-    expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '503']);
+    expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '429', '431', '503']);
+    expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '429', '503']);
     const secured = ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset'];
     secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly');
     for (const path of secured) {
       expect(spec.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
     }
     expect(Object.keys(spec.paths['/ready']!.get!.responses).sort()).toEqual(['200', '503']);
+  });
+
+  it('describes a service request once: the page items and the {id} answer are the same component, nullable enums one named type', () => {
+    const spec = app.swagger() as any;
+    const ref = { $ref: '#/components/schemas/ServiceRequest' };
+    expect(spec.paths['/v1/service-requests/{id}'].get.responses['200'].content['application/json'].schema).toEqual(ref);
+    expect(spec.components.schemas.ServiceRequestPage.properties.items.items).toEqual(ref);
+    const request = spec.components.schemas.ServiceRequest.properties;
+    expect(request.borough.oneOf).toEqual([{ $ref: '#/components/schemas/Borough' }, { type: 'null' }]);
+    expect(request.channel.oneOf).toEqual([{ $ref: '#/components/schemas/Channel' }, { type: 'null' }]);
+    expect(request.status).toEqual({ $ref: '#/components/schemas/Status' });
   });
 });

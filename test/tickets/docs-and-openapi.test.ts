@@ -36,7 +36,8 @@ describe('OpenAPI description and reference pages', () => {
   });
 
   it('field limits match the validation: required subject 1..120, body at most 5000, no additional properties', () => {
-    const ticket = spec.paths['/v1/classify'].post.requestBody.content['application/json'].schema;
+    expect(spec.paths['/v1/classify'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Ticket' });
+    const ticket = spec.components.schemas.Ticket;
     expect(ticket.required).toEqual(['subject']);
     expect(ticket.additionalProperties).toBe(false);
     expect(ticket.properties.subject).toMatchObject({ type: 'string', minLength: 1, maxLength: 120 });
@@ -52,8 +53,10 @@ describe('OpenAPI description and reference pages', () => {
 
   it('describes every response of POST /v1/classify with its status and body schema', () => {
     const responses = spec.paths['/v1/classify'].post.responses;
-    expect(Object.keys(responses).sort()).toEqual(['200', '401', '413', '415', '422', '503']);
-    expect(responses['200'].content['application/json'].schema.properties.category.enum).toEqual(['billing', 'login', 'shipping', 'account', 'other']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '401', '413', '415', '422', '429', '503']);
+    expect(responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Classification' });
+    expect(spec.components.schemas.Classification.properties.category).toEqual({ $ref: '#/components/schemas/Category' });
+    expect(spec.components.schemas.Category.enum).toEqual(['billing', 'login', 'shipping', 'account', 'other']);
   });
 
   it('GET /docs is the interactive page (Swagger UI, try-it on) with assets served by the service', async () => {

@@ -4,6 +4,7 @@ import type { PreparedService } from '../../platform/server.js';
 import { parseHouseModel } from './model-adapter.js';
 import { loadModelFile, logModelState, type ModelParser, type ModelState } from './model-loading.js';
 import { registerHouseRoutes } from './routes.js';
+import { HOUSE_COMPONENTS } from './schemas.js';
 import type { HouseSettings } from './settings.js';
 
 export const HOUSES_OPENAPI = {
@@ -16,7 +17,7 @@ export const HOUSES_OPENAPI = {
     '**Not for lending, underwriting or insurance decisions about a person.** The estimate is a first indication only; every answer',
     'names the model version so that any estimate can be traced. Estimates of $1,000,000 or more are much less reliable.',
     '',
-    'Decisions on points the contract leaves open (docs/houses.md): field bounds as stated on each field; estimate_usd is the model',
+    'Decisions on points the contract leaves open: field bounds as stated on each field; estimate_usd is the model',
     'output rounded to whole dollars; range_usd = {low: round(estimate_usd x low_factor), high: round(estimate_usd x high_factor)};',
     'a warning is {code, fields, message} with codes rare_value and high_value; a batch with any invalid house answers',
     '422 invalid_request listing every offending path, and outside_model_area only when every house is otherwise valid;',
@@ -44,6 +45,7 @@ export async function buildHousesApp(settings: HouseSettings, options: HousesApp
     {
       name: 'houses',
       openapi: HOUSES_OPENAPI,
+      components: HOUSE_COMPONENTS,
       registerRoutes: (routes) => registerHouseRoutes(routes, state),
       registerMetrics: (registry) =>
         gaugeReadOnScrape(

@@ -1,5 +1,4 @@
-import type { ModelArea } from './house-model.js';
-import { HOUSE_LIMITS, type House } from './schemas.js';
+import { HOUSE_LIMITS, type House, type ModelArea } from './house.js';
 
 /**
  * The rules of a house that one field's schema cannot express, and the model area.
@@ -41,7 +40,7 @@ export function crossFieldProblems(house: unknown, prefix: string, invalidPaths:
 /** The coordinates of a valid house that lie outside the model area (bounds included): lat, long, both or none. */
 export function coordinatesOutsideArea(house: House, area: ModelArea): ('lat' | 'long')[] {
   const outside: ('lat' | 'long')[] = [];
-  if (!(house.lat >= area.lat.min && house.lat <= area.lat.max)) outside.push('lat');
-  if (!(house.long >= area.long.min && house.long <= area.long.max)) outside.push('long');
+  if (!(house.lat >= area.lat_min && house.lat <= area.lat_max)) outside.push('lat');
+  if (!(house.long >= area.long_min && house.long <= area.long_max)) outside.push('long');
   return outside;
 }

@@ -1,7 +1,9 @@
-import type { HouseModel, RareValueGroup } from './house-model.js';
+import { HOUSE_FIELDS, type House } from './house.js';
+import type { HouseModel } from './house-model.js';
+import { createComparableSalesFinder } from './model/comparable-sales.js';
 import { createEvaluator } from './model/evaluator.js';
+import { createFieldAttributor } from './model/field-attribution.js';
 import { parseModelFile } from './model/model-file.js';
-import type { House } from './schemas.js';
 
 /**
  * Joins the model file parser (model/model-file.ts) and the tree evaluator (model/evaluator.ts)
@@ -10,22 +12,27 @@ import type { House } from './schemas.js';
 export function parseHouseModel(bytes: Buffer): HouseModel {
   const file = parseModelFile(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const evaluator = createEvaluator(file);
-  const rareValueGroups: RareValueGroup[] = file.rare_value_thresholds.map((group) => {
-    const limits = group.fields.map((field) => [field, group.max[field] ?? Infinity] as const);
-    return {
-      fields: group.fields,
-      isRare: (house: House) => limits.some(([field, max]) => Number(house[field]) > max),
-    };
-  });
+  const attributor = createFieldAttributor(file, evaluator);
+  const comparables = createComparableSalesFinder(file.comparable_sales);
   const { lat_min, lat_max, long_min, long_max } = file.model_area;
   return {
     version: file.model_version,
     pricesAsOf: file.prices_as_of,
-    area: { lat: { min: lat_min, max: lat_max }, long: { min: long_min, max: long_max } },
-    rareValueGroups,
-    range: { lowFactor: file.range.low_factor, highFactor: file.range.high_factor },
+    area: { lat_min, lat_max, long_min, long_max },
+    rareValueGroups: file.rare_value_thresholds,
+    highValueUsd: file.high_value_usd,
+    range: file.range,
     card: file.card,
     priceInDollars: (house: House) => evaluator.predict(house).estimate,
     pricesInDollars: (houses: readonly House[]) => evaluator.predictMany(houses).map((prediction) => prediction.estimate),
+    explain(house: House) {
+      const attribution = attributor.explain(house);
+      return {
+        baseline: attribution.baseline,
+        raw: attribution.raw,
+        contributions: HOUSE_FIELDS.map((field, i) => ({ field, contribution: attribution.fields[i] as number })),
+        comparableSales: comparables.find(house),
+      };
+    },
   };
 }

@@ -3,9 +3,8 @@ import type { ErrorObject } from 'ajv';
 import { ApiError } from '../../platform/error-registry.js';
 import { FieldProblems, listedFieldNames } from '../../platform/errors.js';
 import { addValidationProblems } from '../../platform/validation.js';
-import type { ModelArea } from './house-model.js';
+import type { House, ModelArea } from './house.js';
 import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
-import type { House } from './schemas.js';
 
 /**
  * One 422 for every problem of a request body: the routes are registered with attachValidation, so
@@ -36,7 +35,7 @@ export function refuseOutsideArea(houses: readonly House[], area: ModelArea, pre
   if (fields.length > 0) {
     throw new ApiError('outside_model_area', {
       fields,
-      message: `The house lies outside the model area (lat ${area.lat.min} to ${area.lat.max}, long ${area.long.min} to ${area.long.max}): ${listedFieldNames(fields)}`,
+      message: `The house lies outside the model area (lat ${area.lat_min} to ${area.lat_max}, long ${area.long_min} to ${area.long_max}): ${listedFieldNames(fields)}`,
     });
   }
 }

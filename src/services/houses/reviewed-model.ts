@@ -8,5 +8,5 @@ export const REVIEWED_MODEL = {
   version: 'kc-hgb-2015-02',
   /** Relative to the repository root. */
   path: 'models/kc-hgb-2015-02.json',
-  sha256: 'ea554529abd26f0eaa0ca7680050259cde258e09ecbb8e1476149d137d0613d3',
+  sha256: '85b25711006061dbcc49fec8b14e89d6a91a8cc6bcc1652a4549719aaeaf2794',
 } as const;

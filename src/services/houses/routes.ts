@@ -1,17 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
-import { estimateHouse, estimateHouses } from './estimating.js';
+import { componentRef } from '../../platform/openapi-components.js';
+import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './estimating.js';
+import { House } from './house.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
 import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, House, ModelCard } from './schemas.js';
-import { ESTIMATE_EXAMPLE } from './openapi-example.js';
+import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, ModelCard } from './schemas.js';
+import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from './openapi-example.js';
 
 /** 503 model_unavailable: the same answer whatever the reason (missing, refused, unparseable); no internals. */
 function modelUnavailable(): ApiError {
   return new ApiError('model_unavailable');
 }
+
+const BATCH_CHECKS =
+  'Every house is checked: `error.fields` names paths `houses.INDEX.FIELD` (zero-based index, e.g. `houses.0.grade`), or `houses` for a ' +
+  'batch of 0 or more than 100 houses. When any house is invalid the answer is 422 `invalid_request` (even if other houses lie outside ' +
+  'the model area); `outside_model_area` only when every house is otherwise valid. Needs X-API-Key when the service has keys.';
 
 const ESTIMATE_ERRORS = errorResponses(
   'unauthorized',
@@ -24,8 +33,7 @@ const ESTIMATE_ERRORS = errorResponses(
 
 /** The model card of the file, plus the model area the coordinates must lie in. */
 export function modelCardAnswer(model: HouseModel): Record<string, unknown> {
-  const { lat, long } = model.area;
-  return { ...model.card, model_area: { lat_min: lat.min, lat_max: lat.max, long_min: long.min, long_max: long.max } };
+  return { ...model.card, model_area: model.area };
 }
 
 export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
@@ -45,50 +53,20 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     },
   });
 
-  app.post(
-    '/v1/estimates',
-    {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Estimate the price of one house',
-        description:
-          'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
-          'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
-          'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: { ...House, examples: [ESTIMATE_EXAMPLE.request] },
-        response: { 200: { ...Estimate, examples: [ESTIMATE_EXAMPLE.answer] }, ...ESTIMATE_ERRORS },
-      },
-    },
-    async (request) => {
+  /** One house: the checks in the documented order, then the answer. */
+  const answerOne =
+    <T>(answer: (house: House, model: HouseModel) => T) =>
+    async (request: FastifyRequest<{ Body: House }>): Promise<T> => {
       refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
       const current = loadedModel();
       refuseOutsideArea([request.body], current.area, () => '');
-      return estimateHouse(request.body, current);
-    },
-  );
+      return answer(request.body, current);
+    };
 
-  app.post(
-    '/v1/estimates/batch',
-    {
-      config: { requiresApiKey: true },
-      attachValidation: true,
-      schema: {
-        tags: ['estimates'],
-        summary: 'Estimate the prices of 1 to 100 houses',
-        description:
-          'One estimate per house, in the order of the houses. Every house is checked: error.fields names paths houses.<index>.<field> ' +
-          '(zero-based index), or houses for a batch of 0 or more than 100 houses. When any house is invalid the answer is 422 ' +
-          'invalid_request (even if other houses lie outside the model area); outside_model_area only when every house is otherwise valid. ' +
-          'Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: BatchRequest,
-        response: { 200: BatchAnswer, ...ESTIMATE_ERRORS },
-      },
-    },
-    async (request) => {
+  /** A batch: every house checked (paths houses.<index>.<field>), then the answers in order. */
+  const answerBatch =
+    <T>(answer: (houses: readonly House[], model: HouseModel) => T[]) =>
+    async (request: FastifyRequest<{ Body: BatchRequest }>): Promise<{ estimates: T[] }> => {
       const body: unknown = request.body;
       // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
       const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
@@ -100,8 +78,93 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       const current = loadedModel();
       const valid = request.body.houses;
       refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
-      return { estimates: estimateHouses(valid, current) };
+      return { estimates: answer(valid, current) };
+    };
+
+  /**
+   * A POST of the estimates tag: key required, validation errors reach the handler, the estimate
+   * errors; the body and the 200 answer as named components with their examples.
+   */
+  const postHouses = <B>(
+    path: string,
+    doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
+    handler: (request: FastifyRequest<{ Body: B }>) => Promise<unknown>,
+  ): void => {
+    app.post<{ Body: B }>(
+      path,
+      {
+        config: { requiresApiKey: true },
+        attachValidation: true,
+        schema: {
+          tags: ['estimates'],
+          operationId: doc.operationId,
+          summary: doc.summary,
+          description: doc.description,
+          body: doc.body,
+          response: { 200: doc.ok, ...ESTIMATE_ERRORS },
+        },
+      },
+      handler,
+    );
+  };
+
+  postHouses(
+    '/v1/estimates',
+    {
+      operationId: 'estimatePrice',
+      summary: 'Estimate the price of one house',
+      description:
+        'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
+        'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
+        'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
+      body: componentRef(House, { examples: [ESTIMATE_EXAMPLE.request] }),
+      ok: componentRef(Estimate, { description: 'The estimate of the house', examples: [ESTIMATE_EXAMPLE.answer] }),
     },
+    answerOne(estimateHouse),
+  );
+
+  postHouses(
+    '/v1/estimates/batch',
+    {
+      operationId: 'estimatePrices',
+      summary: 'Estimate the prices of 1 to 100 houses',
+      description: `One estimate per house, in the order of the houses. ${BATCH_CHECKS}`,
+      body: componentRef(BatchRequest, { examples: [BATCH_EXAMPLE.request] }),
+      ok: componentRef(BatchAnswer, { description: 'One estimate per house, in the order of the houses', examples: [BATCH_EXAMPLE.answer] }),
+    },
+    answerBatch(estimateHouses),
+  );
+
+  postHouses(
+    '/v1/estimates/explain',
+    {
+      operationId: 'explainEstimate',
+      summary: 'Estimate the price of one house, with why and the sales it most resembles',
+      description:
+        'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
+        '503 model_unavailable, 422 outside_model_area), plus explanation: exact path-dependent TreeSHAP over the shipped trees, ' +
+        "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
+        'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
+        'insurance decisions about a person. Needs X-API-Key when the service has keys.',
+      body: componentRef(House, { examples: [EXPLAIN_EXAMPLE.request] }),
+      ok: componentRef(ExplainedEstimate, { description: 'The estimate of the house, explained', examples: [EXPLAIN_EXAMPLE.answer] }),
+    },
+    answerOne(explainHouse),
+  );
+
+  postHouses(
+    '/v1/estimates/explain/batch',
+    {
+      operationId: 'explainEstimates',
+      summary: 'Explained estimates of 1 to 100 houses',
+      description: `One explained estimate (as POST /v1/estimates/explain) per house, in the order of the houses. ${BATCH_CHECKS}`,
+      body: componentRef(BatchRequest, { examples: [EXPLAIN_BATCH_EXAMPLE.request] }),
+      ok: componentRef(ExplainedBatchAnswer, {
+        description: 'One explained estimate per house, in the order of the houses',
+        examples: [EXPLAIN_BATCH_EXAMPLE.answer],
+      }),
+    },
+    answerBatch(explainHouses),
   );
 
   app.get(
@@ -109,11 +172,15 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     {
       schema: {
         tags: ['model'],
+        operationId: 'getModelCard',
         summary: 'The model card',
         description:
           'What the model is for, what it must not be used for (lending, underwriting, insurance decisions about a person), how well it did on ' +
           'held-out sales, the range factors and the model area. Taken from the model file. Needs no key.',
-        response: { 200: ModelCard, ...errorResponses('model_unavailable') },
+        response: {
+          200: componentRef(ModelCard, { description: 'The model card of the loaded model, with its model area', examples: [MODEL_CARD_EXAMPLE] }),
+          ...errorResponses('model_unavailable'),
+        },
       },
     },
     async () => {

@@ -1,165 +1,242 @@
 import { Type, type Static } from 'typebox';
-
-/**
- * house-prices.md, "Resources and their fields", with the bounds the contract leaves open decided
- * in docs/houses.md (and excluded from training in the same way, training/rules.py). The limits here
- * are the validation; the OpenAPI description is generated from them.
- */
-export const HOUSE_LIMITS = {
-  bedrooms: { minimum: 0, maximum: 11 },
-  bathrooms: { minimum: 0, maximum: 10, multipleOf: 0.25 },
-  floors: { minimum: 1, maximum: 4, multipleOf: 0.5 },
-  sqft_living: { minimum: 100, maximum: 14000 },
-  sqft_basement: { minimum: 0 },
-  sqft_lot: { minimum: 100, maximum: 5_000_000 },
-  view: { minimum: 0, maximum: 4 },
-  condition: { minimum: 1, maximum: 5 },
-  grade: { minimum: 1, maximum: 13 },
-  yr_built: { minimum: 1900, maximum: 2015 },
-  yr_renovated: { never: 0, maximum: 2015 },
-  /** Any coordinate on Earth (so never infinite, e.g. 1e400); the model area is checked after. */
-  lat: { minimum: -90, maximum: 90 },
-  long: { minimum: -180, maximum: 180 },
-  sqft_living15: { minimum: 100, maximum: 14000 },
-  sqft_lot15: { minimum: 100, maximum: 5_000_000 },
-} as const;
+import { componentRef, namedComponent, type ComponentSchema } from '../../platform/openapi-components.js';
+import { House, HouseFieldName, ModelArea } from './house.js';
 
 export const BATCH_MAX_HOUSES = 100;
 
-const L = HOUSE_LIMITS;
-
-/**
- * The shipped model's area (models/kc-hgb-2015-02.json, model_area), for the documentation only: the
- * check uses the area of the loaded model file. A test keeps these figures equal to the shipped file.
- */
-export const SHIPPED_MODEL_AREA = { lat_min: 47.14, lat_max: 47.79, long_min: -122.53, long_max: -121.3 } as const;
-
-const AREA_RULE =
-  'must lie inside the model area stored in the model file, bounds included (model_area in GET /v1/model); outside it the answer is 422 outside_model_area';
-const A = SHIPPED_MODEL_AREA;
-
-export const House = Type.Object(
-  {
-    bedrooms: Type.Integer({ ...L.bedrooms, description: 'Number of bedrooms, integer 0 to 11' }),
-    bathrooms: Type.Number({ ...L.bathrooms, description: 'Number of bathrooms, 0 to 10 in steps of 0.25 (0.25 accepted, 0.3 refused)' }),
-    floors: Type.Number({ ...L.floors, description: 'Number of floors, 1 to 4 in steps of 0.5 (3.5 accepted, 1.25 refused)' }),
-    sqft_living: Type.Number({ ...L.sqft_living, description: 'Living area in square feet, basement included, 100 to 14000' }),
-    sqft_basement: Type.Number({ ...L.sqft_basement, description: 'Basement area in square feet, at least 0 and smaller than sqft_living' }),
-    sqft_lot: Type.Number({ ...L.sqft_lot, description: 'Land area in square feet, 100 to 5000000 (unusually large values get a rare_value warning)' }),
-    waterfront: Type.Boolean({ description: 'Whether the house is on the waterfront: true or false only' }),
-    view: Type.Integer({ ...L.view, description: 'Quality of the view, integer 0 (none) to 4' }),
-    condition: Type.Integer({ ...L.condition, description: 'Condition, integer 1 to 5' }),
-    grade: Type.Integer({ ...L.grade, description: 'King County building grade, integer 1 to 13 (14 is refused)' }),
-    yr_built: Type.Integer({ ...L.yr_built, description: 'Year built, integer 1900 to 2015' }),
-    yr_renovated: Type.Union(
-      [
-        Type.Literal(L.yr_renovated.never, { description: 'Never renovated' }),
-        Type.Integer({ minimum: L.yr_built.minimum, maximum: L.yr_renovated.maximum, description: 'Year of the last renovation' }),
-      ],
-      { description: 'Integer: 0 when never renovated, otherwise a year from yr_built to 2015 (a year before yr_built is refused)' },
-    ),
-    lat: Type.Number({ ...L.lat, description: `Latitude in degrees, -90 to 90; ${AREA_RULE}. Shipped model: ${A.lat_min} to ${A.lat_max}` }),
-    long: Type.Number({ ...L.long, description: `Longitude in degrees, -180 to 180; ${AREA_RULE}. Shipped model: ${A.long_min} to ${A.long_max}` }),
-    sqft_living15: Type.Number({ ...L.sqft_living15, description: 'Average living area of the 15 nearest houses, square feet, 100 to 14000' }),
-    sqft_lot15: Type.Number({ ...L.sqft_lot15, description: 'Average land area of the 15 nearest houses, square feet, 100 to 5000000' }),
-  },
-  {
-    additionalProperties: false,
-    description: 'A house to estimate. All 16 fields are required; other fields are refused; no type is converted.',
-  },
+export const WarningCode = namedComponent(
+  'WarningCode',
+  Type.Enum(['rare_value', 'high_value'], {
+    type: 'string',
+    description: 'rare_value: some values are unusual for the sales the model learned from; high_value: estimate of $1,000,000 or more',
+  }),
 );
-export type House = Static<typeof House>;
-export type HouseField = keyof House;
-export const HOUSE_FIELDS = Object.keys(House.properties) as HouseField[];
 
-export const WarningCode = Type.Union([Type.Literal('rare_value'), Type.Literal('high_value')], {
-  description: 'rare_value: some values are unusual for the sales the model learned from; high_value: estimate of $1,000,000 or more',
-});
-
-export const EstimateWarning = Type.Object(
-  {
-    code: WarningCode,
-    fields: Type.Array(Type.String(), { description: 'The fields the warning is about (rare_value), empty for high_value' }),
-    message: Type.String({ description: 'Human-readable explanation' }),
-  },
-  { additionalProperties: false },
+export const EstimateWarning = namedComponent(
+  'EstimateWarning',
+  Type.Object(
+    {
+      code: componentRef(WarningCode),
+      fields: Type.Array(Type.String(), { description: 'The fields the warning is about (rare_value), empty for high_value' }),
+      message: Type.String({ description: 'Human-readable explanation' }),
+    },
+    { additionalProperties: false, description: 'Something to know about an estimate' },
+  ),
 );
 export type EstimateWarning = Static<typeof EstimateWarning>;
 
-export const Estimate = Type.Object(
-  {
-    estimate_usd: Type.Integer({ description: 'Point estimate in whole US dollars (the model output rounded to the nearest dollar)' }),
-    range_usd: Type.Object(
-      {
-        low: Type.Integer({ description: 'round(estimate_usd x low_factor), whole dollars' }),
-        high: Type.Integer({ description: 'round(estimate_usd x high_factor), whole dollars' }),
-      },
-      { additionalProperties: false, description: 'Range meant to hold 80 percent of sales; factors from the model card (range)' },
-    ),
-    model_version: Type.String({ description: 'Version of the model that answered, e.g. kc-hgb-2015-02' }),
-    prices_as_of: Type.String({ format: 'date', description: 'Date to which the prices refer, e.g. 2015-02-28' }),
-    warnings: Type.Array(EstimateWarning, { description: 'One object per warning; possibly empty' }),
-  },
-  { additionalProperties: false, description: 'A first indication of the price; not for lending, underwriting or insurance decisions about a person' },
+export const Estimate = namedComponent(
+  'Estimate',
+  Type.Object(
+    {
+      estimate_usd: Type.Integer({ description: 'Point estimate in whole US dollars (the model output rounded to the nearest dollar)' }),
+      range_usd: Type.Object(
+        {
+          low: Type.Integer({ description: 'round(estimate_usd x low_factor), whole dollars' }),
+          high: Type.Integer({ description: 'round(estimate_usd x high_factor), whole dollars' }),
+        },
+        { additionalProperties: false, description: 'Range meant to hold 80 percent of sales; factors from the model card (range)' },
+      ),
+      model_version: Type.String({ description: 'Version of the model that answered, e.g. kc-hgb-2015-02' }),
+      prices_as_of: Type.String({ format: 'date', description: 'Date to which the prices refer, e.g. 2015-02-28' }),
+      warnings: Type.Array(componentRef(EstimateWarning), { description: 'One object per warning; possibly empty' }),
+    },
+    { additionalProperties: false, description: 'A first indication of the price; not for lending, underwriting or insurance decisions about a person' },
+  ),
 );
 export type Estimate = Static<typeof Estimate>;
 
-export const BatchRequest = Type.Object(
-  {
-    houses: Type.Array(House, { minItems: 1, maxItems: BATCH_MAX_HOUSES, description: '1 to 100 houses' }),
-  },
-  { additionalProperties: false },
+export const BatchRequest = namedComponent(
+  'EstimateBatchRequest',
+  Type.Object(
+    {
+      houses: Type.Array(componentRef(House), { minItems: 1, maxItems: BATCH_MAX_HOUSES, description: '1 to 100 houses' }),
+    },
+    { additionalProperties: false, description: '1 to 100 houses to estimate at once' },
+  ),
 );
 export type BatchRequest = Static<typeof BatchRequest>;
 
-export const BatchAnswer = Type.Object(
-  { estimates: Type.Array(Estimate, { description: 'One estimate per house, in the order of the houses' }) },
-  { additionalProperties: false },
-);
+/** A batch answer, the component `name`: `{estimates: [...]}`, one `item` per house in the order of the houses. */
+function batchAnswer<T extends ComponentSchema>(name: string, item: T, description: string) {
+  return namedComponent(
+    name,
+    Type.Object({ estimates: Type.Array(componentRef(item), { description }) }, { additionalProperties: false, description }),
+  );
+}
+
+export const BatchAnswer = batchAnswer('EstimateBatch', Estimate, 'One estimate per house, in the order of the houses');
 export type BatchAnswer = Static<typeof BatchAnswer>;
 
-export const ModelCard = Type.Object(
-  {
-    model_version: Type.String({ description: 'As in Estimate' }),
-    prices_as_of: Type.String({ format: 'date', description: 'As in Estimate' }),
-    test: Type.Object(
-      {
-        sales: Type.Integer({ description: 'Number of held-out sales' }),
-        first_sales: Type.String({ description: 'Date range of the held-out sales' }),
-        median_error_pct: Type.Number(),
-        mape_pct: Type.Number({ description: 'Mean absolute percentage error' }),
-        within_10pct: Type.Number({ description: 'Fraction of sales estimated within 10 percent' }),
-        over_by_10pct_or_more: Type.Number({ description: 'Fraction of sales over-estimated by 10 percent or more' }),
-      },
-      { additionalProperties: true, description: 'Results on sales the model never saw' },
-    ),
-    range: Type.Object(
-      {
-        coverage: Type.Number({ description: 'Share of sales the range is meant to hold (0.8)' }),
-        low_factor: Type.Number(),
-        high_factor: Type.Number(),
-      },
-      { additionalProperties: true, description: 'range_usd = estimate_usd times these factors, rounded' },
-    ),
-    model_details: Type.Optional(Type.String({ description: 'What the model is and how an estimate is computed' })),
-    intended_use: Type.Optional(Type.String({ description: 'What the model is for' })),
-    not_for: Type.Union([Type.String(), Type.Array(Type.String())], {
-      description: 'Uses the model must not serve, including lending, underwriting or insurance decisions about a person',
-    }),
-    model_area: Type.Object(
-      {
-        lat_min: Type.Number(),
-        lat_max: Type.Number(),
-        long_min: Type.Number(),
-        long_max: Type.Number(),
-      },
-      { additionalProperties: false, description: 'The box (bounds included) that lat and long must lie in; from the model file' },
-    ),
-  },
-  {
-    additionalProperties: true,
-    description:
-      'The model card stored in the model file, as stored (further fields such as metrics, training, features, data and caveats describe ' +
-      'how the figures were obtained), plus model_area',
-  },
+export const ModelCard = namedComponent(
+  'ModelCard',
+  Type.Object(
+    {
+      model_version: Type.String({ description: 'As in Estimate' }),
+      prices_as_of: Type.String({ format: 'date', description: 'As in Estimate' }),
+      test: Type.Object(
+        {
+          sales: Type.Integer({ description: 'Number of held-out sales' }),
+          first_sales: Type.String({ description: 'Date range of the held-out sales' }),
+          median_error_pct: Type.Number(),
+          mape_pct: Type.Number({ description: 'Mean absolute percentage error' }),
+          within_10pct: Type.Number({ description: 'Fraction of sales estimated within 10 percent' }),
+          over_by_10pct_or_more: Type.Number({ description: 'Fraction of sales over-estimated by 10 percent or more' }),
+          signed_error_by_month: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  month: Type.String({ description: 'YYYY-MM of the sale date' }),
+                  sales: Type.Integer(),
+                  median_error_pct: Type.Number({ description: 'Median signed error percent: negative when the estimates ran below the prices' }),
+                  mean_error_pct: Type.Number({ description: 'Mean signed error percent' }),
+                },
+                { additionalProperties: false },
+              ),
+              { description: 'How the model drifted on later sales: the signed error per month of the test period' },
+            ),
+          ),
+        },
+        { additionalProperties: true, description: 'Results on sales the model never saw' },
+      ),
+      range: Type.Object(
+        {
+          coverage: Type.Number({ description: 'Share of sales the range is meant to hold (0.8)' }),
+          low_factor: Type.Number(),
+          high_factor: Type.Number(),
+        },
+        { additionalProperties: true, description: 'range_usd = estimate_usd times these factors, rounded' },
+      ),
+      model_details: Type.Optional(Type.String({ description: 'What the model is and how an estimate is computed' })),
+      intended_use: Type.Optional(Type.String({ description: 'What the model is for' })),
+      not_for: Type.Union([Type.String(), Type.Array(Type.String())], {
+        description: 'Uses the model must not serve, including lending, underwriting or insurance decisions about a person',
+      }),
+      model_area: ModelArea,
+    },
+    {
+      additionalProperties: true,
+      description:
+        'The model card stored in the model file, as stored (further fields such as metrics, training, features, data and caveats describe ' +
+        'how the figures were obtained), plus model_area',
+    },
+  ),
 );
+
+/**
+ * A value of a House field: a number, or a boolean for waterfront. Declared without a JSON type on
+ * purpose: a union (anyOf) makes the response serializer validate every value to pick a branch, which
+ * cost more than the explanation itself in a batch of 100.
+ */
+const FieldValue = (description: string) => Type.Unsafe<number | boolean>({ description: `${description}: a number, or true/false for waterfront` });
+
+export const FieldContribution = namedComponent(
+  'FieldContribution',
+  Type.Object(
+    {
+      field: HouseFieldName,
+      value: FieldValue("The house's value of the field, as sent"),
+      contribution: Type.Number({
+        description:
+          'Exact path-dependent TreeSHAP value on the raw scale log(price / sqft_living), the derived features attributed back to the ' +
+          'request fields they are computed from; baseline + the sum of the 16 contributions = raw',
+      }),
+      price_factor: Type.Number({
+        description:
+          'exp(contribution): this field multiplied the estimate by this factor (1.12: 12 percent up; 0.9: 10 percent down); ' +
+          'estimate = starting_usd x the product of the 16 factors',
+      }),
+    },
+    { additionalProperties: false, description: "One request field's part in the estimate" },
+  ),
+);
+
+export const Explanation = namedComponent(
+  'Explanation',
+  Type.Object(
+    {
+      baseline: Type.Number({ description: "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value)" }),
+      raw: Type.Number({ description: "The model's raw value for this house, log(price / sqft_living); estimate = exp(raw) x sqft_living" }),
+      baseline_usd_per_sqft: Type.Number({ description: 'exp(baseline): the typical price per square foot the trees start from' }),
+      starting_usd: Type.Number({
+        description:
+          'baseline_usd_per_sqft x sqft_living: the part sqft_living plays outside the trees. The trees predict the price per square foot; ' +
+          'the estimate is that times sqft_living, so the living area scales the estimate in proportion before any factor',
+      }),
+      sqft_living_outside_trees: Type.String({ description: 'The same in words, with the figures of this house' }),
+      fields: Type.Array(componentRef(FieldContribution), {
+        minItems: 16,
+        maxItems: 16,
+        description: 'The 16 request fields, largest effect first (|contribution| descending, then the contract order)',
+      }),
+    },
+    { additionalProperties: false, description: 'Why the model gave this estimate, field by field' },
+  ),
+);
+
+export const ComparableSale = namedComponent(
+  'ComparableSale',
+  Type.Object(
+    {
+      date: Type.String({ format: 'date', description: 'Sale date' }),
+      price_usd: Type.Number({ description: 'Sale price, US dollars, as recorded' }),
+      usd_per_sqft: Type.Number({ description: 'price_usd / sqft_living, 2 decimals' }),
+      distance_km: Type.Number({ description: 'Great-circle distance from the house, km, 3 decimals' }),
+      sqft_living: Type.Number({ description: 'Living area of the sold house' }),
+      similar_size: Type.Boolean({
+        description: 'true: sqft_living within a factor 1.25 of the house; false: one of the sales nearest in size, when fewer were of similar size',
+      }),
+      differing_fields: Type.Array(
+        Type.Object(
+          {
+            field: HouseFieldName,
+            house_value: FieldValue("The house's value"),
+            sale_value: FieldValue("The sold house's value"),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 3, description: 'Up to 3 fields that differ most (difference / the field\'s spread over the training sales), lat and long left out' },
+      ),
+    },
+    { additionalProperties: false, description: 'A training sale like the house, and the fields in which it differs most' },
+  ),
+);
+
+export const ExplainedEstimate = namedComponent(
+  'ExplainedEstimate',
+  Type.Object(
+    {
+      ...Estimate.properties,
+      explanation: componentRef(Explanation),
+      comparable_sales: Type.Array(componentRef(ComparableSale), {
+        description:
+          'The 5 training sales most like the house: nearest by great-circle distance among those of similar size (sqft_living within a ' +
+          'factor 1.25, both ways), nearest first; public records (CC0), no id',
+      }),
+    },
+    { additionalProperties: false, description: 'The same Estimate as POST /v1/estimates, with why and the sales it most resembles' },
+  ),
+);
+export type ExplainedEstimate = Static<typeof ExplainedEstimate>;
+
+export const ExplainedBatchAnswer = batchAnswer(
+  'ExplainedEstimateBatch',
+  ExplainedEstimate,
+  'One explained estimate per house, in the order of the houses',
+);
+
+/** The named schemas of the service (OpenAPI components). */
+export const HOUSE_COMPONENTS = [
+  House,
+  WarningCode,
+  EstimateWarning,
+  Estimate,
+  BatchRequest,
+  BatchAnswer,
+  ModelCard,
+  FieldContribution,
+  Explanation,
+  ComparableSale,
+  ExplainedEstimate,
+  ExplainedBatchAnswer,
+];

@@ -1,8 +1,7 @@
+import { isRareFor, type House } from './house.js';
 import type { HouseModel } from './house-model.js';
-import type { EstimateWarning, House } from './schemas.js';
-
-/** Estimates at or above this many dollars get the high_value warning (house-prices.md). */
-export const HIGH_VALUE_USD = 1_000_000;
+import { formatUsd } from './model/dollars.js';
+import type { EstimateWarning } from './schemas.js';
 
 function listOfFields(fields: readonly string[]): string {
   if (fields.length <= 1) return fields.join('');
@@ -12,12 +11,13 @@ function listOfFields(fields: readonly string[]): string {
 /**
  * The warnings of one estimate, in this order: one rare_value per group of fields of the model file's
  * thresholds that the house exceeds (sqft_lot and sqft_lot15 form one group, so one warning), then
- * high_value when the rounded estimate is $1,000,000 or more.
+ * high_value when the rounded estimate is the model file's high_value_usd ($1,000,000 for the shipped
+ * model, house-prices.md) or more.
  */
-export function warningsFor(house: House, estimateUsd: number, model: HouseModel): EstimateWarning[] {
+export function warningsFor(house: House, estimateUsd: number, model: Pick<HouseModel, 'rareValueGroups' | 'highValueUsd'>): EstimateWarning[] {
   const warnings: EstimateWarning[] = [];
   for (const group of model.rareValueGroups) {
-    if (group.isRare(house)) {
+    if (isRareFor(group, house)) {
       const fields = [...group.fields];
       warnings.push({
         code: 'rare_value',
@@ -26,11 +26,11 @@ export function warningsFor(house: House, estimateUsd: number, model: HouseModel
       });
     }
   }
-  if (estimateUsd >= HIGH_VALUE_USD) {
+  if (estimateUsd >= model.highValueUsd) {
     warnings.push({
       code: 'high_value',
       fields: [],
-      message: 'Estimates of $1,000,000 or more are much less reliable',
+      message: `Estimates of ${formatUsd(model.highValueUsd)} or more are much less reliable`,
     });
   }
   return warnings;

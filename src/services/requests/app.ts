@@ -11,7 +11,7 @@ import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes.js';
 import { ServiceRequestTexts } from './row-texts.js';
-import { ServiceRequest } from './schemas.js';
+import { REQUEST_COMPONENTS } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
 import type { DatabaseLocation, RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
@@ -24,7 +24,7 @@ export const REQUESTS_OPENAPI = {
     'Transportation, January to June 2025, cleaned; **synthetic by default**, see "Which data" below), page by page with',
     'keyset cursors, with daily numbers.',
     '',
-    'Decisions on points the contract leaves open (see docs/requests.md): `limit` defaults to 50, at most 1000;',
+    'Decisions on points the contract leaves open: `limit` defaults to 50, at most 1000;',
     'the 401 code is `unauthorized`; a non-integer id is 422 `invalid_request`; `/ready` answers 503',
     '`database_unavailable` when the database cannot be read, as does every /v1 path; answers carry an ETag and',
     '`Cache-Control: private, max-age=300`, and If-None-Match is answered 304.',
@@ -74,11 +74,11 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
     {
       name: 'requests',
       openapi: await describeLoadedSnapshot(store),
+      components: REQUEST_COMPONENTS,
       // Read-only: a preflight allows GET only.
       corsMethods: 'GET',
       registerMetrics: (registry) => registerServiceRequestMetrics(registry, store),
       registerRoutes: (service) => {
-        service.addSchema(ServiceRequest);
         registerServiceRequestRoutes(service, {
           store,
           texts: new ServiceRequestTexts(store),

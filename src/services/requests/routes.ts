@@ -4,6 +4,7 @@ import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
+import { componentRef } from '../../platform/openapi-components.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
@@ -34,7 +35,8 @@ import {
   WeeklyStatList,
 } from './schemas.js';
 import type { DailyStatRecord, ServiceRequestStore } from './service-request-store.js';
-import { csvPageText, geojsonPageText, pageText, type ServiceRequestTexts } from './row-texts.js';
+import { pageText, type ServiceRequestTexts } from './row-texts.js';
+import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const secured = { config: { requiresApiKey: true } } as const;
 
@@ -102,7 +104,14 @@ const common = {
   ...errorResponses('unauthorized', 'database_unavailable'),
 };
 
+/** The answers of a route that takes the filters of the list (count, facets, statistics): `answer` is its 200. */
+function filteredAnswers<T>(answer: T) {
+  return { 200: answer, ...common, ...tooLong, ...filterErrors };
+}
+
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+const csvText = Type.String({ description: 'RFC 4180 CSV with a header row' });
 
 export interface RequestRouteDependencies {
   store: ServiceRequestStore;
@@ -124,6 +133,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: [repeatableParameters, integerTextCheck('query', 'limit')],
       schema: {
         tags: ['service-requests'],
+        operationId: 'listServiceRequests',
         summary: 'List service requests',
         description: [
           'Requests matching every given filter (AND), ordered by created_at then id, in pages of `limit`.',
@@ -138,15 +148,14 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           `A cursor refused answers 422 invalid_cursor (fields cursor) with one of the messages "${CURSOR_NOT_VALID}",`,
           `"${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}".`,
         ].join(' '),
-        security: [{ apiKey: [] }],
         querystring: ServiceRequestListQuery,
         response: {
           200: {
             description: 'A page of service requests',
             content: {
-              'application/json': { schema: ServiceRequestPage },
-              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
-              'application/geo+json': { schema: GeoJsonPage },
+              'application/json': { schema: componentRef(ServiceRequestPage), example: REQUEST_EXAMPLES.page },
+              'text/csv': { schema: csvText, example: REQUEST_EXAMPLES.csvPage },
+              'application/geo+json': { schema: componentRef(GeoJsonPage), example: REQUEST_EXAMPLES.geojsonPage },
             },
           },
           ...common,
@@ -171,8 +180,8 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       // The body is assembled from the rows' texts (the schema above describes it).
       if (format === 'json') return reply.type(JSON_TYPE).send(pageText(items, nextCursor));
       if (nextCursor !== null) reply.header('Link', `<${nextPageUrl(request.url, nextCursor)}>; rel="next"`);
-      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(csvPageText(items));
-      return reply.type(MEDIA_TYPES.geojson).send(geojsonPageText(items, nextCursor));
+      if (format === 'csv') return reply.type(MEDIA_TYPES.csv).send(texts.csvPage(items));
+      return reply.type(MEDIA_TYPES.geojson).send(texts.geojsonPage(items, nextCursor));
     },
   );
 
@@ -183,11 +192,11 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'countServiceRequests',
         summary: 'Count service requests',
         description: 'The number of requests matching every given filter; the filters of GET /v1/service-requests.',
-        security: [{ apiKey: [] }],
         querystring: FilterQuery,
-        response: { 200: CountAnswer, ...common, ...tooLong, ...filterErrors },
+        response: filteredAnswers(componentRef(CountAnswer, { description: 'The number of matching requests', examples: [REQUEST_EXAMPLES.count] })),
       },
     },
     async (request, reply) => {
@@ -205,6 +214,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'exportServiceRequests',
         summary: 'Export every matching service request',
         description: [
           'Every request matching the filters of GET /v1/service-requests, in list order, in one streamed answer: CSV (the default;',
@@ -212,14 +222,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'The answer is sent as it is read, with a Content-Disposition file name; a database failure after the first bytes ends',
           'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count).',
         ].join(' '),
-        security: [{ apiKey: [] }],
         querystring: ExportQuery,
         response: {
           200: {
             description: 'Every matching request',
             content: {
-              'text/csv': { schema: Type.String({ description: 'RFC 4180 CSV with a header row' }) },
-              'application/geo+json': { schema: GeoJsonPage },
+              'text/csv': { schema: csvText, example: REQUEST_EXAMPLES.csvExport },
+              'application/geo+json': { schema: componentRef(GeoJsonPage), example: REQUEST_EXAMPLES.geojsonExport },
             },
           },
           ...common,
@@ -249,13 +258,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: integerTextCheck('params', 'id'),
       schema: {
         tags: ['service-requests'],
+        operationId: 'getServiceRequest',
         summary: 'One service request',
         description: 'The request with this id. A non-integer id answers 422 invalid_request (fields id); an unknown id 404 not_found.',
-        security: [{ apiKey: [] }],
         params: ServiceRequestIdParams,
         querystring: NoQuery,
         response: {
-          200: ServiceRequest,
+          200: componentRef(ServiceRequest, { description: 'The service request', examples: [REQUEST_EXAMPLES.serviceRequest] }),
           ...common,
           ...errorResponses('not_found', 'invalid_request'),
         },
@@ -278,12 +287,16 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'listComplaintTypes',
         summary: 'Complaint types with their counts',
         description:
           'Every complaint type of the snapshot (or of the given boroughs: the borough filter of GET /v1/service-requests) with its number of requests, largest first, then by name.',
-        security: [{ apiKey: [] }],
         querystring: ComplaintTypesQuery,
-        response: { 200: ComplaintTypeList, ...common, ...errorResponses('invalid_request') },
+        response: {
+          200: componentRef(ComplaintTypeList, { description: 'The complaint types with their counts', examples: [REQUEST_EXAMPLES.complaintTypes] }),
+          ...common,
+          ...errorResponses('invalid_request'),
+        },
       },
     },
     async (request, reply) => {
@@ -303,12 +316,12 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
+        operationId: 'listFacets',
         summary: 'Values of a field with their counts',
         description:
           'Each value of `field` among the requests matching the filters of GET /v1/service-requests, with its count, largest first, then by value; the requests without a value are counted as null (last among equal counts).',
-        security: [{ apiKey: [] }],
         querystring: FacetQuery,
-        response: { 200: FacetList, ...common, ...tooLong, ...filterErrors },
+        response: filteredAnswers(componentRef(FacetList, { description: 'The values of the field with their counts', examples: [REQUEST_EXAMPLES.facets] })),
       },
     },
     async (request, reply) => {
@@ -335,7 +348,12 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       'day is closed within 14 days if it closes by the end of day + 14, so the last two weeks before the snapshot date are incomplete',
       '(their share closed in time is low only because the snapshot was taken before their window ended).',
     ].join(' ');
-  const statsRoute = (path: string, unit: string, summary: string, answer: unknown, build: (filters: ListFilters) => Promise<unknown[]>) =>
+  const statsRoute = (
+    path: string,
+    unit: string,
+    operation: { operationId: string; summary: string; answer: unknown },
+    build: (filters: ListFilters) => Promise<unknown[]>,
+  ) =>
     app.get(
       path,
       {
@@ -343,11 +361,11 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
         preValidation: repeatableParameters,
         schema: {
           tags: ['statistics'],
-          summary,
+          operationId: operation.operationId,
+          summary: operation.summary,
           description: statsDescription(unit),
-          security: [{ apiKey: [] }],
           querystring: FilterQuery,
-          response: { 200: answer as never, ...common, ...tooLong, ...filterErrors },
+          response: filteredAnswers(operation.answer as never),
         },
       },
       async (request: FastifyRequest, reply: FastifyReply) => {
@@ -358,17 +376,20 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       },
     );
 
-  statsRoute('/v1/stats/daily', 'day', 'Daily numbers', DailyStatList, async (filters): Promise<DailyStatRecord[]> => {
+  const daily = { operationId: 'getDailyStats', summary: 'Daily numbers', answer: componentRef(DailyStatList, { description: 'The daily numbers', examples: [REQUEST_EXAMPLES.dailyStats] }) };
+  statsRoute('/v1/stats/daily', 'day', daily, async (filters): Promise<DailyStatRecord[]> => {
     const scope = precomputedScope(filters);
     // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
     if (scope !== null) return store.dailyStats(scope);
     const rows = await periodNumbers(filters, (day) => day);
     return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
   });
-  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', 'Weekly numbers', WeeklyStatList, async (filters) =>
+  const weekly = { operationId: 'getWeeklyStats', summary: 'Weekly numbers', answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }) };
+  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', weekly, async (filters) =>
     (await periodNumbers(filters, isoWeekOf)).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
   );
-  statsRoute('/v1/stats/monthly', 'month', 'Monthly numbers', MonthlyStatList, async (filters) =>
+  const monthly = { operationId: 'getMonthlyStats', summary: 'Monthly numbers', answer: componentRef(MonthlyStatList, { description: 'The numbers per month', examples: [REQUEST_EXAMPLES.monthlyStats] }) };
+  statsRoute('/v1/stats/monthly', 'month', monthly, async (filters) =>
     (await periodNumbers(filters, monthOf)).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
   );
 
@@ -378,11 +399,15 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       ...secured,
       schema: {
         tags: ['statistics'],
+        operationId: 'getDataset',
         summary: 'The snapshot',
         description: 'Source, snapshot date and id, row count, created_at range, and the cleaning rules with what each removed.',
-        security: [{ apiKey: [] }],
         querystring: NoQuery,
-        response: { 200: Dataset, ...common, ...errorResponses('invalid_request') },
+        response: {
+          200: componentRef(Dataset, { description: 'The snapshot: source, date, size and cleaning', examples: [REQUEST_EXAMPLES.dataset] }),
+          ...common,
+          ...errorResponses('invalid_request'),
+        },
       },
     },
     async (request, reply) => {

@@ -60,14 +60,20 @@ export function csvRecordOf(row: ServiceRequestRecord): string {
 
 /**
  * One request as a GeoJSON Feature: a Point at [longitude, latitude] (RFC 7946), a null geometry when
- * the request has no location; every field of the request in `properties`, in the contract's order.
+ * the request has no location; every field of the request in `properties`, in the contract's order
+ * (the row's JSON text, row-texts.ts): the Feature is its head, that text and `}`.
  */
 export function featureOf(row: ServiceRequestRecord): string {
   const properties: Record<string, unknown> = {};
   for (const column of SERVICE_REQUEST_COLUMNS) properties[column] = row[column] ?? null;
+  return `${featureHeadOf(row)}${JSON.stringify(properties)}}`;
+}
+
+/** A Feature up to its properties: `{"type":"Feature","id":..,"geometry":..,"properties":`. */
+export function featureHeadOf(row: ServiceRequestRecord): string {
   const geometry =
     row.latitude === null || row.longitude === null ? null : { type: 'Point', coordinates: [row.longitude, row.latitude] };
-  return JSON.stringify({ type: 'Feature', id: row.id, geometry, properties });
+  return `{"type":"Feature","id":${JSON.stringify(row.id)},"geometry":${JSON.stringify(geometry)},"properties":`;
 }
 
 export const FEATURE_COLLECTION_START = '{"type":"FeatureCollection","features":[';

@@ -1,26 +1,57 @@
 import type { CursorPosition } from './cursor.js';
-import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf, type RowFormat } from './row-formats.js';
+import { FormatTextArena } from './format-text-arena.js';
+import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureHeadOf } from './row-formats.js';
 import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from './service-request-store.js';
 
-/** A request as the routes send it: its JSON text, and its keyset position for a cursor. */
+/**
+ * A request as the routes send it: its JSON text, its keyset position for a cursor, and where the
+ * FormatTextArena keeps its CSV record and GeoJSON Feature head (-1: not made in the arena's
+ * generation `keptIn`). Every field is set when the object is made, so that all have one shape.
+ */
 export interface RequestText {
   /** The contract's ServiceRequest as UTF-8 JSON. */
   text: Buffer;
   position: CursorPosition;
-  /** Its CSV record and GeoJSON Feature, made from the JSON text the first time a page asks for them. */
-  csv?: Buffer;
-  geojson?: Buffer;
+  csvAt: number;
+  csvLength: number;
+  headAt: number;
+  headLength: number;
+  keptIn: number;
 }
 
-/** The row's text in a format (JSON, a CSV record, a GeoJSON Feature), made once and kept with it. */
-export function formattedText(item: RequestText, format: RowFormat): Buffer {
-  if (format === 'json') return item.text;
-  const kept = item[format];
-  if (kept !== undefined) return kept;
+type DerivedText = 'csv' | 'head';
+
+/**
+ * The row's CSV record or GeoJSON Feature head (`{"type":"Feature","id":..,"geometry":..,"properties":`,
+ * which the JSON text and `}` complete), from the arena; made from the JSON text the first time a page
+ * asks for it in the arena's generation. A view of the arena's slab (or a Buffer of its own if the
+ * arena cannot keep it), valid while the page is built even if the arena starts again meanwhile.
+ */
+function derivedText(item: RequestText, kind: DerivedText, arena: FormatTextArena): Buffer {
+  if (item.keptIn !== arena.generation) forgetPlaces(item, arena);
+  const at = kind === 'csv' ? item.csvAt : item.headAt;
+  if (at >= 0) return arena.textAt(at, kind === 'csv' ? item.csvLength : item.headLength);
   const row = JSON.parse(item.text.toString('utf8')) as ServiceRequestRecord;
-  const made = Buffer.from(format === 'csv' ? csvRecordOf(row) : featureOf(row), 'utf8');
-  item[format] = made;
-  return made;
+  const text = kind === 'csv' ? csvRecordOf(row) : featureHeadOf(row);
+  const length = Buffer.byteLength(text);
+  const place = arena.put(text, length);
+  if (place < 0) return Buffer.from(text, 'utf8');
+  // The arena may have started again to make room: the item's other place is then stale.
+  if (item.keptIn !== arena.generation) forgetPlaces(item, arena);
+  if (kind === 'csv') {
+    item.csvAt = place;
+    item.csvLength = length;
+  } else {
+    item.headAt = place;
+    item.headLength = length;
+  }
+  return arena.textAt(place, length);
+}
+
+function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
+  item.csvAt = -1;
+  item.headAt = -1;
+  item.keptIn = arena.generation;
 }
 
 /**
@@ -28,9 +59,10 @@ export function formattedText(item: RequestText, format: RowFormat): Buffer {
  * changes while the service runs. Pages are then built from the texts of the ids that the keyset
  * query (on the indexes) returns, without reading and serializing the same rows again; the last
  * row's (created_at, id) for the next cursor comes with its text.
- * At most `capacity` texts are kept (the whole snapshot of 109,915 requests is about 40 MB, and as
- * much again for each of CSV and GeoJSON when clients page through all of it in those formats); past
- * that the cache starts again empty.
+ * At most `capacity` JSON texts are kept (the whole snapshot of 109,915 requests is about 40 MB); past
+ * that the cache starts again empty. The CSV records and GeoJSON Feature heads are kept apart in a
+ * byte-bounded FormatTextArena (a Feature is its head, the JSON text and `}`: its properties are the
+ * JSON text itself, so it is not kept twice).
  */
 export class ServiceRequestTexts {
   private readonly texts = new Map<number, RequestText>();
@@ -38,6 +70,7 @@ export class ServiceRequestTexts {
   constructor(
     private readonly store: ServiceRequestStore,
     private readonly capacity = 250_000,
+    readonly arena = new FormatTextArena(),
   ) {}
 
   /** The rows with these ids, in the order of `ids`; unknown ids are left out. */
@@ -47,7 +80,8 @@ export class ServiceRequestTexts {
       const rows = await this.store.rowsById(missing);
       if (this.texts.size + rows.length > this.capacity) this.texts.clear();
       for (const row of rows) {
-        this.texts.set(row.id, { text: Buffer.from(textOf(row), 'utf8'), position: { created_at: row.created_at, id: row.id } });
+        const text = Buffer.from(textOf(row), 'utf8');
+        this.texts.set(row.id, { text, position: { created_at: row.created_at, id: row.id }, csvAt: -1, csvLength: 0, headAt: -1, headLength: 0, keptIn: -1 });
       }
     }
     const found: RequestText[] = [];
@@ -56,6 +90,16 @@ export class ServiceRequestTexts {
       if (text !== undefined) found.push(text);
     }
     return found;
+  }
+
+  /** A CSV page of these rows (csvPageText). */
+  csvPage(items: readonly RequestText[]): Buffer {
+    return csvPageText(items, this.arena);
+  }
+
+  /** A GeoJSON page of these rows (geojsonPageText). */
+  geojsonPage(items: readonly RequestText[], nextCursor: string | null): Buffer {
+    return geojsonPageText(items, nextCursor, this.arena);
   }
 }
 
@@ -68,6 +112,10 @@ export function textOf(row: ServiceRequestRecord): string {
 
 const PAGE_START = Buffer.from('{"items":[');
 const COMMA = Buffer.from(',');
+const CSV_HEADER_BYTES = Buffer.from(CSV_HEADER);
+const COLLECTION_START = Buffer.from(FEATURE_COLLECTION_START);
+const FEATURE_END_COMMA = Buffer.from('},');
+const FEATURE_END = Buffer.from('}');
 
 /** The page `{"items": [...], "next_cursor": ...}` from the rows' texts, as one buffer. */
 export function pageText(items: readonly RequestText[], nextCursor: string | null): Buffer {
@@ -81,16 +129,20 @@ export function pageText(items: readonly RequestText[], nextCursor: string | nul
 }
 
 /** A CSV page: the header row, then one record per request (the next cursor goes in a Link header). */
-export function csvPageText(items: readonly RequestText[]): Buffer {
-  return Buffer.concat([Buffer.from(CSV_HEADER), ...items.map((item) => formattedText(item, 'csv'))]);
+export function csvPageText(items: readonly RequestText[], arena: FormatTextArena): Buffer {
+  const parts: Buffer[] = [CSV_HEADER_BYTES];
+  for (const item of items) parts.push(derivedText(item, 'csv', arena));
+  return Buffer.concat(parts);
 }
 
-/** A GeoJSON page: a FeatureCollection of the requests, with next_cursor as a foreign member. */
-export function geojsonPageText(items: readonly RequestText[], nextCursor: string | null): Buffer {
-  const parts: Buffer[] = [Buffer.from(FEATURE_COLLECTION_START)];
+/**
+ * A GeoJSON page: a FeatureCollection of the requests, with next_cursor as a foreign member. Each
+ * Feature is its head, the row's JSON text (its properties) and `}`.
+ */
+export function geojsonPageText(items: readonly RequestText[], nextCursor: string | null, arena: FormatTextArena): Buffer {
+  const parts: Buffer[] = [COLLECTION_START];
   items.forEach((item, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(formattedText(item, 'geojson'));
+    parts.push(derivedText(item, 'head', arena), item.text, i < items.length - 1 ? FEATURE_END_COMMA : FEATURE_END);
   });
   parts.push(Buffer.from(`],"next_cursor":${JSON.stringify(nextCursor)}}`));
   return Buffer.concat(parts);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { componentRef, namedComponent, nullableComponentRef, type ComponentSchema } from '../../platform/openapi-components.js';
 import { BBOX_PATTERN, LOCAL_DATE_OR_DATE_TIME_PATTERN, NULL_SELECTOR } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
 
@@ -19,70 +20,97 @@ function nullable<T>(schema: Record<string, unknown> & { type: string }) {
   return Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
-/** A string from a fixed list, with its type in the description (OpenAPI: `type` and `enum`). */
-function stringEnum<const T extends readonly string[]>(values: T, options: { description: string }) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+/** A string from a fixed list, as a named component (OpenAPI: `type` and `enum`): one type in generated clients. */
+function stringEnum<const T extends readonly string[]>(name: string, values: T, description: string) {
+  return namedComponent(name, Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description }));
 }
 
 const boroughDescription = 'bronx, brooklyn, manhattan, queens or staten_island (lower case)';
 const statusDescription = 'open, assigned, in_progress, pending or closed';
 
-export const ServiceRequest = Type.Object(
-  {
-    id: Type.Integer({ description: 'Identifier of the request, unique' }),
-    created_at: Type.String({ pattern: TIMESTAMP_PATTERN, description: 'When the request was made, local time of New York, YYYY-MM-DDTHH:MM:SS' }),
-    closed_at: nullable<string>({ type: 'string', pattern: TIMESTAMP_PATTERN, description: 'When it was closed, same format; null when not closed' }),
-    status: stringEnum(STATUSES, { description: statusDescription }),
-    complaint_type: nullable<string>({ type: 'string', description: 'What the request is about' }),
-    descriptor: nullable<string>({ type: 'string', description: 'Detail of the complaint' }),
-    location_type: nullable<string>({ type: 'string', description: 'Kind of place' }),
-    borough: nullable<string>({ type: 'string', enum: [...BOROUGHS, null], description: boroughDescription }),
-    community_board: nullable<string>({ type: 'string', description: 'Community board text, e.g. 04 BRONX' }),
-    council_district: nullable<number>({ type: 'integer', description: 'Council district' }),
-    incident_zip: nullable<string>({ type: 'string', description: 'Postal code as text' }),
-    channel: nullable<string>({ type: 'string', enum: [...CHANNELS, null], description: 'online, phone, mobile or other' }),
-    latitude: nullable<number>({ type: 'number', description: 'Place, often an intersection' }),
-    longitude: nullable<number>({ type: 'number', description: 'Place' }),
-    days_to_close: nullable<number>({ type: 'number', description: 'closed_at minus created_at in days, 2 decimals' }),
-  },
-  {
-    $id: 'ServiceRequest',
-    additionalProperties: false,
-    description: 'One cleaned service request. A value that was not recorded is null; the row is never hidden.',
-  },
+export const Borough = stringEnum('Borough', BOROUGHS, `A borough of New York City: ${boroughDescription}`);
+export const Status = stringEnum('Status', STATUSES, `Status of a request: ${statusDescription}`);
+export const Channel = stringEnum('Channel', CHANNELS, 'How the request was made: online, phone, mobile or other');
+
+/** A query parameter of a named enum type, with its own description. */
+function enumParameter<T extends ComponentSchema>(schema: T, description: string) {
+  return Type.Optional(componentRef(schema, { description }));
+}
+
+/** The component `name`: an answer `{items: [...]}` of the component `item`. */
+function itemList<T extends ComponentSchema>(name: string, item: T, itemsDescription: string, description: string) {
+  return namedComponent(
+    name,
+    Type.Object({ items: Type.Array(componentRef(item), { description: itemsDescription }) }, { additionalProperties: false, description }),
+  );
+}
+
+export const ServiceRequest = namedComponent(
+  'ServiceRequest',
+  Type.Object(
+    {
+      id: Type.Integer({ description: 'Identifier of the request, unique' }),
+      created_at: Type.String({ pattern: TIMESTAMP_PATTERN, description: 'When the request was made, local time of New York, YYYY-MM-DDTHH:MM:SS' }),
+      closed_at: nullable<string>({ type: 'string', pattern: TIMESTAMP_PATTERN, description: 'When it was closed, same format; null when not closed' }),
+      status: componentRef(Status, { description: statusDescription }),
+      complaint_type: nullable<string>({ type: 'string', description: 'What the request is about' }),
+      descriptor: nullable<string>({ type: 'string', description: 'Detail of the complaint' }),
+      location_type: nullable<string>({ type: 'string', description: 'Kind of place' }),
+      borough: nullableComponentRef(Borough, `${boroughDescription}; null when not recorded`),
+      community_board: nullable<string>({ type: 'string', description: 'Community board text, e.g. 04 BRONX' }),
+      council_district: nullable<number>({ type: 'integer', description: 'Council district' }),
+      incident_zip: nullable<string>({ type: 'string', description: 'Postal code as text' }),
+      channel: nullableComponentRef(Channel, 'online, phone, mobile or other; null when not recorded'),
+      latitude: nullable<number>({ type: 'number', description: 'Place, often an intersection' }),
+      longitude: nullable<number>({ type: 'number', description: 'Place' }),
+      days_to_close: nullable<number>({ type: 'number', description: 'closed_at minus created_at in days, 2 decimals' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'One cleaned service request. A value that was not recorded is null; the row is never hidden.',
+    },
+  ),
 );
 
-export const ServiceRequestPage = Type.Object(
-  {
-    items: Type.Array(Type.Ref('ServiceRequest'), { description: 'At most `limit` requests, by created_at then id' }),
-    next_cursor: nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page' }),
-  },
-  { additionalProperties: false, description: 'A page of service requests' },
+export const ServiceRequestPage = namedComponent(
+  'ServiceRequestPage',
+  Type.Object(
+    {
+      items: Type.Array(componentRef(ServiceRequest), { description: 'At most `limit` requests, by created_at then id' }),
+      next_cursor: nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page' }),
+    },
+    { additionalProperties: false, description: 'A page of service requests' },
+  ),
 );
 
-export const GeoJsonPage = Type.Object(
-  {
-    type: Type.Literal('FeatureCollection'),
-    features: Type.Array(
-      Type.Object(
-        {
-          type: Type.Literal('Feature'),
-          id: Type.Integer({ description: 'The request id' }),
-          geometry: Type.Unsafe<unknown>({
-            type: ['object', 'null'],
-            description: 'A Point with coordinates [longitude, latitude]; null when the request has no location',
-          }),
-          properties: Type.Ref('ServiceRequest'),
-        },
-        { additionalProperties: false },
+export const GeoJsonFeature = namedComponent(
+  'GeoJsonFeature',
+  Type.Object(
+    {
+      type: Type.Literal('Feature'),
+      id: Type.Integer({ description: 'The request id' }),
+      geometry: Type.Unsafe<unknown>({
+        type: ['object', 'null'],
+        description: 'A Point with coordinates [longitude, latitude]; null when the request has no location',
+      }),
+      properties: componentRef(ServiceRequest),
+    },
+    { additionalProperties: false, description: 'One service request as a GeoJSON Feature' },
+  ),
+);
+
+export const GeoJsonPage = namedComponent(
+  'GeoJsonPage',
+  Type.Object(
+    {
+      type: Type.Literal('FeatureCollection'),
+      features: Type.Array(componentRef(GeoJsonFeature), { description: 'One Feature per request, by created_at then id' }),
+      next_cursor: Type.Optional(
+        nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page (absent in an export)' }),
       ),
-      { description: 'One Feature per request, by created_at then id' },
-    ),
-    next_cursor: Type.Optional(
-      nullable<string>({ type: 'string', maxLength: CURSOR_MAX_LENGTH, description: 'Cursor of the next page; null on the last page (absent in an export)' }),
-    ),
-  },
-  { description: 'GeoJSON (RFC 7946) FeatureCollection of the requests' },
+    },
+    { description: 'GeoJSON (RFC 7946) FeatureCollection of the requests' },
+  ),
 );
 
 const timeBound = (description: string) =>
@@ -141,6 +169,9 @@ export const REPEATABLE_FILTERS = ['borough', 'complaint_type', 'status', 'chann
 export const LIST_FORMATS = ['json', 'csv', 'geojson'] as const;
 export const EXPORT_FORMATS = ['csv', 'geojson'] as const;
 
+export const ListFormat = stringEnum('ListFormat', LIST_FORMATS, 'A format of a page of requests: json, csv or geojson');
+export const ExportFormat = stringEnum('ExportFormat', EXPORT_FORMATS, 'A format of the export: csv or geojson');
+
 export const ServiceRequestListQuery = Type.Object(
   {
     ...FILTER_PROPERTIES,
@@ -150,11 +181,9 @@ export const ServiceRequestListQuery = Type.Object(
     cursor: Type.Optional(
       Type.String({ maxLength: CURSOR_MAX_LENGTH, description: 'next_cursor of the previous page, unchanged, with the same filter values' }),
     ),
-    format: Type.Optional(
-      stringEnum(LIST_FORMATS, {
-        description:
-          'json (the default), csv (text/csv) or geojson (application/geo+json); overrides the Accept header, which chooses the same way',
-      }),
+    format: enumParameter(
+      ListFormat,
+      'json (the default), csv (text/csv) or geojson (application/geo+json); overrides the Accept header, which chooses the same way',
     ),
   },
   { additionalProperties: false },
@@ -165,46 +194,60 @@ export const FilterQuery = Type.Object(FILTER_PROPERTIES, { additionalProperties
 export const ExportQuery = Type.Object(
   {
     ...FILTER_PROPERTIES,
-    format: Type.Optional(
-      stringEnum(EXPORT_FORMATS, { description: 'csv (the default) or geojson; overrides the Accept header, which chooses the same way' }),
-    ),
+    format: enumParameter(ExportFormat, 'csv (the default) or geojson; overrides the Accept header, which chooses the same way'),
   },
   { additionalProperties: false },
 );
 
 export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'] as const;
 
+export const FacetField = stringEnum(
+  'FacetField',
+  FACET_FIELDS,
+  'A field whose values can be counted: borough, complaint_type, status, channel, descriptor, council_district or location_type',
+);
+
 export const FacetQuery = Type.Object(
   {
-    field: stringEnum(FACET_FIELDS, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district or location_type' }),
+    field: componentRef(FacetField, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district or location_type' }),
     ...FILTER_PROPERTIES,
   },
   { additionalProperties: false },
 );
 
-export const FacetList = Type.Object(
-  {
-    field: Type.String({ description: 'The field counted' }),
-    items: Type.Array(
-      Type.Object(
-        {
-          value: Type.Unsafe<string | number | null>({
-            type: ['string', 'integer', 'null'],
-            description: 'A value of the field (an integer for council_district); null for the requests without one',
-          }),
-          count: Type.Integer({ minimum: 1, description: 'Matching requests with this value' }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'Each value among the matching requests, largest count first, then by value (code-point order), null last' },
-    ),
-  },
-  { additionalProperties: false, description: 'The values of one field with their counts' },
+export const FacetCount = namedComponent(
+  'FacetCount',
+  Type.Object(
+    {
+      value: Type.Unsafe<string | number | null>({
+        type: ['string', 'integer', 'null'],
+        description: 'A value of the field (an integer for council_district); null for the requests without one',
+      }),
+      count: Type.Integer({ minimum: 1, description: 'Matching requests with this value' }),
+    },
+    { additionalProperties: false, description: 'A value of the field and its number of matching requests' },
+  ),
 );
 
-export const CountAnswer = Type.Object(
-  { count: Type.Integer({ minimum: 0, description: 'Requests matching every given filter' }) },
-  { additionalProperties: false, description: 'The number of matching requests' },
+export const FacetList = namedComponent(
+  'FacetList',
+  Type.Object(
+    {
+      field: Type.String({ description: 'The field counted' }),
+      items: Type.Array(componentRef(FacetCount), {
+        description: 'Each value among the matching requests, largest count first, then by value (code-point order), null last',
+      }),
+    },
+    { additionalProperties: false, description: 'The values of one field with their counts' },
+  ),
+);
+
+export const CountAnswer = namedComponent(
+  'CountAnswer',
+  Type.Object(
+    { count: Type.Integer({ minimum: 0, description: 'Requests matching every given filter' }) },
+    { additionalProperties: false, description: 'The number of matching requests' },
+  ),
 );
 
 export const ServiceRequestIdParams = Type.Object(
@@ -214,20 +257,22 @@ export const ServiceRequestIdParams = Type.Object(
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-export const ComplaintTypeList = Type.Object(
-  {
-    items: Type.Array(
-      Type.Object(
-        {
-          complaint_type: Type.String({ description: 'Complaint type' }),
-          count: Type.Integer({ minimum: 1, description: 'Requests of this type in the snapshot' }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'Every complaint type, largest count first, then by name; requests without a type are not counted' },
-    ),
-  },
-  { additionalProperties: false, description: 'The complaint types with their counts' },
+export const ComplaintTypeCount = namedComponent(
+  'ComplaintTypeCount',
+  Type.Object(
+    {
+      complaint_type: Type.String({ description: 'Complaint type' }),
+      count: Type.Integer({ minimum: 1, description: 'Requests of this type in the snapshot' }),
+    },
+    { additionalProperties: false, description: 'A complaint type and its number of requests' },
+  ),
+);
+
+export const ComplaintTypeList = itemList(
+  'ComplaintTypeList',
+  ComplaintTypeCount,
+  'Every complaint type, largest count first, then by name; requests without a type are not counted',
+  'The complaint types with their counts',
 );
 
 export const ComplaintTypesQuery = Type.Object({ borough: FILTER_PROPERTIES.borough }, { additionalProperties: false });
@@ -254,26 +299,25 @@ function periodNumbers(when: string) {
   };
 }
 
-export const DailyStatList = Type.Object(
-  {
-    items: Type.Array(
-      Type.Object(
-        {
-          date: Type.String({ pattern: DATE_PATTERN, description: 'Local date of created_at, YYYY-MM-DD' }),
-          ...periodNumbers('that day'),
-        },
-        { additionalProperties: false },
-      ),
-      {
-        description:
-          'One row per day of the snapshot period (181 for January to June 2025), or of its days from created_from to created_to, oldest first, days without requests included',
-      },
-    ),
-  },
-  { additionalProperties: false, description: 'The daily numbers' },
+export const DailyStat = namedComponent(
+  'DailyStat',
+  Type.Object(
+    {
+      date: Type.String({ pattern: DATE_PATTERN, description: 'Local date of created_at, YYYY-MM-DD' }),
+      ...periodNumbers('that day'),
+    },
+    { additionalProperties: false, description: 'The numbers of one day' },
+  ),
 );
 
-export const Dataset = Type.Object(
+export const DailyStatList = itemList(
+  'DailyStatList',
+  DailyStat,
+  'One row per day of the snapshot period (181 for January to June 2025), or of its days from created_from to created_to, oldest first, days without requests included',
+  'The daily numbers',
+);
+
+const DatasetFields = Type.Object(
   {
     snapshot_id: Type.String({ description: 'Identifier of the snapshot content; changes with any row or rule' }),
     snapshot_date: Type.String({ pattern: DATE_PATTERN, description: 'The day the export reflects; statuses are as of that day' }),
@@ -320,28 +364,72 @@ export const Dataset = Type.Object(
   { additionalProperties: false, description: 'The snapshot: source, date, size and cleaning' },
 );
 
+export const Dataset = namedComponent('Dataset', DatasetFields);
+
 const bucketNumbers = {
   start: Type.String({ pattern: DATE_PATTERN, description: 'First day counted: the first day of the bucket, or of the period when later' }),
   end: Type.String({ pattern: DATE_PATTERN, description: 'Last day counted: the last day of the bucket, or of the period when earlier' }),
   ...periodNumbers('from start to end'),
 };
 
-/** The list of buckets (ISO weeks or months): each named by `key`, with the numbers of its days. */
-function bucketList<K extends string>(key: K, keySchema: ReturnType<typeof Type.String>, unit: string) {
-  return Type.Object(
-    {
-      items: Type.Array(Type.Object({ [key]: keySchema, ...bucketNumbers } as { [k in K]: typeof keySchema } & typeof bucketNumbers, { additionalProperties: false }), {
-        description: `One row per ${unit} touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones`,
-      }),
-    },
-    { additionalProperties: false, description: `The numbers per ${unit}` },
+/**
+ * The components `rowName` (one bucket, ISO week or month, named by `key`, with the numbers of its
+ * days) and `listName` (`{items: [...]}` of those rows).
+ */
+function bucketList<K extends string>(rowName: string, listName: string, key: K, keySchema: ReturnType<typeof Type.String>, unit: string) {
+  const row = namedComponent(
+    rowName,
+    Type.Object({ [key]: keySchema, ...bucketNumbers } as { [k in K]: typeof keySchema } & typeof bucketNumbers, {
+      additionalProperties: false,
+      description: `The numbers of one ${unit}`,
+    }),
   );
+  const list = itemList(
+    listName,
+    row,
+    `One row per ${unit} touching the days of GET /v1/stats/daily with the same filters, oldest first; the sums equal the daily ones`,
+    `The numbers per ${unit}`,
+  );
+  return { row, list };
 }
 
-export const WeeklyStatList = bucketList(
+const weekly = bucketList(
+  'WeeklyStat',
+  'WeeklyStatList',
   'week',
   Type.String({ pattern: '^[0-9]{4}-W[0-9]{2}$', description: 'ISO 8601 week, YYYY-Www (weeks start on Monday)' }),
   'ISO week',
 );
+export const WeeklyStat = weekly.row;
+export const WeeklyStatList = weekly.list;
 
-export const MonthlyStatList = bucketList('month', Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'Month, YYYY-MM' }), 'month');
+const monthly = bucketList('MonthlyStat', 'MonthlyStatList', 'month', Type.String({ pattern: '^[0-9]{4}-[0-9]{2}$', description: 'Month, YYYY-MM' }), 'month');
+export const MonthlyStat = monthly.row;
+export const MonthlyStatList = monthly.list;
+
+/** The named schemas of the service (OpenAPI components). */
+export const REQUEST_COMPONENTS = [
+  Borough,
+  Status,
+  Channel,
+  ListFormat,
+  ExportFormat,
+  FacetField,
+  ServiceRequest,
+  ServiceRequestPage,
+  GeoJsonFeature,
+  GeoJsonPage,
+  CountAnswer,
+  FacetCount,
+  FacetList,
+  ComplaintTypeCount,
+  ComplaintTypeList,
+  DailyStat,
+  DailyStatList,
+  WeeklyStat,
+  WeeklyStatList,
+  MonthlyStat,
+  MonthlyStatList,
+  Dataset,
+];
+

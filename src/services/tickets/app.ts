@@ -4,6 +4,7 @@ import type { PreparedService } from '../../platform/server.js';
 import { KeywordClassifier } from './classifier.js';
 import { registerTicketRoutes } from './routes.js';
 import { KEYWORDS_1_0 } from './rule-sets/keywords-1.0.js';
+import { TICKET_COMPONENTS } from './schemas.js';
 import type { TicketSettings } from './settings.js';
 
 export const TICKETS_OPENAPI = {
@@ -12,7 +13,7 @@ export const TICKETS_OPENAPI = {
   description: [
     'Assigns a category and a priority to a support ticket by keyword rules (model_version keywords-1.0).',
     '',
-    'Decisions on points the contract leaves open (see docs/decisions.md): GET /v1/categories needs no key;',
+    'Decisions on points the contract leaves open: GET /v1/categories needs no key;',
     'the 401 code is `unauthorized`; an unexpected failure is 500 `internal_error`; a body over 64 KiB is',
     '413 `body_too_large`; a body that is not JSON by Content-Type is 415 `unsupported_media_type`;',
     'CLASSIFIER_MODE accepts only `unavailable`, `available` or unset.',
@@ -30,6 +31,7 @@ export async function buildTicketsApp(settings: TicketSettings, options: AppOpti
     {
       name: 'tickets',
       openapi: TICKETS_OPENAPI,
+      components: TICKET_COMPONENTS,
       registerRoutes: (app) => registerTicketRoutes(app, classifier, settings.classifierMode),
       registerMetrics: (registry) =>
         gaugeReadOnScrape(

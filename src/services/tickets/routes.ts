@@ -3,7 +3,8 @@ import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { KeywordClassifier } from './classifier.js';
 import { CATEGORIES } from './rule-sets/keyword-rule-set.js';
-import { CategoryList, Classification, Ticket } from './schemas.js';
+import { componentRef } from '../../platform/openapi-components.js';
+import { CLASSIFY_EXAMPLE, CategoryList, Classification, Ticket } from './schemas.js';
 import type { ClassifierMode } from './settings.js';
 
 const READY_PROBE = { subject: 'readiness probe', body: 'refund' };
@@ -30,13 +31,13 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
       config: { requiresApiKey: true },
       schema: {
         tags: ['tickets'],
+        operationId: 'classifyTicket',
         summary: 'Classify a support ticket',
         description:
           'Assigns one category and one priority to the text of a ticket, by keyword rules. The same text always gives the same result. Needs X-API-Key when the service has keys.',
-        security: [{ apiKey: [] }],
-        body: Ticket,
+        body: componentRef(Ticket, { examples: [CLASSIFY_EXAMPLE.request] }),
         response: {
-          200: Classification,
+          200: componentRef(Classification, { description: 'The category and priority assigned to the ticket', examples: [CLASSIFY_EXAMPLE.answer] }),
           ...errorResponses('unauthorized', 'body_too_large', 'unsupported_media_type', 'invalid_request', 'classifier_unavailable'),
         },
       },
@@ -49,9 +50,12 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
     {
       schema: {
         tags: ['tickets'],
+        operationId: 'listCategories',
         summary: 'List the categories',
         description: 'The categories the classifier can assign, in their fixed order. Unknown query parameters are ignored. Needs no key.',
-        response: { 200: CategoryList },
+        response: {
+          200: componentRef(CategoryList, { description: 'The categories the classifier can assign', examples: [{ categories: [...CATEGORIES] }] }),
+        },
       },
     },
     async () => ({ categories: [...CATEGORIES] }),

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
-import { parseModelFile, type HouseInput, type ModelFile } from '../../../src/services/houses/model/model-file.js';
-import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
+import type { House } from '../../../src/services/houses/house.js';
+import { dollarAnswer } from '../../../src/services/houses/model/dollars.js';
+import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';
+import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
 import { REPO_ROOT } from './support.js';
 
-const HOUSE: HouseInput = {
+const HOUSE: House = {
   bedrooms: 3,
   bathrooms: 2.25,
   floors: 1,
@@ -46,6 +48,7 @@ function tinyModel(): ModelFile {
         right: [2, 0, 4, 0, 0],
         is_leaf: [0, 1, 0, 1, 1],
         value: [0, -0.25, 0, 0.125, 0.5],
+        count: [100, 40, 60, 25, 35],
       },
       {
         feature: [3, -1, -1],
@@ -55,6 +58,7 @@ function tinyModel(): ModelFile {
         right: [2, 0, 0],
         is_leaf: [0, 1, 1],
         value: [0, 0.01, 0.02],
+        count: [100, 70, 30],
       },
     ],
   };

@@ -24,19 +24,27 @@ describe('model file parser', () => {
 
   it('refuses a malformed file with a clear message', () => {
     expect(() => parseModelFile('{"format_version": 1')).toThrow(/malformed model file: not JSON/);
-    expect(() => parseModelFile('[]')).toThrow(/malformed model file: expected an object/);
-    refuses((d) => (d.format_version = 2), /format_version: unsupported 2/);
+    expect(() => parseModelFile('[]')).toThrow(/malformed model file: must be object/);
+    expect(() => parseModelFile('{"format_version": 2}')).toThrow(/malformed model file: model_version, prices_as_of, features, .*comparable_sales: missing/);
+    refuses((d) => (d.format_version = 1), /format_version: unsupported 1/);
+    refuses((d) => (d.trees[2].count[1] = 0), /trees\[2\]\.count\[1\]: must be >= 1/);
+    refuses((d) => (d.trees[2].count[0] += 1), /trees\[2\]\.node 0: count \d+ is not the sum of its children's \(\d+ \+ \d+\)/);
+    refuses((d) => (d.trees[0].left[0] = d.trees[0].right[0]), /trees\[0\]\.node 0: a child of two splits/);
+    refuses((d) => d.comparable_sales.columns.price.pop(), /comparable_sales\.columns\.price: expected \d+ items, got \d+/);
+    refuses((d) => delete d.comparable_sales.columns.grade, /comparable_sales\.columns\.grade: missing/);
+    refuses((d) => d.comparable_sales.date_runs.pop(), /comparable_sales\.date_runs: the runs count \d+ sales, expected \d+/);
     refuses((d) => delete d.trees, /malformed model file: trees: missing/);
-    refuses((d) => (d.trees = []), /trees: no trees/);
+    refuses((d) => (d.trees = []), /trees: must not have fewer than 1 items/);
     refuses((d) => (d.trees[3].left[0] = 0), /trees\[3\]\.node 0: child index out of range/);
-    refuses((d) => (d.trees[0].threshold = d.trees[0].threshold.slice(1)), /trees\[0\]\.threshold: expected \d+ items/);
-    refuses((d) => (d.trees[0].feature[0] = 99), /feature index 99 outside/);
-    refuses((d) => (d.trees[0].value[1] = 'x'), /trees\[0\]\.value\[1\]: expected a number/);
-    refuses((d) => (d.features[0].name = 'zipcode'), /features\[0\]\.name: expected one of the 16 request fields/);
-    refuses((d) => (d.features[16].kind = 'log'), /features\[16\]\.kind: unknown feature kind "log"/);
-    refuses((d) => (d.target_transform.name = 'sqrt'), /target_transform: unsupported "sqrt"/);
-    refuses((d) => (d.baseline = null), /baseline: expected a finite number/);
-    refuses((d) => (d.range.low_factor = 1.5), /range: expected 0 < low_factor <= 1 <= high_factor/);
+    refuses((d) => (d.trees[0].threshold = d.trees[0].threshold.slice(1)), /trees\[0\]\.threshold: expected \d+ items, got \d+/);
+    refuses((d) => (d.trees[0].feature[0] = 99), /trees\[0\]\.node 0: feature index 99 outside 0\.\.21/);
+    refuses((d) => (d.trees[0].value[1] = 'x'), /trees\[0\]\.value\[1\]: must be number/);
+    refuses((d) => (d.features[0].name = 'zipcode'), /features\[0\]\.name: expected one of "bedrooms", .*"sqft_lot15"/);
+    refuses((d) => (d.features[16].kind = 'log'), /features\[16\]: expected \{kind: "input", name: a request field\}, \{kind: "add_scaled", name, x, y, c\} or \{kind: "max", name, x, y\}/);
+    refuses((d) => (d.target_transform.name = 'sqrt'), /target_transform\.name: expected "log_price_per_sqft_living"/);
+    refuses((d) => (d.baseline = null), /baseline: must be number/);
+    refuses((d) => (d.high_value_usd = '1e6'), /high_value_usd: must be number/);
+    refuses((d) => (d.range.low_factor = 1.5), /range\.low_factor: must be <= 1/);
     refuses((d) => (d.model_area.lat_max = 0), /model_area: empty area/);
     refuses((d) => delete d.rare_value_thresholds[0].max.sqft_lot15, /rare_value_thresholds\[0\]\.max\.sqft_lot15: missing/);
     refuses((d) => (d.card.not_for = ['anything']), /card\.not_for: must state: not for lending/);

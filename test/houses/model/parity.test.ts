@@ -8,6 +8,16 @@
  * fitted. Its model file must be byte-identical to the committed one (same SHA-256 as the
  * reviewed configuration), so those predictions are sklearn's predictions of the shipped
  * model. Needs the CSV (SHARED_DATA_DIR) and training/.venv (training/setup.sh).
+ *
+ * What users get is checked, not a copy of it: the whole-dollar answers come from the service's own
+ * estimateHouses (the function the routes answer with, through model/dollars.ts's dollarAnswer) on the
+ * service's own HouseModel, and the model card's figures are recomputed from those answers.
+ *
+ * The same run writes, with --shap-out, the SHAP values of shap's TreeExplainer
+ * (feature_perturbation="tree_path_dependent", the reference TreeSHAP, pinned in
+ * training/requirements.txt) on the fitted model for every row; the TypeScript TreeSHAP of the
+ * explain endpoints must give the same values within 1e-9 on the raw scale, feature by feature and
+ * after attribution to the 16 request fields.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,8 +26,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { estimateHouses } from '../../../src/services/houses/estimating.js';
+import { HOUSE_FIELD_INDEX, type HouseField } from '../../../src/services/houses/house.js';
+import type { HouseModel } from '../../../src/services/houses/house-model.js';
+import { parseHouseModel } from '../../../src/services/houses/model-adapter.js';
+import { dollarAnswer } from '../../../src/services/houses/model/dollars.js';
+import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';
+import { createFieldAttributor } from '../../../src/services/houses/model/field-attribution.js';
 import { parseModelFile, type ModelFile } from '../../../src/services/houses/model/model-file.js';
-import { createEvaluator, dollarAnswer } from '../../../src/services/houses/model/evaluator.js';
 import { CSV_PATH, REPO_ROOT, VENV_PYTHON, missing, readSales, warnSkip, type CsvSale } from './support.js';
 
 const absent = missing([CSV_PATH, VENV_PYTHON]);
@@ -50,17 +66,21 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
   let sk: SkPrediction[] = [];
   let sales: CsvSale[] = [];
   let model: ModelFile;
+  let served: HouseModel;
+  let shapLines: string[] = [];
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'house-parity-'));
     const started = Date.now();
     const result = spawnSync(
       VENV_PYTHON,
-      ['-m', 'training.train', '--csv', CSV_PATH, '--out', join(dir, 'model.json'), '--predictions-out', join(dir, 'predictions.csv'), '--quiet'],
+      ['-m', 'training.train', '--csv', CSV_PATH, '--out', join(dir, 'model.json'), '--predictions-out', join(dir, 'predictions.csv'), '--shap-out', join(dir, 'shap.csv')],
       { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 },
     );
     if (result.status !== 0) throw new Error(`training failed (${result.status}): ${result.stderr}`);
-    console.log(`training command took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`training command (with shap's TreeExplainer on every row) took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(result.stderr.split('\n').filter((line) => line.startsWith('wrote')).join('\n'));
+    shapLines = readFileSync(join(dir, 'shap.csv'), 'utf8').trim().split('\n');
     trainedBytes = readFileSync(join(dir, 'model.json'));
     const lines = readFileSync(join(dir, 'predictions.csv'), 'utf8').trim().split('\n');
     expect(lines[0]).toBe('row,id,date,period,excluded,raw,estimate');
@@ -69,7 +89,9 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
       return { row: Number(row), id: id as string, date: date as string, period: period as string, excluded: excluded === '1', raw: Number(raw), estimate: Number(estimate) };
     });
     sales = readSales(CSV_PATH);
-    model = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
+    const shipped = readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path));
+    model = parseModelFile(shipped);
+    served = parseHouseModel(shipped);
   }, 600_000);
 
   afterAll(() => {
@@ -103,6 +125,16 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     const batch = evaluator.predictMany(sales.map((s) => s.house));
     expect(batch.every((p, i) => p.raw === (sk[i] as SkPrediction).raw)).toBe(true);
     expect(batch.map((p) => p.estimate)).toEqual(sales.map((s) => evaluator.predict(s.house).estimate));
+    // The service's whole-dollar answers are sklearn's estimates through the one rounding.
+    const answers = estimateHouses(
+      sales.map((s) => s.house),
+      served,
+    );
+    const differing = answers.filter((a, i) => {
+      const expected = dollarAnswer((sk[i] as SkPrediction).estimate, model.range);
+      return a.estimate_usd !== expected.estimate_usd || a.range_usd.low !== expected.range_usd.low || a.range_usd.high !== expected.range_usd.high;
+    });
+    expect(differing).toEqual([]);
     console.log(
       `parity over ${sales.length} houses: raw identical ${rawExact}, max relative difference raw ${maxRawRel}, ` +
         `estimate identical ${estExact}, max relative difference estimate ${maxEstRel}`,
@@ -111,15 +143,63 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     expect(maxEstRel).toBeLessThanOrEqual(1e-9);
   });
 
-  it("reproduces the model card's test figures from the TypeScript predictions", () => {
+  it("matches shap's TreeExplainer on every house, within 1e-9 on the raw scale (features and fields)", () => {
     const evaluator = createEvaluator(model);
+    const attributor = createFieldAttributor(model, evaluator);
+    const expected = Number((shapLines[0] ?? '').split(',')[1]);
+    expect(shapLines[0]).toMatch(/^expected_value,/);
+    expect(shapLines[1]).toBe(`row,${model.features.map((f) => f.name).join(',')}`);
+    expect(shapLines).toHaveLength(sales.length + 2);
+    expect(Math.abs(attributor.baseline - expected)).toBeLessThanOrEqual(1e-9);
+    // The attribution rule of field-attribution.ts, applied to shap's feature values.
+    const started = performance.now();
+    let maxFeature = 0;
+    let maxField = 0;
+    let maxAdditivity = 0;
+    for (const sale of sales) {
+      const reference = (shapLines[sale.row + 2] as string).split(',').map(Number);
+      if (reference[0] !== sale.row) throw new Error(`shap values out of order at row ${sale.row}`);
+      const mine = attributor.explain(sale.house);
+      const fields = new Float64Array(16);
+      const add = (field: HouseField, v: number) => {
+        const i = HOUSE_FIELD_INDEX[field];
+        fields[i] = (fields[i] as number) + v;
+      };
+      model.features.forEach((f, i) => {
+        const v = reference[i + 1] as number;
+        maxFeature = Math.max(maxFeature, Math.abs(v - (mine.features[i] as number)));
+        if (f.kind === 'input') add(f.name, v);
+        else if (f.kind === 'add_scaled') {
+          add(f.x, v / (1 + Math.abs(f.c)));
+          add(f.y, v - v / (1 + Math.abs(f.c)));
+        } else {
+          add(Number(sale.house[f.x]) >= Number(sale.house[f.y]) ? f.x : f.y, v);
+        }
+      });
+      fields.forEach((v, i) => (maxField = Math.max(maxField, Math.abs(v - (mine.fields[i] as number)))));
+      maxAdditivity = Math.max(maxAdditivity, Math.abs(mine.fields.reduce((t, v) => t + v, mine.baseline) - mine.raw));
+    }
+    const ms = performance.now() - started;
+    console.log(
+      `TreeSHAP parity over ${sales.length} houses: max |difference| features ${maxFeature}, fields ${maxField}; ` +
+        `max |baseline + contributions - raw| ${maxAdditivity}; TypeScript explanations ${(ms / sales.length).toFixed(3)} ms each`,
+    );
+    expect(maxFeature).toBeLessThanOrEqual(1e-9);
+    expect(maxField).toBeLessThanOrEqual(1e-9);
+    expect(maxAdditivity).toBeLessThanOrEqual(1e-9);
+  }, 600_000);
+
+  it("reproduces the model card's test figures from the service's answers", () => {
     const asOf = model.prices_as_of;
     const test = sales.filter((sale) => sale.date > asOf && !(sk[sale.row] as SkPrediction).excluded);
     const excluded = sales.filter((sale) => (sk[sale.row] as SkPrediction).excluded);
     const training = model.card.training as { sales: number; excluded: { training_period: number; test_period: number } };
     expect(excluded.length).toBe(training.excluded.training_period + training.excluded.test_period);
     expect(sales.filter((s) => s.date <= asOf && !(sk[s.row] as SkPrediction).excluded)).toHaveLength(training.sales);
-    const answers = test.map((sale) => dollarAnswer(evaluator.predict(sale.house).estimate, model.range));
+    const answers = estimateHouses(
+      test.map((sale) => sale.house),
+      served,
+    );
     const prices = test.map((sale) => sale.price);
     const errPct = answers.map((a, i) => ((a.estimate_usd - (prices[i] as number)) / (prices[i] as number)) * 100);
     const absErr = errPct.map((e) => Math.abs(e));
@@ -146,6 +226,6 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     const covered = answers.filter((a, i) => a.range_usd.low <= (prices[i] as number) && (prices[i] as number) <= a.range_usd.high).length;
     expect(round(covered / test.length, 4)).toBe(model.card.range.measured_test_coverage);
     expect(model.card.range).toEqual(model.range);
-    console.log(`card reproduced from TypeScript: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
+    console.log(`card reproduced from the service's answers: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HouseInput } from '../../../src/services/houses/model/model-file.js';
+import { fieldFromNumber, HOUSE_FIELDS, type House } from '../../../src/services/houses/house.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SHARED_DATA_DIR = process.env.SHARED_DATA_DIR ?? resolve(REPO_ROOT, '../shared/data');
@@ -26,7 +26,7 @@ export interface CsvSale {
   id: string;
   date: string; // YYYY-MM-DD
   price: number;
-  house: HouseInput;
+  house: House;
 }
 
 /** kc_house_data.csv: no cell holds a comma, quoted cells are plain strings. */
@@ -49,24 +49,8 @@ export function readSales(path: string): CsvSale[] {
       id: cell('id'),
       date: `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`,
       price: num('price'),
-      house: {
-        bedrooms: num('bedrooms'),
-        bathrooms: num('bathrooms'),
-        floors: num('floors'),
-        sqft_living: num('sqft_living'),
-        sqft_basement: num('sqft_basement'),
-        sqft_lot: num('sqft_lot'),
-        waterfront: cell('waterfront') === '1',
-        view: num('view'),
-        condition: num('condition'),
-        grade: num('grade'),
-        yr_built: num('yr_built'),
-        yr_renovated: num('yr_renovated'),
-        lat: num('lat'),
-        long: num('long'),
-        sqft_living15: num('sqft_living15'),
-        sqft_lot15: num('sqft_lot15'),
-      },
+      // The CSV's columns are named like the request fields; waterfront's 1/0 read as the model reads it.
+      house: Object.fromEntries(HOUSE_FIELDS.map((field) => [field, fieldFromNumber(field, num(field))])) as House,
     };
   });
 }

@@ -5,8 +5,8 @@
  * missing_go_to_left. All trees are flattened into typed arrays once, at load; a
  * prediction allocates nothing per tree.
  */
-import type { FeatureSpec, HouseInput, ModelFile, RequestField } from './model-file.js';
-import { REQUEST_FIELDS } from './model-file.js';
+import { fieldAsNumber, HOUSE_FIELD_INDEX, HOUSE_FIELDS, type House, type HouseField } from '../house.js';
+import type { FeatureSpec, ModelFile } from './model-file.js';
 
 export interface Prediction {
   /** The trees' sum, log(price / sqft_living). */
@@ -15,51 +15,18 @@ export interface Prediction {
   estimate: number;
 }
 
-export interface DollarAnswer {
-  estimate_usd: number;
-  range_usd: { low: number; high: number };
-}
-
 export interface Evaluator {
   readonly featureCount: number;
   readonly treeCount: number;
   /** The model's input vector of a house (the derived features computed as in training). */
-  features(house: HouseInput): Float64Array;
-  predictRaw(house: HouseInput): number;
-  predict(house: HouseInput): Prediction;
+  features(house: House): Float64Array;
+  predictRaw(house: House): number;
+  predict(house: House): Prediction;
   /**
    * Predictions of several houses, identical to predict() on each: the trees are walked
    * tree by tree over all houses (better cache use), each house's sum in the same order.
    */
-  predictMany(houses: readonly HouseInput[]): Prediction[];
-}
-
-/** Round half up to whole dollars (Math.round); the service and the model card use this. */
-export function roundDollars(x: number): number {
-  return Math.round(x);
-}
-
-/**
- * The service's answer in whole dollars: estimate_usd = round(estimate), the range is
- * round(estimate_usd * low_factor) .. round(estimate_usd * high_factor). The model card's
- * figures and measured coverage are computed exactly this way.
- */
-export function dollarAnswer(estimate: number, range: { low_factor: number; high_factor: number }): DollarAnswer {
-  const estimateUsd = roundDollars(estimate);
-  return {
-    estimate_usd: estimateUsd,
-    range_usd: { low: roundDollars(estimateUsd * range.low_factor), high: roundDollars(estimateUsd * range.high_factor) },
-  };
-}
-
-const FIELD_INDEX: Record<RequestField, number> = Object.fromEntries(REQUEST_FIELDS.map((f, i) => [f, i])) as Record<
-  RequestField,
-  number
->;
-
-function inputValue(house: HouseInput, f: RequestField): number {
-  const v = house[f];
-  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+  predictMany(houses: readonly House[]): Prediction[];
 }
 
 // Feature program: kind 0 input, 1 add_scaled (x + c * y), 2 max(x, y); x and y index the
@@ -73,16 +40,16 @@ function compileFeatures(specs: FeatureSpec[]) {
   specs.forEach((s, i) => {
     if (s.kind === 'input') {
       kind[i] = 0;
-      x[i] = FIELD_INDEX[s.name];
+      x[i] = HOUSE_FIELD_INDEX[s.name];
     } else if (s.kind === 'add_scaled') {
       kind[i] = 1;
-      x[i] = FIELD_INDEX[s.x];
-      y[i] = FIELD_INDEX[s.y];
+      x[i] = HOUSE_FIELD_INDEX[s.x];
+      y[i] = HOUSE_FIELD_INDEX[s.y];
       c[i] = s.c;
     } else {
       kind[i] = 2;
-      x[i] = FIELD_INDEX[s.x];
-      y[i] = FIELD_INDEX[s.y];
+      x[i] = HOUSE_FIELD_INDEX[s.x];
+      y[i] = HOUSE_FIELD_INDEX[s.y];
     }
   });
   return { n, kind, x, y, c };
@@ -122,11 +89,11 @@ export function createEvaluator(model: ModelFile): Evaluator {
     offset += order.length;
   });
   const baseline = model.baseline;
-  const fields = new Float64Array(REQUEST_FIELDS.length);
+  const fields = new Float64Array(HOUSE_FIELDS.length);
   const xs = new Float64Array(prog.n);
 
-  function fill(house: HouseInput): Float64Array {
-    for (let i = 0; i < REQUEST_FIELDS.length; i++) fields[i] = inputValue(house, REQUEST_FIELDS[i] as RequestField);
+  function fill(house: House): Float64Array {
+    for (let i = 0; i < HOUSE_FIELDS.length; i++) fields[i] = fieldAsNumber(house, HOUSE_FIELDS[i] as HouseField);
     for (let i = 0; i < prog.n; i++) {
       const a = fields[prog.x[i] as number] as number;
       const k = prog.kind[i];
@@ -139,7 +106,7 @@ export function createEvaluator(model: ModelFile): Evaluator {
     return xs;
   }
 
-  function predictRaw(house: HouseInput): number {
+  function predictRaw(house: House): number {
     const x = fill(house);
     let hasNaN = false;
     for (let k = 0; k < x.length; k++) if (Number.isNaN(x[k])) hasNaN = true;
@@ -173,14 +140,14 @@ export function createEvaluator(model: ModelFile): Evaluator {
     return sum;
   }
 
-  function predictMany(houses: readonly HouseInput[]): Prediction[] {
+  function predictMany(houses: readonly House[]): Prediction[] {
     const n = houses.length;
     const width = prog.n;
     const X = new Float64Array(n * width);
     const sums = new Float64Array(n);
     let hasNaN = false;
     for (let h = 0; h < n; h++) {
-      X.set(fill(houses[h] as HouseInput), h * width);
+      X.set(fill(houses[h] as House), h * width);
       sums[h] = 0 + baseline; // as predictRaw: 0, then += baseline
     }
     for (let k = 0; k < X.length; k++) if (Number.isNaN(X[k])) hasNaN = true;
@@ -204,7 +171,7 @@ export function createEvaluator(model: ModelFile): Evaluator {
     });
   }
 
-  function predictOne(house: HouseInput): Prediction {
+  function predictOne(house: House): Prediction {
     const raw = predictRaw(house);
     return { raw, estimate: Math.exp(raw) * house.sqft_living };
   }

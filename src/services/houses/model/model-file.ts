@@ -1,344 +1,265 @@
 /**
  * The house-price model file (models/kc-hgb-*.json), written by `python -m training.train`
- * (see training/README.md): its types and a strict parser that refuses a malformed file
- * with a clear Error before anything is evaluated.
+ * (see training/README.md): its TypeBox schema (the types derive from it), the tree checks a schema
+ * cannot express, and the parser that refuses a malformed file with a clear Error before anything is
+ * evaluated. The request fields, the model area and the rare-value groups are those of ../house.ts.
  */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { HOUSE_FIELDS, HouseFieldName, ModelArea, RareValueGroup, type HouseField } from '../house.js';
 
-/** The 16 request fields of a House, in the contract's order. */
-export const REQUEST_FIELDS = [
-  'bedrooms',
-  'bathrooms',
-  'floors',
-  'sqft_living',
-  'sqft_basement',
-  'sqft_lot',
-  'waterfront',
-  'view',
-  'condition',
-  'grade',
-  'yr_built',
-  'yr_renovated',
-  'lat',
-  'long',
-  'sqft_living15',
-  'sqft_lot15',
-] as const;
+/** 2: the trees carry each node's training sample count, and the file holds the comparable sales. */
+export const SUPPORTED_FORMAT_VERSION = 2;
 
-export type RequestField = (typeof REQUEST_FIELDS)[number];
-
-/** A house as the service receives it (already validated). */
-export interface HouseInput {
-  bedrooms: number;
-  bathrooms: number;
-  floors: number;
-  sqft_living: number;
-  sqft_basement: number;
-  sqft_lot: number;
-  waterfront: boolean;
-  view: number;
-  condition: number;
-  grade: number;
-  yr_built: number;
-  yr_renovated: number;
-  lat: number;
-  long: number;
-  sqft_living15: number;
-  sqft_lot15: number;
-}
+const Text = Type.String({ minLength: 1 });
+const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+const PositiveInteger = Type.Integer({ minimum: 1 });
+const Numbers = Type.Array(Type.Number());
+const Bits = Type.Array(Type.Integer({ minimum: 0, maximum: 1 }));
 
 /**
  * One model input. `input`: a request field as a number (waterfront: 1 or 0).
  * `add_scaled`: x + c * y. `max`: max(x, y). All in float64, exactly as in training.
  */
-export type FeatureSpec =
-  | { name: RequestField; kind: 'input'; description?: string }
-  | { name: string; kind: 'add_scaled'; x: RequestField; y: RequestField; c: number; description?: string }
-  | { name: string; kind: 'max'; x: RequestField; y: RequestField; description?: string };
+const FeatureSpec = Type.Union(
+  [
+    Type.Object({ name: HouseFieldName, kind: Type.Literal('input'), description: Type.Optional(Text) }),
+    Type.Object({ name: Text, kind: Type.Literal('add_scaled'), x: HouseFieldName, y: HouseFieldName, c: Type.Number(), description: Type.Optional(Text) }),
+    Type.Object({ name: Text, kind: Type.Literal('max'), x: HouseFieldName, y: HouseFieldName, description: Type.Optional(Text) }),
+  ],
+  { description: '{kind: "input", name: a request field}, {kind: "add_scaled", name, x, y, c} or {kind: "max", name, x, y}' },
+);
+export type FeatureSpec = Static<typeof FeatureSpec>;
 
 /** raw = log(price / sqft_living); estimate = exp(raw) * sqft_living. */
-export interface TargetTransform {
-  name: 'log_price_per_sqft_living';
-  raw: string;
-  estimate: string;
-  denominator: 'sqft_living';
-}
+const TargetTransform = Type.Object({
+  name: Type.Literal('log_price_per_sqft_living'),
+  raw: Text,
+  estimate: Text,
+  denominator: Type.Literal('sqft_living'),
+});
 
-/** One tree as parallel arrays indexed by node; node 0 is the root. */
-export interface TreeArrays {
-  /** Feature index of a split node; -1 on leaves. */
-  feature: number[];
-  /** Go left when value <= threshold (scikit-learn's num_threshold, float64). */
-  threshold: number[];
-  /** 1: a missing (NaN) value goes left. */
-  missing_go_to_left: number[];
-  left: number[];
-  right: number[];
-  is_leaf: number[];
-  /** Leaf value (0 on split nodes). */
-  value: number[];
-}
+/**
+ * One tree as parallel arrays indexed by node; node 0 is the root. feature: the feature index of a
+ * split node, -1 on leaves; threshold: go left when value <= threshold (scikit-learn's num_threshold,
+ * float64); missing_go_to_left: 1 when a missing (NaN) value goes left; value: the leaf value (0 on
+ * split nodes); count: the training samples that reached the node (scikit-learn's node count).
+ */
+const TreeArrays = Type.Object({
+  feature: Type.Array(Type.Integer({ minimum: -1 }), { minItems: 1 }),
+  threshold: Numbers,
+  missing_go_to_left: Bits,
+  left: Type.Array(Type.Integer({ minimum: 0 })),
+  right: Type.Array(Type.Integer({ minimum: 0 })),
+  is_leaf: Bits,
+  value: Numbers,
+  count: Type.Array(PositiveInteger),
+});
+export type TreeArrays = Static<typeof TreeArrays>;
 
-export interface RangeSpec {
-  coverage: number;
-  low_factor: number;
-  high_factor: number;
-  measured_test_coverage: number;
-}
+const RangeSpec = Type.Object({
+  coverage: Type.Number(),
+  low_factor: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+  high_factor: Type.Number({ minimum: 1 }),
+  measured_test_coverage: Type.Number(),
+});
 
-export interface ModelArea {
-  lat_min: number;
-  lat_max: number;
-  long_min: number;
-  long_max: number;
-  margin_deg: number;
-}
+/**
+ * The training sales the service searches for comparable sales (training/comparables.py): the sale
+ * date, price and 16 request fields of each training sale (no id), as columns in one order.
+ */
+const ComparableSalesTable = Type.Object({
+  /** How many sales the service lists. */
+  count: PositiveInteger,
+  /** A sale is of similar size when its sqft_living is within this factor of the house's, both ways. */
+  similar_size_ratio: Type.Number({ minimum: 1 }),
+  earth_radius_km: Type.Number({ exclusiveMinimum: 0 }),
+  /** How many differing fields are named per sale. */
+  differing_fields: PositiveInteger,
+  /** Per request field other than lat/long: the spread a difference is divided by. */
+  scale: Type.Object(
+    Object.fromEntries(HOUSE_FIELDS.filter((f) => f !== 'lat' && f !== 'long').map((f) => [f, Type.Number({ exclusiveMinimum: 0 })])) as Record<
+      Exclude<HouseField, 'lat' | 'long'>,
+      ReturnType<typeof Type.Number>
+    >,
+  ),
+  sales: PositiveInteger,
+  /** The sale dates, in table order: [date, number of consecutive sales on that date]. */
+  date_runs: Type.Array(Type.Tuple([DateText, PositiveInteger])),
+  /** price and the 16 request fields (waterfront 1/0), each an array of `sales` numbers. */
+  columns: Type.Object(
+    Object.fromEntries(['price', ...HOUSE_FIELDS].map((f) => [f, Numbers])) as Record<'price' | HouseField, typeof Numbers>,
+  ),
+});
+export type ComparableSalesTable = Static<typeof ComparableSalesTable>;
 
-/** One warning per group: a house with any field of the group above its max. */
-export interface RareValueGroup {
-  name: string;
-  fields: RequestField[];
-  quantile: number;
-  max: Partial<Record<RequestField, number>>;
-}
+/** The model card, exactly as GET /v1/model returns it (further fields are kept as stored). */
+const ModelCard = Type.Object({
+  model_version: Text,
+  prices_as_of: DateText,
+  test: Type.Object({
+    sales: PositiveInteger,
+    first_sales: Text,
+    median_error_pct: Type.Number(),
+    mape_pct: Type.Number(),
+    within_10pct: Type.Number(),
+    over_by_10pct_or_more: Type.Number(),
+  }),
+  range: RangeSpec,
+  not_for: Type.Array(Text),
+  intended_use: Text,
+  training: Type.Record(Type.String(), Type.Unknown()),
+  features: Type.Array(Type.Unknown()),
+});
 
-export interface CardTest {
-  sales: number;
-  first_sales: string;
-  median_error_pct: number;
-  mape_pct: number;
-  within_10pct: number;
-  over_by_10pct_or_more: number;
-  [key: string]: unknown;
-}
+const ModelFileSchema = Type.Object({
+  format_version: Type.Literal(SUPPORTED_FORMAT_VERSION),
+  model_version: Text,
+  prices_as_of: DateText,
+  features: Type.Array(FeatureSpec, { minItems: 1 }),
+  target_transform: TargetTransform,
+  baseline: Type.Number(),
+  trees: Type.Array(TreeArrays, { minItems: 1 }),
+  range: RangeSpec,
+  model_area: Type.Object({ ...ModelArea.properties, margin_deg: Type.Number() }),
+  rare_value_thresholds: Type.Array(RareValueGroup),
+  /** Estimates at or above this many dollars get the high_value warning. */
+  high_value_usd: Type.Number({ exclusiveMinimum: 0 }),
+  card: ModelCard,
+  comparable_sales: ComparableSalesTable,
+  trained_with: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+export type ModelFile = Static<typeof ModelFileSchema>;
 
-/** The model card, exactly as GET /v1/model returns it. */
-export interface ModelCard {
-  model_version: string;
-  prices_as_of: string;
-  test: CardTest;
-  range: RangeSpec;
-  not_for: string[];
-  intended_use: string;
-  training: Record<string, unknown>;
-  features: { name: string; description: string }[];
-  [key: string]: unknown;
-}
+const modelFileValidator = Compile(ModelFileSchema);
 
-export interface ModelFile {
-  format_version: 1;
-  model_version: string;
-  prices_as_of: string;
-  features: FeatureSpec[];
-  target_transform: TargetTransform;
-  baseline: number;
-  trees: TreeArrays[];
-  range: RangeSpec;
-  model_area: ModelArea;
-  rare_value_thresholds: RareValueGroup[];
-  high_value_usd: number;
-  card: ModelCard;
-  trained_with?: Record<string, string>;
-}
-
-export const SUPPORTED_FORMAT_VERSION = 1;
-
-class Check {
-  constructor(private readonly path: string) {}
-
-  fail(message: string): never {
-    throw new Error(`malformed model file: ${this.path ? `${this.path}: ` : ''}${message}`);
+/** A refusal, with where in the file: `trees[3].left[0]: ...`. */
+class MalformedModelFile extends Error {
+  constructor(path: string, message: string) {
+    super(`malformed model file: ${path ? `${path}: ` : ''}${message}`);
   }
+}
 
-  at(key: string | number): Check {
-    return new Check(typeof key === 'number' ? `${this.path}[${key}]` : this.path ? `${this.path}.${key}` : key);
+/** `/trees/3/left/0` as `trees[3].left[0]`. */
+function readablePath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
+
+/** The schema at a `#/properties/...` path, for the description of a union no branch of which matched. */
+function schemaAt(schemaPath: string): TSchema | undefined {
+  let at: unknown = ModelFileSchema;
+  for (const part of schemaPath.split('/').slice(1)) at = (at as Record<string, unknown> | undefined)?.[part];
+  return at as TSchema | undefined;
+}
+
+type SchemaError = ReturnType<typeof modelFileValidator.Errors>[number];
+
+/** One schema error in words, with where: the missing keys named, a constant or enum with its values. */
+function describeSchemaError(error: SchemaError): MalformedModelFile {
+  const path = readablePath(error.instancePath);
+  const params = error.params as { requiredProperties?: string[]; allowedValue?: unknown; allowedValues?: unknown[] };
+  switch (error.keyword) {
+    case 'required':
+      return new MalformedModelFile((params.requiredProperties ?? []).map((key) => (path ? `${path}.${key}` : key)).join(', '), 'missing');
+    case 'const':
+      return new MalformedModelFile(path, `expected ${JSON.stringify(params.allowedValue)}`);
+    case 'enum':
+      return new MalformedModelFile(path, `expected one of ${(params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`);
+    default:
+      return new MalformedModelFile(path, error.message);
   }
 }
 
-type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * The first problem the schema finds. For a union (a feature's forms) the errors of its branches only
+ * say why each form failed: the one reported is that of the form the value names by its constant
+ * (its kind), or, when it names none, the union's description of the forms.
+ */
+function schemaProblem(value: unknown): MalformedModelFile | undefined {
+  if (modelFileValidator.Check(value)) return undefined;
+  const errors = [...modelFileValidator.Errors(value)];
+  const error = errors.find((e) => !e.schemaPath.includes('/anyOf/')) ?? errors[0];
+  if (!error) return new MalformedModelFile('', 'does not match the model file schema');
+  if (error.keyword !== 'anyOf') return describeSchemaError(error);
+  const prefix = `${error.schemaPath}/anyOf/`;
+  const branchOf = (e: SchemaError): string => e.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+  const branchErrors = errors.filter((e) => e.schemaPath.startsWith(prefix) && e.instancePath.startsWith(error.instancePath));
+  const otherForms = new Set(branchErrors.filter((e) => e.keyword === 'const').map(branchOf));
+  const inNamedForm = branchErrors.find((e) => !otherForms.has(branchOf(e)));
+  if (inNamedForm) return describeSchemaError(inNamedForm);
+  const description = (schemaAt(error.schemaPath) as { description?: string } | undefined)?.description ?? 'one of the allowed forms';
+  return new MalformedModelFile(readablePath(error.instancePath), `expected ${description}`);
 }
 
-function object(value: unknown, c: Check): Obj {
-  if (!isObject(value)) c.fail('expected an object');
-  return value;
-}
-
-function field(obj: Obj, key: string, c: Check): unknown {
-  if (!(key in obj)) c.at(key).fail('missing');
-  return obj[key];
-}
-
-function finite(value: unknown, c: Check): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) c.fail('expected a finite number');
-  return value;
-}
-
-function str(value: unknown, c: Check): string {
-  if (typeof value !== 'string' || value === '') c.fail('expected a non-empty string');
-  return value;
-}
-
-function date(value: unknown, c: Check): string {
-  const s = str(value, c);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) c.fail('expected a date YYYY-MM-DD');
-  return s;
-}
-
-function array(value: unknown, c: Check): unknown[] {
-  if (!Array.isArray(value)) c.fail('expected an array');
-  return value;
-}
-
-function requestField(value: unknown, c: Check): RequestField {
-  if (typeof value !== 'string' || !(REQUEST_FIELDS as readonly string[]).includes(value)) {
-    c.fail(`expected one of the 16 request fields, got ${JSON.stringify(value)}`);
+/**
+ * What a schema cannot say about a tree: every array as long as `feature`; a leaf has feature -1, a
+ * split a feature index below the feature count and two children after it (so every walk ends at a
+ * leaf: the tree is acyclic) that no other split names (each node has one parent); a split's count is
+ * the sum of its children's (TreeSHAP weighs by them).
+ */
+function treeProblem(tree: TreeArrays, featureCount: number, path: string): MalformedModelFile | undefined {
+  const n = tree.feature.length;
+  for (const key of ['threshold', 'missing_go_to_left', 'left', 'right', 'is_leaf', 'value', 'count'] as const) {
+    if (tree[key].length !== n) return new MalformedModelFile(`${path}.${key}`, `expected ${n} items, got ${tree[key].length}`);
   }
-  return value as RequestField;
-}
-
-function numberArray(value: unknown, length: number | undefined, c: Check, integer: boolean): number[] {
-  const a = array(value, c);
-  if (length !== undefined && a.length !== length) c.fail(`expected ${length} items, got ${a.length}`);
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i];
-    if (typeof v !== 'number' || Number.isNaN(v) || (integer && !Number.isInteger(v))) {
-      c.at(i).fail(integer ? 'expected an integer' : 'expected a number');
-    }
-  }
-  return a as number[];
-}
-
-function parseFeatures(value: unknown, c: Check): FeatureSpec[] {
-  const list = array(value, c);
-  if (list.length === 0) c.fail('no features');
-  const names = new Set<string>();
-  return list.map((item, i) => {
-    const fc = c.at(i);
-    const o = object(item, fc);
-    const name = str(field(o, 'name', fc), fc.at('name'));
-    if (names.has(name)) fc.at('name').fail(`duplicate feature ${name}`);
-    names.add(name);
-    const description = o.description === undefined ? undefined : str(o.description, fc.at('description'));
-    const kind = field(o, 'kind', fc);
-    const extra = description === undefined ? {} : { description };
-    if (kind === 'input') {
-      return { name: requestField(name, fc.at('name')), kind, ...extra };
-    }
-    const x = requestField(field(o, 'x', fc), fc.at('x'));
-    const y = requestField(field(o, 'y', fc), fc.at('y'));
-    if (kind === 'add_scaled') {
-      return { name, kind, x, y, c: finite(field(o, 'c', fc), fc.at('c')), ...extra };
-    }
-    if (kind === 'max') return { name, kind, x, y, ...extra };
-    return fc.at('kind').fail(`unknown feature kind ${JSON.stringify(kind)}`);
-  });
-}
-
-function parseTree(value: unknown, nFeatures: number, c: Check): TreeArrays {
-  const o = object(value, c);
-  const feature = numberArray(field(o, 'feature', c), undefined, c.at('feature'), true);
-  const n = feature.length;
-  if (n === 0) c.at('feature').fail('empty tree');
-  const tree: TreeArrays = {
-    feature,
-    threshold: numberArray(field(o, 'threshold', c), n, c.at('threshold'), false),
-    missing_go_to_left: numberArray(field(o, 'missing_go_to_left', c), n, c.at('missing_go_to_left'), true),
-    left: numberArray(field(o, 'left', c), n, c.at('left'), true),
-    right: numberArray(field(o, 'right', c), n, c.at('right'), true),
-    is_leaf: numberArray(field(o, 'is_leaf', c), n, c.at('is_leaf'), true),
-    value: numberArray(field(o, 'value', c), n, c.at('value'), false),
-  };
+  const parents = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    const nc = c.at(`node ${i}`);
-    const leaf = tree.is_leaf[i];
-    const miss = tree.missing_go_to_left[i];
-    if (leaf !== 0 && leaf !== 1) nc.fail('is_leaf must be 0 or 1');
-    if (miss !== 0 && miss !== 1) nc.fail('missing_go_to_left must be 0 or 1');
-    if (leaf === 1) {
-      if (feature[i] !== -1) nc.fail('a leaf must have feature -1');
-      if (!Number.isFinite(tree.value[i])) nc.fail('leaf value must be finite');
-    } else {
-      const f = feature[i] as number;
-      const l = tree.left[i] as number;
-      const r = tree.right[i] as number;
-      if (f < 0 || f >= nFeatures) nc.fail(`feature index ${f} outside 0..${nFeatures - 1}`);
-      // Children come after their parent: walking always ends at a leaf.
-      if (l <= i || l >= n || r <= i || r >= n) nc.fail('child index out of range');
+    const at = `${path}.node ${i}`;
+    const feature = tree.feature[i] as number;
+    if (tree.is_leaf[i] === 1) {
+      if (feature !== -1) return new MalformedModelFile(at, 'a leaf must have feature -1');
+      continue;
+    }
+    if (feature < 0 || feature >= featureCount) return new MalformedModelFile(at, `feature index ${feature} outside 0..${featureCount - 1}`);
+    const left = tree.left[i] as number;
+    const right = tree.right[i] as number;
+    if (left <= i || left >= n || right <= i || right >= n) return new MalformedModelFile(at, 'child index out of range');
+    if (left === right || parents[left] || parents[right]) return new MalformedModelFile(at, 'a child of two splits');
+    parents[left] = 1;
+    parents[right] = 1;
+    if (tree.count[i] !== (tree.count[left] as number) + (tree.count[right] as number)) {
+      return new MalformedModelFile(at, `count ${tree.count[i]} is not the sum of its children's (${tree.count[left]} + ${tree.count[right]})`);
     }
   }
-  return tree;
+  return undefined;
 }
 
-function parseRange(value: unknown, c: Check): RangeSpec {
-  const o = object(value, c);
-  const range = {
-    coverage: finite(field(o, 'coverage', c), c.at('coverage')),
-    low_factor: finite(field(o, 'low_factor', c), c.at('low_factor')),
-    high_factor: finite(field(o, 'high_factor', c), c.at('high_factor')),
-    measured_test_coverage: finite(field(o, 'measured_test_coverage', c), c.at('measured_test_coverage')),
-  };
-  if (!(range.low_factor > 0 && range.low_factor <= 1 && range.high_factor >= 1)) {
-    c.fail('expected 0 < low_factor <= 1 <= high_factor');
+/** The checks across fields: the trees, the feature names, the groups' maxima, the table's lengths, the card. */
+function contentProblem(file: ModelFile): MalformedModelFile | undefined {
+  const names = new Set<string>();
+  for (const [i, feature] of file.features.entries()) {
+    if (names.has(feature.name)) return new MalformedModelFile(`features[${i}].name`, `duplicate feature ${feature.name}`);
+    names.add(feature.name);
   }
-  return range;
-}
-
-function parseArea(value: unknown, c: Check): ModelArea {
-  const o = object(value, c);
-  const area = {
-    lat_min: finite(field(o, 'lat_min', c), c.at('lat_min')),
-    lat_max: finite(field(o, 'lat_max', c), c.at('lat_max')),
-    long_min: finite(field(o, 'long_min', c), c.at('long_min')),
-    long_max: finite(field(o, 'long_max', c), c.at('long_max')),
-    margin_deg: finite(field(o, 'margin_deg', c), c.at('margin_deg')),
-  };
-  if (!(area.lat_min < area.lat_max && area.long_min < area.long_max)) c.fail('empty area');
-  return area;
-}
-
-function parseRare(value: unknown, c: Check): RareValueGroup[] {
-  return array(value, c).map((item, i) => {
-    const gc = c.at(i);
-    const o = object(item, gc);
-    const fields = array(field(o, 'fields', gc), gc.at('fields')).map((f, j) => requestField(f, gc.at('fields').at(j)));
-    if (fields.length === 0) gc.at('fields').fail('no fields');
-    const maxObj = object(field(o, 'max', gc), gc.at('max'));
-    const max: Partial<Record<RequestField, number>> = {};
-    for (const f of fields) max[f] = finite(field(maxObj, f, gc.at('max')), gc.at('max').at(f));
-    return {
-      name: str(field(o, 'name', gc), gc.at('name')),
-      fields,
-      quantile: finite(field(o, 'quantile', gc), gc.at('quantile')),
-      max,
-    };
-  });
-}
-
-function parseCard(value: unknown, c: Check): ModelCard {
-  const o = object(value, c);
-  const tc = c.at('test');
-  const t = object(field(o, 'test', c), tc);
-  const sales = finite(field(t, 'sales', tc), tc.at('sales'));
-  if (!Number.isInteger(sales) || sales <= 0) tc.at('sales').fail('expected a positive integer');
-  for (const k of ['median_error_pct', 'mape_pct', 'within_10pct', 'over_by_10pct_or_more']) {
-    finite(field(t, k, tc), tc.at(k));
+  for (const [i, tree] of file.trees.entries()) {
+    const problem = treeProblem(tree, file.features.length, `trees[${i}]`);
+    if (problem) return problem;
   }
-  str(field(t, 'first_sales', tc), tc.at('first_sales'));
-  str(field(o, 'model_version', c), c.at('model_version'));
-  date(field(o, 'prices_as_of', c), c.at('prices_as_of'));
-  str(field(o, 'intended_use', c), c.at('intended_use'));
-  parseRange(field(o, 'range', c), c.at('range'));
-  object(field(o, 'training', c), c.at('training'));
-  array(field(o, 'features', c), c.at('features'));
-  const notFor = array(field(o, 'not_for', c), c.at('not_for'));
-  notFor.forEach((s, i) => str(s, c.at('not_for').at(i)));
-  if (!notFor.some((s) => /lending/i.test(String(s)))) c.at('not_for').fail('must state: not for lending');
-  return o as unknown as ModelCard;
+  const area = file.model_area;
+  if (!(area.lat_min < area.lat_max && area.long_min < area.long_max)) return new MalformedModelFile('model_area', 'empty area');
+  for (const [i, group] of file.rare_value_thresholds.entries()) {
+    const missing = group.fields.find((field) => !Object.hasOwn(group.max, field));
+    if (missing) return new MalformedModelFile(`rare_value_thresholds[${i}].max.${missing}`, 'missing');
+  }
+  const table = file.comparable_sales;
+  const dated = table.date_runs.reduce((total, [, count]) => total + count, 0);
+  if (dated !== table.sales) return new MalformedModelFile('comparable_sales.date_runs', `the runs count ${dated} sales, expected ${table.sales}`);
+  for (const [key, column] of Object.entries(table.columns)) {
+    if (column.length !== table.sales) return new MalformedModelFile(`comparable_sales.columns.${key}`, `expected ${table.sales} items, got ${column.length}`);
+  }
+  if (!table.columns.sqft_living.every((v) => v > 0)) return new MalformedModelFile('comparable_sales.columns.sqft_living', 'expected positive numbers');
+  if (!file.card.not_for.some((s) => /lending/i.test(s))) return new MalformedModelFile('card.not_for', 'must state: not for lending');
+  if (file.card.model_version !== file.model_version || file.card.prices_as_of !== file.prices_as_of) {
+    return new MalformedModelFile('card', 'model_version / prices_as_of differ from the file');
+  }
+  return undefined;
 }
 
-/** Parse and check a model file (its text, bytes, or already JSON-parsed value). */
+/** Parse and check a model file (its text, bytes, or already JSON-parsed value); the file as it is, typed. */
 export function parseModelFile(input: string | Uint8Array | unknown): ModelFile {
   let value: unknown = input;
   if (typeof input === 'string' || input instanceof Uint8Array) {
@@ -346,39 +267,15 @@ export function parseModelFile(input: string | Uint8Array | unknown): ModelFile 
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new Error(`malformed model file: not JSON (${(error as Error).message})`);
+      throw new MalformedModelFile('', `not JSON (${(error as Error).message})`);
     }
   }
-  const c = new Check('');
-  const o = object(value, c);
-  const version = field(o, 'format_version', c);
-  if (version !== SUPPORTED_FORMAT_VERSION) {
-    c.at('format_version').fail(`unsupported ${JSON.stringify(version)}, expected ${SUPPORTED_FORMAT_VERSION}`);
+  // The version first: a file of another format is named as such, not by its first difference.
+  const version = typeof value === 'object' && value !== null ? (value as { format_version?: unknown }).format_version : undefined;
+  if (version !== undefined && version !== SUPPORTED_FORMAT_VERSION) {
+    throw new MalformedModelFile('format_version', `unsupported ${JSON.stringify(version)}, expected ${SUPPORTED_FORMAT_VERSION}`);
   }
-  const features = parseFeatures(field(o, 'features', c), c.at('features'));
-  const tt = object(field(o, 'target_transform', c), c.at('target_transform'));
-  if (tt.name !== 'log_price_per_sqft_living' || tt.denominator !== 'sqft_living') {
-    c.at('target_transform').fail(`unsupported ${JSON.stringify(tt.name)}`);
-  }
-  const trees = array(field(o, 'trees', c), c.at('trees')).map((t, i) => parseTree(t, features.length, c.at('trees').at(i)));
-  if (trees.length === 0) c.at('trees').fail('no trees');
-  const file: ModelFile = {
-    format_version: SUPPORTED_FORMAT_VERSION,
-    model_version: str(field(o, 'model_version', c), c.at('model_version')),
-    prices_as_of: date(field(o, 'prices_as_of', c), c.at('prices_as_of')),
-    features,
-    target_transform: tt as unknown as TargetTransform,
-    baseline: finite(field(o, 'baseline', c), c.at('baseline')),
-    trees,
-    range: parseRange(field(o, 'range', c), c.at('range')),
-    model_area: parseArea(field(o, 'model_area', c), c.at('model_area')),
-    rare_value_thresholds: parseRare(field(o, 'rare_value_thresholds', c), c.at('rare_value_thresholds')),
-    high_value_usd: finite(field(o, 'high_value_usd', c), c.at('high_value_usd')),
-    card: parseCard(field(o, 'card', c), c.at('card')),
-  };
-  if (isObject(o.trained_with)) file.trained_with = o.trained_with as Record<string, string>;
-  if (file.card.model_version !== file.model_version || file.card.prices_as_of !== file.prices_as_of) {
-    c.at('card').fail('model_version / prices_as_of differ from the file');
-  }
-  return file;
+  const problem = schemaProblem(value) ?? contentProblem(value as ModelFile);
+  if (problem) throw problem;
+  return value as ModelFile;
 }

@@ -1,0 +1,55 @@
+import createClient from 'openapi-fetch';
+import type { components, paths } from './houses-schema.js';
+
+type House = components['schemas']['House'];
+type Estimate = components['schemas']['Estimate'];
+type WarningCode = components['schemas']['WarningCode'];
+type ExplainedEstimate = components['schemas']['ExplainedEstimate'];
+type FieldContribution = components['schemas']['FieldContribution'];
+type ComparableSale = components['schemas']['ComparableSale'];
+
+/** Calls every operation of the house-price service; answers by operationId. */
+export async function callEveryOperation(baseUrl: string, apiKey: string): Promise<Record<string, { status: number; body: unknown }>> {
+  const client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
+  const house: House = {
+    bedrooms: 3,
+    bathrooms: 1.75,
+    floors: 1,
+    sqft_living: 1800,
+    sqft_basement: 600,
+    sqft_lot: 6000,
+    waterfront: false,
+    view: 0,
+    condition: 4,
+    grade: 7,
+    yr_built: 1962,
+    yr_renovated: 0,
+    lat: 47.55,
+    long: -122.3,
+    sqft_living15: 1700,
+    sqft_lot15: 6100,
+  };
+  const one = await client.POST('/v1/estimates', { body: house });
+  // The batch takes the same House type as the single estimate and answers the same Estimate type.
+  const batch = await client.POST('/v1/estimates/batch', { body: { houses: [house, { ...house, grade: 9, sqft_living: 2600 }] } });
+  const estimates: Estimate[] = batch.data?.estimates ?? [];
+  const codes: WarningCode[] = estimates.flatMap((estimate) => estimate.warnings.map((warning) => warning.code));
+  // The explain routes take the same House and batch request types and answer ExplainedEstimate.
+  const explained = await client.POST('/v1/estimates/explain', { body: house });
+  const explainedBatch = await client.POST('/v1/estimates/explain/batch', { body: { houses: [house] } });
+  const explainedEstimates: ExplainedEstimate[] = explainedBatch.data?.estimates ?? [];
+  const largest: FieldContribution | undefined = explained.data?.explanation.fields[0];
+  const nearest: ComparableSale | undefined = explained.data?.comparable_sales[0];
+  const card = await client.GET('/v1/model');
+  const health = await client.GET('/health');
+  const ready = await client.GET('/ready');
+  return {
+    estimatePrice: { status: one.response.status, body: one.data },
+    estimatePrices: { status: batch.response.status, body: { estimates, codes } },
+    explainEstimate: { status: explained.response.status, body: { field: largest?.field, nearest_sale_km: nearest?.distance_km } },
+    explainEstimates: { status: explainedBatch.response.status, body: explainedEstimates.map((estimate) => estimate.estimate_usd) },
+    getModelCard: { status: card.response.status, body: card.data?.model_area },
+    getHealth: { status: health.response.status, body: health.data?.status },
+    getReadiness: { status: ready.response.status, body: ready.data?.status },
+  };
+}
