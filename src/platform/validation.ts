@@ -124,7 +124,7 @@ export function buildValidatorCompiler(sharedSchemas: readonly object[]): Fastif
 }
 
 /** The part of the request a validation error is about, as Fastify names it. */
-export type RequestPart = 'body' | 'querystring' | 'params' | 'headers' | string;
+export type RequestPart = string;
 
 /** What the whole part is called when an error is about it rather than one of its fields. */
 function wholeNameOf(part: RequestPart): string {
@@ -147,10 +147,10 @@ function join(parent: string, child: string): string {
 export function fieldOfError(error: ErrorObject, wholeName: string): string {
   const parent = pointerToPath(error.instancePath);
   if (error.keyword === 'required') {
-    return join(parent, String((error.params as { missingProperty: string }).missingProperty));
+    return join(parent, (error.params as { missingProperty: string }).missingProperty);
   }
   if (error.keyword === 'additionalProperties') {
-    return join(parent, String((error.params as { additionalProperty: string }).additionalProperty));
+    return join(parent, (error.params as { additionalProperty: string }).additionalProperty);
   }
   if (parent === '') return wholeName;
   // A repeated query parameter is an array: its second value is still the parameter, not `name.1`

@@ -260,7 +260,7 @@ function contentProblem(file: ModelFile): MalformedModelFile | undefined {
 }
 
 /** Parse and check a model file (its text, bytes, or already JSON-parsed value); the file as it is, typed. */
-export function parseModelFile(input: string | Uint8Array | unknown): ModelFile {
+export function parseModelFile(input: unknown): ModelFile {
   let value: unknown = input;
   if (typeof input === 'string' || input instanceof Uint8Array) {
     const text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: true }).decode(input);
