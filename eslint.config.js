@@ -21,6 +21,8 @@ export default tseslint.config(
       // Fastify's callback style (`(req, reply, done) => done()`) returns a void call from an arrow
       // shorthand; statement bodies and other void expressions stay errors.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // Dropping keys with a rest pattern (`{ start: _start, ...rest }`) is the idiom for an object without them.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },
   },
   {
