@@ -171,13 +171,15 @@ export async function registerRateLimit(
     await firstContact(redis);
     const prefix = `city-services:rate-limit:${service}:`;
     const shared = new RedisStore(false, false, redis, prefix);
-    store = class {
+    // The plugin constructs its store itself (`new store(options)`): a subclass bound to this Redis.
+    store = class extends RedisOrLocalStore {
       constructor() {
-        return new RedisOrLocalStore(redis, shared, new LocalStore(false, false));
+        super(redis, shared, new LocalStore(false, false));
       }
-    } as unknown as new () => CounterStore;
-    app.addHook('onClose', async () => {
+    };
+    app.addHook('onClose', (_instance, done) => {
       redis.disconnect();
+      done();
     });
   }
   await app.register(fastifyRateLimit, {

@@ -51,7 +51,7 @@ function boundedArraysOf(schema: unknown, named: ReadonlyMap<string, unknown>, k
   const node = schema as Schema;
   if (typeof node.$ref === 'string') return boundedArraysOf(named.get(node.$ref), named, keys, depth + 1);
   if (node.type === 'array' && (typeof node.minItems === 'number' || typeof node.maxItems === 'number')) {
-    return [{ keys, schema: node as BoundedArray['schema'] }];
+    return [{ keys, schema: node }];
   }
   const properties = node.properties;
   if (properties === null || typeof properties !== 'object') return [];
@@ -246,7 +246,7 @@ function describeError(error: ErrorObject, noun: 'field' | 'parameter'): string 
       return `must be ${JSON.stringify(params.allowedValue)}`;
     case 'minItems':
     case 'maxItems':
-      return `must hold ${itemsRange(error.parentSchema as Schema | undefined, error)}`;
+      return `must hold ${itemsRange(error.parentSchema, error)}`;
     case 'anyOf':
     case 'oneOf':
       return Array.isArray(error.schema) ? `must be ${error.schema.map(describeSchema).join(' or ')}` : 'is not valid';

@@ -111,7 +111,7 @@ describe('compressed copies of answers with an ETag are kept, within a byte boun
 
   it('an answer is compressed once per ETag and encoding; the kept copies stay under the bound', async () => {
     const app = Fastify({ logger: false });
-    const kept = await registerCompression(app as unknown as PlatformApp, 64 * 1024);
+    const kept = await registerCompression(app, 64 * 1024);
     // 20 KB bodies that compress to about 10 KB (half random hex): many more than the bound holds.
     const bodies = new Map<number, Buffer>();
     const bodyOf = (id: number) => bodies.get(id) ?? bodies.set(id, Buffer.from(JSON.stringify({ id, text: randomBytes(5000).toString('hex') + 'a'.repeat(10_000) }))).get(id)!;

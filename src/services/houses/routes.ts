@@ -85,12 +85,12 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
    * A POST of the estimates tag: key required, validation errors reach the handler, the estimate
    * errors; the body and the 200 answer as named components with their examples.
    */
-  const postHouses = <B>(
+  const postHouses = (
     path: string,
     doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
-    handler: (request: FastifyRequest<{ Body: B }>) => unknown,
+    handler: (request: FastifyRequest<{ Body: never }>) => unknown,
   ): void => {
-    app.post<{ Body: B }>(
+    app.post<{ Body: never }>(
       path,
       {
         config: { requiresApiKey: true },
