@@ -21,7 +21,7 @@ const app = appDuringSuite(() => buildFixtureApp());
 const estimate = async (body: unknown) => {
   const response = await postJson(app, '/v1/estimates', body);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { estimate_usd: number; range_usd: { low: number; high: number }; model_version: string; prices_as_of: string; warnings: { code: string; fields: string[]; message: string }[] };
+  return response.json<{ estimate_usd: number; range_usd: { low: number; high: number }; model_version: string; prices_as_of: string; warnings: { code: string; fields: string[]; message: string }[] }>();
 };
 
 describe('estimate answer', () => {
@@ -107,7 +107,7 @@ describe('GET /ready', () => {
     });
     const response = await broken.inject({ url: '/ready' });
     expect(response.statusCode).toBe(503);
-    expect((response.json() as { error: { code: string } }).error.code).toBe('model_unavailable');
+    expect((response.json<{ error: { code: string } }>()).error.code).toBe('model_unavailable');
     await broken.close();
   });
 });

@@ -62,7 +62,7 @@ describe('compression in the three services', () => {
     });
     // Never decompressed: a body in a Content-Encoding is refused before it is read (src/platform/http-protocol.ts).
     expect(compressedBody.statusCode).toBe(415);
-    expect((compressedBody.json() as { error: { fields: string[] } }).error.fields).toEqual(['Content-Encoding']);
+    expect((compressedBody.json<{ error: { fields: string[] } }>()).error.fields).toEqual(['Content-Encoding']);
     expect(compressedBody.json().error.code).toBe('unsupported_media_type');
   });
 

@@ -47,7 +47,7 @@ describe('GET /metrics (METRICS_KEY)', () => {
       expect(missing.headers['www-authenticate']).toBe('Bearer');
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized', []);
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'k' } }), 401, 'unauthorized', []);
-      const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+      const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>();
       expect(Object.keys(spec.paths)).not.toContain('/metrics');
     });
 
