@@ -17,7 +17,7 @@ import { startTestApp, TEST_API_KEY, type TestApp } from '../requests/support/re
 const decode: Record<string, (body: Buffer) => Buffer> = { gzip: gunzipSync, br: brotliDecompressSync };
 
 describe('compression in the three services', () => {
-  let fixture: FixtureDatabase;
+  let fixture: FixtureDatabase | undefined;
   let requests: TestApp;
   const apps: PlatformApp[] = [];
 

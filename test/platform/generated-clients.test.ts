@@ -34,7 +34,7 @@ function operationsOf(description: Description): { path: string; method: string;
   );
 }
 
-let running: Awaited<ReturnType<typeof startThreeServices>>;
+let running: Awaited<ReturnType<typeof startThreeServices>> | undefined;
 let workDir: string;
 const descriptions = new Map<string, Description>();
 
@@ -84,7 +84,7 @@ describe('clients generated from the served descriptions', () => {
 
   for (const name of SERVICE_NAMES) {
     it(`${name}: the generated client calls every operation of the running service, each answered 200`, async () => {
-      const service = running.services.find((one) => one.name === name) as RunningService;
+      const service = running!.services.find((one) => one.name === name) as RunningService;
       const program = (await import(pathToFileURL(join(workDir, `${name}-calls.ts`)).href)) as {
         callEveryOperation(baseUrl: string, apiKey: string): Promise<Answers>;
       };
@@ -101,7 +101,7 @@ describe('clients generated from the served descriptions', () => {
 describe('the examples of the served descriptions', () => {
   for (const name of SERVICE_NAMES) {
     it(`${name}: every request body example, sent as is, is answered 200 (with the documented answer where it is deterministic)`, async () => {
-      const service = running.services.find((one) => one.name === name) as RunningService;
+      const service = running!.services.find((one) => one.name === name) as RunningService;
       for (const { path, method, operation } of operationsOf(descriptions.get(name) as Description)) {
         const media = operation.requestBody?.content['application/json'];
         const answerMedia = Object.values(operation.responses['200']?.content ?? {});

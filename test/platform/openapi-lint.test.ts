@@ -16,7 +16,7 @@ import { SERVICE_NAMES, servedDescription, startThreeServices } from '../support
 const run = promisify(execFile);
 const REDOCLY = resolve(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js');
 
-let running: Awaited<ReturnType<typeof startThreeServices>>;
+let running: Awaited<ReturnType<typeof startThreeServices>> | undefined;
 let workDir: string;
 const descriptions = new Map<string, Record<string, unknown>>();
 
