@@ -28,8 +28,10 @@ export default tseslint.config(
   {
     // Tests and benchmarks read JSON answers whose shape is what they assert, and index arrays they
     // have just checked: `any` member access and non-null assertions are allowed there, not in src/.
+    // The OpenAPI documents the tests walk (app.swagger()) are declared `any` for the same reason.
     files: ['test/**', 'bench/**'],
     rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -86,7 +86,7 @@ describe('warnings', () => {
     expect(warningsFor(valid, 999_999, model)).toEqual([]);
     expect(warningsFor(valid, 1_000_000, model).map((warning) => warning.code)).toEqual(['high_value']);
   });
-  it("high_value starts at the model file's high_value_usd, and its message says that amount", async () => {
+  it("high_value starts at the model file's high_value_usd, and its message says that amount", () => {
     const file = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as { high_value_usd: number };
     file.high_value_usd = 250_000;
     const model: HouseModel = parseHouseModel(Buffer.from(JSON.stringify(file)));

@@ -77,7 +77,10 @@ describe('clients generated from the served descriptions', () => {
   it('type-check: each calling program against the types generated from its service', async () => {
     const tsc = resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', join(workDir, 'tsconfig.json')], { cwd: workDir }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ''}${error.stderr ?? ''}`, failed: true }),
+      (error: unknown) => {
+        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+        return { stdout: `${stdout ?? ''}${stderr ?? ''}`, failed: true };
+      },
     );
     expect(result.stdout, 'tsc on the generated clients').toBe('');
   }, 60_000);
