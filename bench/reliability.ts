@@ -79,7 +79,7 @@ function report(line: string): void {
 }
 
 function run(options: autocannon.Options): Promise<autocannon.Result> {
-  return autocannon(options) as unknown as Promise<autocannon.Result>;
+  return autocannon(options);
 }
 
 /** The requests load asks for one request by id: the first id of the snapshot the service reads (not a 404). */
@@ -361,8 +361,8 @@ async function sqliteHeaderFault(): Promise<void> {
     await databaseFault(
       'SQLite, header overwritten',
       file,
-      async () => void writeSync(fd, Buffer.alloc(100), 0, 100, 0),
-      async () => void writeSync(fd, header, 0, 100, 0),
+      () => Promise.resolve(void writeSync(fd, Buffer.alloc(100), 0, 100, 0)),
+      () => Promise.resolve(void writeSync(fd, header, 0, 100, 0)),
     );
   } finally {
     closeSync(fd);
@@ -398,8 +398,8 @@ async function postgresSchemaFault(): Promise<void> {
   await databaseFault(
     'PostgreSQL, schema renamed',
     url.toString(),
-    async () => void (await sql(`ALTER SCHEMA ${POSTGRES_SCHEMA} RENAME TO ${POSTGRES_SCHEMA}_away`)),
-    async () => void (await sql(`ALTER SCHEMA ${POSTGRES_SCHEMA}_away RENAME TO ${POSTGRES_SCHEMA}`)),
+    async () => { await sql(`ALTER SCHEMA ${POSTGRES_SCHEMA} RENAME TO ${POSTGRES_SCHEMA}_away`); },
+    async () => { await sql(`ALTER SCHEMA ${POSTGRES_SCHEMA}_away RENAME TO ${POSTGRES_SCHEMA}`); },
   );
 }
 

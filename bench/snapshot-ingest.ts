@@ -48,7 +48,7 @@ function report(name: string, measured: Measured[]): string {
 
 async function main(): Promise<void> {
   const load = loadavg().map((x) => x.toFixed(1)).join(' ');
-  let started = performance.now();
+  const started = performance.now();
   const generated = generateSyntheticExport();
   writeFileSync(csvPath, [...generated.chunks].join(''));
   const generateMs = performance.now() - started;
@@ -66,7 +66,6 @@ async function main(): Promise<void> {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.end();
   }
-  started = performance.now();
   rmSync(dir, { recursive: true, force: true });
 
   const rows = sqlite[0]?.result.meta.row_count ?? 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of the project: the training pipeline (pytest), the TypeScript type check and every
-# Vitest suite (the three services, the platform, the model parity, the snapshot ingestion, the
+# Vitest suite after the lint (ESLint and knip) (the three services, the platform, the model parity, the snapshot ingestion, the
 # PostgreSQL runs, the rate limits shared through Redis, the requests dashboard in headless Chromium:
 # Debian's chromium package is installed by scripts/install-chromium.sh when missing). Run after
 # `npm ci` (the README's test
@@ -26,6 +26,12 @@ set -e
 echo "== TypeScript type check"
 npx tsc --noEmit
 
+echo "== Lint: ESLint (typescript-eslint strict, type-aware) and knip (unused files, exports, dependencies)"
+set +e
+npm run lint
+lint_status=$?
+set -e
+
 echo "== Chromium for the browser test of the dashboard page (installed only when missing)"
 bash scripts/install-chromium.sh
 
@@ -44,7 +50,7 @@ set -e
 # One closing line for every runner: "N passed, N failed, N skipped" (Schemathesis: one JUnit XML
 # per service and key mode, one test per API operation).
 node scripts/summarize-tests.mjs .test-results/pytest.xml .test-results/vitest.json .test-results/schemathesis-*.xml
-if [ "$pytest_status" -ne 0 ] || [ "$vitest_status" -ne 0 ] || [ "$schemathesis_status" -ne 0 ]; then
-  echo "pytest exit $pytest_status, vitest exit $vitest_status, schemathesis exit $schemathesis_status" >&2
+if [ "$pytest_status" -ne 0 ] || [ "$lint_status" -ne 0 ] || [ "$vitest_status" -ne 0 ] || [ "$schemathesis_status" -ne 0 ]; then
+  echo "pytest exit $pytest_status, lint exit $lint_status, vitest exit $vitest_status, schemathesis exit $schemathesis_status" >&2
   exit 1
 fi

@@ -15,7 +15,8 @@ import { readTicketSettings } from './services/tickets/settings.js';
  * stops the start with its one line and nothing else.
  */
 function envWithPort(variable: string): Env {
-  const { PORT: _shared, ...env } = process.env;
+  const env = { ...process.env };
+  delete env.PORT;
   const port = readOptionalPort(process.env, variable);
   return port === undefined ? env : { ...env, PORT: String(port) };
 }

@@ -25,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function rawRequest(service: PipeliningService): string {
   const spec = service.requests[0]!;
   const path = spec.method === 'GET' ? '/v1/service-requests?limit=1000' : spec.path!;
-  const headers = Object.entries(spec.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headers = Object.entries(spec.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}\r\n`).join('');
   const body = spec.body === undefined ? '' : String(spec.body);
   const length = body ? `content-length: ${Buffer.byteLength(body)}\r\n` : '';
   return `${spec.method} ${path} HTTP/1.1\r\nhost: bench\r\n${headers}${length}\r\n${body}`;

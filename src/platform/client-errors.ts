@@ -89,7 +89,7 @@ export class BodyDeadlines {
   readonly watch = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.raw;
     // Fastify's inject (light-my-request) has no real socket to cut off.
-    if (announcesBody(raw) && !raw.complete && typeof raw.socket?.destroy === 'function') {
+    if (announcesBody(raw) && !raw.complete && typeof raw.socket.destroy === 'function') {
       this.pending.set(request, { deadline: Date.now() + this.timeoutMs, reply });
       this.sweeper ??= setInterval(() => this.cutOffLateBodies(), 250).unref();
     }

@@ -144,7 +144,11 @@ function isLarge(payload: unknown): boolean {
   return payload !== null && payload !== undefined;
 }
 
-async function tagEncodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+function tagEncodedRepresentation(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  done(null, encodedRepresentationPayload(reply, payload));
+}
+
+function encodedRepresentationPayload(reply: FastifyReply, payload: unknown): unknown {
   const etag = reply.getHeader('ETag');
   // The common case (a small answer that no cache revalidates, e.g. a classification) costs one look.
   if (etag === undefined && !isLarge(payload)) return payload;

@@ -154,7 +154,8 @@ export class ConnectionBackpressure {
       });
       return;
     }
-    const next = state.waiting.shift()!;
+    const next = state.waiting.shift();
+    if (next === undefined) return;
     this.waitingTotal -= 1;
     if (state.waiting.length > 0) stopReading(socket);
     else startReading(socket);
@@ -192,7 +193,8 @@ export class ConnectionBackpressure {
 }
 
 /** Bytes of this socket's output that left the process (handed to the kernel). */
-function flushedBytes(socket: Socket): number {
+// light-my-request's stand-in socket (inject) has no bytesWritten, though net.Socket's type has it.
+function flushedBytes(socket: Pick<Socket, 'writableLength'> & { readonly bytesWritten?: number }): number {
   return (socket.bytesWritten ?? 0) - socket.writableLength;
 }
 

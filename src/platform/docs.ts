@@ -111,7 +111,7 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo, o
 
 /** Registers /openapi.json, /docs and /redoc. */
 export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
-  app.get('/openapi.json', { schema: { hide: true }, config: { platformRoute: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { platformRoute: true } }, () => app.swagger());
 
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',

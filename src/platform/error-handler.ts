@@ -27,7 +27,8 @@ export class UnavailableDependencyError extends Error {
   }
 }
 
-function isFastifyError(error: unknown): error is FastifyError {
+/** Fastify's errors carry `code` and `statusCode`, but any Error may arrive here: both are optional. */
+function isFastifyError(error: unknown): error is Error & Partial<FastifyError> {
   return error instanceof Error;
 }
 
@@ -69,11 +70,11 @@ export function answerFor(error: unknown, bodyLimit: number): ErrorAnswer {
     const problems = addValidationProblems(error.validation as never, error.validationContext ?? 'request');
     return answerOf('invalid_request', { message: problems.message(), fields: problems.fields });
   }
-  const known = answerForFastifyCode(String(error.code ?? ''), bodyLimit);
+  const known = answerForFastifyCode(error.code ?? '', bodyLimit);
   if (known) return known;
   const status = error.statusCode ?? 500;
   // A body parser's other failures (a SyntaxError, another FST_ERR_CTP_ code with status 400).
-  if (status === 400 && (error instanceof SyntaxError || String(error.code ?? '').startsWith('FST_ERR_CTP'))) {
+  if (status === 400 && (error instanceof SyntaxError || (error.code ?? '').startsWith('FST_ERR_CTP'))) {
     return invalidJson();
   }
   if (status >= 400 && status < 500) return { ...answerOf(errorCodeForStatus(status)), statusCode: status };

@@ -243,7 +243,7 @@ export function errorResponses<C extends ErrorCode>(...codes: C[]): { [S in Stat
   for (const [status, listed] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = Type.Ref(ERROR_RESPONSE_SCHEMA_ID, { description: responseDescription(listed) });
   }
-  return responses as { [S in StatusOf<C>]: TRef };
+  return responses;
 }
 
 function responseDescription(codes: readonly ErrorCode[]): string {

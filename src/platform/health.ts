@@ -25,7 +25,7 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
         response: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The process is alive', examples: [{ status: 'ok' }] }) },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    () => ({ status: 'ok' as const }),
   );
   app.get(
     '/ready',

@@ -40,16 +40,15 @@ export function isUnusableText(value: string): boolean {
  */
 export function findUnusableString(value: unknown): string | undefined {
   const pending: [unknown, string][] = [[value, '']];
-  while (pending.length > 0) {
-    const [item, path] = pending.pop()!;
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, path] = next;
     if (typeof item === 'string') {
       if (isUnusableText(item)) return path || 'body';
     } else if (Array.isArray(item)) {
       for (let i = item.length - 1; i >= 0; i -= 1) pending.push([item[i], joinPath(path, i)]);
     } else if (item !== null && typeof item === 'object') {
-      const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i -= 1) {
-        const [key, child] = entries[i]!;
+      const entries: [string, unknown][] = Object.entries(item);
+      for (const [key, child] of entries.reverse()) {
         if (isUnusableText(key)) return joinPath(path, key);
         pending.push([child, joinPath(path, key)]);
       }
@@ -109,10 +108,12 @@ export function findKeyProblem(text: string): KeyProblem | undefined {
       if (expectingKey) {
         const raw = text.slice(i, j + 1);
         const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-        const top = stack[stack.length - 1]!;
+        // A key is expected only right inside an object (its frame has `keys`).
+        const top = stack[stack.length - 1];
+        if (top?.keys === undefined) return undefined;
         if (RESERVED_KEYS.has(key)) return { field: pathTo(key), problem: 'is not an allowed field' };
-        if (top.keys!.has(key)) return { field: pathTo(key), problem: 'is given twice' };
-        top.keys!.add(key);
+        if (top.keys.has(key)) return { field: pathTo(key), problem: 'is given twice' };
+        top.keys.add(key);
         top.key = key;
         expectingKey = false;
       }

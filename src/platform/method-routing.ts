@@ -65,11 +65,15 @@ export function addMethodNotAllowedRoutes(app: FastifyInstance, table: RouteTabl
         }
         throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
       },
-      handler: () => {
-        throw new ApiError('method_not_allowed', { headers: { Allow: allow } });
-      },
+      // Fastify requires a handler; the onRequest hook above always answers first.
+      handler: answeredInOnRequest,
     });
   }
+}
+
+/** The 405 routes' handler, which never runs: their onRequest hook answers every request. */
+function answeredInOnRequest(): never {
+  throw new Error('method routing: a 405 route reached its handler; onRequest answers these requests');
 }
 
 /** Unknown paths: 404 `not_found` with message `Not Found`. */

@@ -70,13 +70,13 @@ class RequestMetrics {
       buckets: DURATION_BUCKETS,
       registers: [registry],
     });
-    const self = this;
+    const inFlight = (): number => this.inFlight;
     new Gauge({
       name: 'http_requests_in_flight',
       help: 'Requests received and not answered yet',
       registers: [registry],
       collect() {
-        this.set(self.inFlight);
+        this.set(inFlight());
       },
     });
   }

@@ -195,7 +195,7 @@ export class DocumentedOperations {
         for (const parameter of operation.parameters ?? []) {
           parameter.description ??= additions.parameters[parameter.name];
         }
-        if (this.rateLimited.has(operation.operationId!)) addRateLimitHeaders(operation);
+        if (operation.operationId !== undefined && this.rateLimited.has(operation.operationId)) addRateLimitHeaders(operation);
       }
     }
     return document;

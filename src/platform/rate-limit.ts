@@ -49,12 +49,13 @@ export function readRateLimit(env: Env): RateLimitSettings | null {
   }
   const match = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/i.exec(value);
   const max = match ? Number(match[1]) : 0;
-  if (!match || max < 1) throw new SettingsError('RATE_LIMIT', `${quoted(value)} is not ${RATE_LIMIT_SHAPE.expected}`);
+  const window = match?.[2]?.toLowerCase();
+  const windowMs = window === undefined ? undefined : WINDOWS[window];
+  if (window === undefined || windowMs === undefined || max < 1) throw new SettingsError('RATE_LIMIT', `${quoted(value)} is not ${RATE_LIMIT_SHAPE.expected}`);
   if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl)) {
     throw new SettingsError('RATE_LIMIT_REDIS_URL', `the value is not ${REDIS_URL_SHAPE.expected}`);
   }
-  const window = match[2]!.toLowerCase();
-  return { max, windowMs: WINDOWS[window]!, text: `${max}/${window}`, redisUrl };
+  return { max, windowMs, text: `${max}/${window}`, redisUrl };
 }
 
 /** The counter a request counts against: a hash of an accepted key, or the client address. */
@@ -170,13 +171,15 @@ export async function registerRateLimit(
     await firstContact(redis);
     const prefix = `city-services:rate-limit:${service}:`;
     const shared = new RedisStore(false, false, redis, prefix);
-    store = class {
+    // The plugin constructs its store itself (`new store(options)`): a subclass bound to this Redis.
+    store = class extends RedisOrLocalStore {
       constructor() {
-        return new RedisOrLocalStore(redis, shared, new LocalStore(false, false));
+        super(redis, shared, new LocalStore(false, false));
       }
-    } as unknown as new () => CounterStore;
-    app.addHook('onClose', async () => {
+    };
+    app.addHook('onClose', (_instance, done) => {
       redis.disconnect();
+      done();
     });
   }
   await app.register(fastifyRateLimit, {

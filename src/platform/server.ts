@@ -61,7 +61,7 @@ export async function listen(app: FastifyInstance, host: string, port: number, p
   }
 }
 
-export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: number) => void = process.exit): void {
+export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: number) => void = (code) => process.exit(code)): void {
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

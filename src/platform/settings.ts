@@ -40,6 +40,7 @@ export interface SettingShape {
   secret?: boolean;
 }
 
+// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const QUOTED_VALUE_MAX = 80;
 

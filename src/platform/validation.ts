@@ -51,7 +51,7 @@ function boundedArraysOf(schema: unknown, named: ReadonlyMap<string, unknown>, k
   const node = schema as Schema;
   if (typeof node.$ref === 'string') return boundedArraysOf(named.get(node.$ref), named, keys, depth + 1);
   if (node.type === 'array' && (typeof node.minItems === 'number' || typeof node.maxItems === 'number')) {
-    return [{ keys, schema: node as BoundedArray['schema'] }];
+    return [{ keys, schema: node }];
   }
   const properties = node.properties;
   if (properties === null || typeof properties !== 'object') return [];
@@ -124,7 +124,7 @@ export function buildValidatorCompiler(sharedSchemas: readonly object[]): Fastif
 }
 
 /** The part of the request a validation error is about, as Fastify names it. */
-export type RequestPart = 'body' | 'querystring' | 'params' | 'headers' | string;
+export type RequestPart = string;
 
 /** What the whole part is called when an error is about it rather than one of its fields. */
 function wholeNameOf(part: RequestPart): string {
@@ -147,10 +147,10 @@ function join(parent: string, child: string): string {
 export function fieldOfError(error: ErrorObject, wholeName: string): string {
   const parent = pointerToPath(error.instancePath);
   if (error.keyword === 'required') {
-    return join(parent, String((error.params as { missingProperty: string }).missingProperty));
+    return join(parent, (error.params as { missingProperty: string }).missingProperty);
   }
   if (error.keyword === 'additionalProperties') {
-    return join(parent, String((error.params as { additionalProperty: string }).additionalProperty));
+    return join(parent, (error.params as { additionalProperty: string }).additionalProperty);
   }
   if (parent === '') return wholeName;
   // A repeated query parameter is an array: its second value is still the parameter, not `name.1`
@@ -246,7 +246,7 @@ function describeError(error: ErrorObject, noun: 'field' | 'parameter'): string 
       return `must be ${JSON.stringify(params.allowedValue)}`;
     case 'minItems':
     case 'maxItems':
-      return `must hold ${itemsRange(error.parentSchema as Schema | undefined, error)}`;
+      return `must hold ${itemsRange(error.parentSchema, error)}`;
     case 'anyOf':
     case 'oneOf':
       return Array.isArray(error.schema) ? `must be ${error.schema.map(describeSchema).join(' or ')}` : 'is not valid';

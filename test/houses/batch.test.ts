@@ -29,9 +29,9 @@ describe('batch sizes', () => {
     const houses = variedHouses(100);
     const response = await batch({ houses });
     expect(response.statusCode).toBe(200);
-    const { estimates } = response.json() as { estimates: unknown[] };
+    const { estimates } = response.json<{ estimates: unknown[] }>();
     expect(estimates).toHaveLength(100);
-    const singles = await Promise.all(houses.map(async (one) => (await single(one)).json() as unknown));
+    const singles = await Promise.all(houses.map(async (one) => (await single(one)).json<unknown>()));
     expect(estimates).toEqual(singles);
   });
   it('101 houses gives fields houses', async () => {

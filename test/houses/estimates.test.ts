@@ -21,7 +21,7 @@ const app = appDuringSuite(() => buildFixtureApp());
 const estimate = async (body: unknown) => {
   const response = await postJson(app, '/v1/estimates', body);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as { estimate_usd: number; range_usd: { low: number; high: number }; model_version: string; prices_as_of: string; warnings: { code: string; fields: string[]; message: string }[] };
+  return response.json<{ estimate_usd: number; range_usd: { low: number; high: number }; model_version: string; prices_as_of: string; warnings: { code: string; fields: string[]; message: string }[] }>();
 };
 
 describe('estimate answer', () => {
@@ -86,7 +86,7 @@ describe('warnings', () => {
     expect(warningsFor(valid, 999_999, model)).toEqual([]);
     expect(warningsFor(valid, 1_000_000, model).map((warning) => warning.code)).toEqual(['high_value']);
   });
-  it("high_value starts at the model file's high_value_usd, and its message says that amount", async () => {
+  it("high_value starts at the model file's high_value_usd, and its message says that amount", () => {
     const file = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as { high_value_usd: number };
     file.high_value_usd = 250_000;
     const model: HouseModel = parseHouseModel(Buffer.from(JSON.stringify(file)));
@@ -107,7 +107,7 @@ describe('GET /ready', () => {
     });
     const response = await broken.inject({ url: '/ready' });
     expect(response.statusCode).toBe(503);
-    expect((response.json() as { error: { code: string } }).error.code).toBe('model_unavailable');
+    expect((response.json<{ error: { code: string } }>()).error.code).toBe('model_unavailable');
     await broken.close();
   });
 });

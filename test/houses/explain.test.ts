@@ -28,7 +28,7 @@ const explainBatch = (body: unknown, to: PlatformApp = app) => postJson(to, '/v1
 async function explained(body: HouseBody): Promise<ExplainedEstimate> {
   const response = await explain(body);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as ExplainedEstimate;
+  return response.json<ExplainedEstimate>();
 }
 
 describe('POST /v1/estimates/explain answers', () => {
@@ -155,7 +155,7 @@ describe('POST /v1/estimates/explain/batch', () => {
     const houses = Array.from({ length: 100 }, (_, i) => house({ sqft_living: 1000 + i * 37, grade: 1 + (i % 13), waterfront: i % 7 === 0 }));
     const response = await explainBatch({ houses });
     expect(response.statusCode).toBe(200);
-    const { estimates } = response.json() as { estimates: unknown[] };
+    const { estimates } = response.json<{ estimates: unknown[] }>();
     expect(estimates).toHaveLength(100);
     for (const index of [0, 1, 42, 99]) expect(estimates[index]).toEqual((await explain(houses[index])).json());
   });

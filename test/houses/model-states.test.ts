@@ -143,7 +143,7 @@ describe('model state: loaded', () => {
     const path = join(folder, 'later.json');
     copyFileSync(FIXTURE_MODEL_PATH, path);
     const { app } = await startWith(path, FIXTURE_SHA256);
-    const before = (await postJson(app, '/v1/estimates', house())).json() as unknown;
+    const before = (await postJson(app, '/v1/estimates', house())).json<unknown>();
     rmSync(path);
     const after = await postJson(app, '/v1/estimates', house());
     expect(after.statusCode).toBe(200);

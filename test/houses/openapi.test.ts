@@ -10,7 +10,7 @@ import { appDuringSuite } from '../support/during-suite.js';
 /** house-prices.md rule 7 and "Versioning": the description states the limits and is compared with a reviewed copy. */
 const app = appDuringSuite(() => buildFixtureApp());
 let spec: any;
-beforeAll(async () => {
+beforeAll(() => {
   spec = app.swagger();
 });
 

@@ -51,13 +51,13 @@ const app = appDuringSuite(() => buildHousesApp(readHouseSettings({}), { logger:
 async function answerOf(house: unknown): Promise<Estimate> {
   const response = await postJson(app, '/v1/estimates', house);
   expect(response.statusCode, response.body).toBe(200);
-  return response.json() as Estimate;
+  return response.json<Estimate>();
 }
 
 describe('the shipped model', () => {
   it('starts by default (reviewed path and SHA-256) and is ready', async () => {
     expect((await app.inject({ url: '/ready' })).statusCode).toBe(200);
-    const card = (await app.inject({ url: '/v1/model' })).json() as { model_version: string; prices_as_of: string };
+    const card = (await app.inject({ url: '/v1/model' })).json<{ model_version: string; prices_as_of: string }>();
     expect(card.model_version).toBe(REVIEWED_MODEL.version);
     expect(card.model_version).toBe('kc-hgb-2015-02');
     expect(card.prices_as_of).toBe('2015-02-28');
@@ -100,7 +100,7 @@ async function goldenBatch<T extends Estimate>(path: string): Promise<T[]> {
   const golden = JSON.parse(readFileSync(GOLDEN_PATH, 'utf8')) as GoldenFile;
   const response = await postJson(app, path, { houses: golden.houses.map((entry) => entry.house) });
   expect(response.statusCode).toBe(200);
-  const { estimates } = response.json() as { estimates: T[] };
+  const { estimates } = response.json<{ estimates: T[] }>();
   expect(estimates.map(goldenAnswer)).toEqual(golden.houses.map((entry) => entry.expected));
   return estimates;
 }
@@ -143,13 +143,13 @@ describe('the OpenAPI examples', () => {
     expect(explained.statusCode, explained.body).toBe(200);
     const explainedBatch = await postJson(app, '/v1/estimates/explain/batch', BATCH_EXAMPLE.request);
     expect(explainedBatch.statusCode, explainedBatch.body).toBe(200);
-    const card = (await app.inject({ url: '/v1/model' })).json() as Record<string, unknown>;
+    const card = (await app.inject({ url: '/v1/model' })).json<Record<string, unknown>>();
     const examples = {
       estimate: { request: ESTIMATE_EXAMPLE.request, answer },
-      batch: { request: BATCH_EXAMPLE.request, answer: batch.json() as unknown },
+      batch: { request: BATCH_EXAMPLE.request, answer: batch.json<unknown>() },
       model_card: card,
-      explain: { request: ESTIMATE_EXAMPLE.request, answer: explained.json() as unknown },
-      explain_batch: { request: BATCH_EXAMPLE.request, answer: explainedBatch.json() as unknown },
+      explain: { request: ESTIMATE_EXAMPLE.request, answer: explained.json<unknown>() },
+      explain_batch: { request: BATCH_EXAMPLE.request, answer: explainedBatch.json<unknown>() },
     };
     if (UPDATE) {
       writeFileSync(EXAMPLE_PATH, `${JSON.stringify(examples, null, 2)}\n`);

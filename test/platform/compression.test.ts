@@ -17,7 +17,7 @@ import { startTestApp, TEST_API_KEY, type TestApp } from '../requests/support/re
 const decode: Record<string, (body: Buffer) => Buffer> = { gzip: gunzipSync, br: brotliDecompressSync };
 
 describe('compression in the three services', () => {
-  let fixture: FixtureDatabase;
+  let fixture: FixtureDatabase | undefined;
   let requests: TestApp;
   const apps: PlatformApp[] = [];
 
@@ -62,7 +62,7 @@ describe('compression in the three services', () => {
     });
     // Never decompressed: a body in a Content-Encoding is refused before it is read (src/platform/http-protocol.ts).
     expect(compressedBody.statusCode).toBe(415);
-    expect((compressedBody.json() as { error: { fields: string[] } }).error.fields).toEqual(['Content-Encoding']);
+    expect((compressedBody.json<{ error: { fields: string[] } }>()).error.fields).toEqual(['Content-Encoding']);
     expect(compressedBody.json().error.code).toBe('unsupported_media_type');
   });
 
@@ -111,7 +111,7 @@ describe('compressed copies of answers with an ETag are kept, within a byte boun
 
   it('an answer is compressed once per ETag and encoding; the kept copies stay under the bound', async () => {
     const app = Fastify({ logger: false });
-    const kept = await registerCompression(app as unknown as PlatformApp, 64 * 1024);
+    const kept = await registerCompression(app, 64 * 1024);
     // 20 KB bodies that compress to about 10 KB (half random hex): many more than the bound holds.
     const bodies = new Map<number, Buffer>();
     const bodyOf = (id: number) => bodies.get(id) ?? bodies.set(id, Buffer.from(JSON.stringify({ id, text: randomBytes(5000).toString('hex') + 'a'.repeat(10_000) }))).get(id)!;

@@ -27,7 +27,7 @@ const answer = (description?: string) => Type.Object({ ok: Type.Boolean() }, des
 
 describe('documented operations', () => {
   it('a route without an operationId stops the start, naming the route', async () => {
-    await expect(serviceWith((app) => app.get('/v1/things', { schema: { response: { 200: answer('Things') } } }, async () => ({ ok: true })))).rejects.toThrow(
+    await expect(serviceWith((app) => app.get('/v1/things', { schema: { response: { 200: answer('Things') } } }, () => ({ ok: true })))).rejects.toThrow(
       'GET /v1/things: schema.operationId must be a lowerCamelCase name',
     );
   });
@@ -35,21 +35,21 @@ describe('documented operations', () => {
   it('an operationId used twice stops the start', async () => {
     await expect(
       serviceWith((app) => {
-        app.get('/v1/a', { schema: { operationId: 'getThing', response: { 200: answer('A') } } }, async () => ({ ok: true }));
-        app.get('/v1/b', { schema: { operationId: 'getThing', response: { 200: answer('B') } } }, async () => ({ ok: true }));
+        app.get('/v1/a', { schema: { operationId: 'getThing', response: { 200: answer('A') } } }, () => ({ ok: true }));
+        app.get('/v1/b', { schema: { operationId: 'getThing', response: { 200: answer('B') } } }, () => ({ ok: true }));
       }),
     ).rejects.toThrow('operationId getThing is used twice');
   });
 
   it('a response without a description stops the start', async () => {
     await expect(
-      serviceWith((app) => app.get('/v1/things', { schema: { operationId: 'listThings', response: { 200: answer() } } }, async () => ({ ok: true }))),
+      serviceWith((app) => app.get('/v1/things', { schema: { operationId: 'listThings', response: { 200: answer() } } }, () => ({ ok: true }))),
     ).rejects.toThrow('GET /v1/things: the 200 response needs a description');
   });
 
   it('hidden routes need nothing; security follows requiresApiKey; components are $ref and validate; examples are kept', async () => {
     const app = await serviceWith((service) => {
-      service.get('/hidden', { schema: { hide: true } }, async () => 'ok');
+      service.get('/hidden', { schema: { hide: true } }, () => 'ok');
       service.post(
         '/v1/things',
         {
@@ -60,9 +60,9 @@ describe('documented operations', () => {
             response: { 200: componentRef(Thing, { description: 'The thing', examples: [{ name: 'a' }] }) },
           },
         },
-        async (request) => ({ name: request.body.name }),
+        (request) => ({ name: request.body.name }),
       );
-      service.get('/v1/count', { schema: { operationId: 'countThings', response: { 200: answer('How many') } } }, async () => ({ ok: true }));
+      service.get('/v1/count', { schema: { operationId: 'countThings', response: { 200: answer('How many') } } }, () => ({ ok: true }));
     });
     const spec = app.swagger() as any;
     const create = spec.paths['/v1/things'].post;

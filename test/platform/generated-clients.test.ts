@@ -34,7 +34,7 @@ function operationsOf(description: Description): { path: string; method: string;
   );
 }
 
-let running: Awaited<ReturnType<typeof startThreeServices>>;
+let running: Awaited<ReturnType<typeof startThreeServices>> | undefined;
 let workDir: string;
 const descriptions = new Map<string, Description>();
 
@@ -77,14 +77,17 @@ describe('clients generated from the served descriptions', () => {
   it('type-check: each calling program against the types generated from its service', async () => {
     const tsc = resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc');
     const result = await run(process.execPath, [tsc, '-p', join(workDir, 'tsconfig.json')], { cwd: workDir }).catch(
-      (error: { stdout?: string; stderr?: string }) => ({ stdout: `${error.stdout ?? ''}${error.stderr ?? ''}`, failed: true }),
+      (error: unknown) => {
+        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+        return { stdout: `${stdout ?? ''}${stderr ?? ''}`, failed: true };
+      },
     );
     expect(result.stdout, 'tsc on the generated clients').toBe('');
   }, 60_000);
 
   for (const name of SERVICE_NAMES) {
     it(`${name}: the generated client calls every operation of the running service, each answered 200`, async () => {
-      const service = running.services.find((one) => one.name === name) as RunningService;
+      const service = running!.services.find((one) => one.name === name) as RunningService;
       const program = (await import(pathToFileURL(join(workDir, `${name}-calls.ts`)).href)) as {
         callEveryOperation(baseUrl: string, apiKey: string): Promise<Answers>;
       };
@@ -101,7 +104,7 @@ describe('clients generated from the served descriptions', () => {
 describe('the examples of the served descriptions', () => {
   for (const name of SERVICE_NAMES) {
     it(`${name}: every request body example, sent as is, is answered 200 (with the documented answer where it is deterministic)`, async () => {
-      const service = running.services.find((one) => one.name === name) as RunningService;
+      const service = running!.services.find((one) => one.name === name) as RunningService;
       for (const { path, method, operation } of operationsOf(descriptions.get(name) as Description)) {
         const media = operation.requestBody?.content['application/json'];
         const answerMedia = Object.values(operation.responses['200']?.content ?? {});

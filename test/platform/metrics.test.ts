@@ -47,7 +47,7 @@ describe('GET /metrics (METRICS_KEY)', () => {
       expect(missing.headers['www-authenticate']).toBe('Bearer');
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized', []);
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'k' } }), 401, 'unauthorized', []);
-      const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, unknown> };
+      const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>();
       expect(Object.keys(spec.paths)).not.toContain('/metrics');
     });
 
@@ -89,8 +89,8 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('requests', () => {
-    let sqlite: FixtureDatabase;
-    let postgres: FixtureDatabase;
+    let sqlite: FixtureDatabase | undefined;
+    let postgres: FixtureDatabase | undefined;
     beforeAll(async () => {
       sqlite = createSqliteFixture();
       postgres = await createPostgresFixture();
@@ -101,11 +101,11 @@ describe('GET /metrics (METRICS_KEY)', () => {
     });
 
     it('SQLite: the snapshot row count and id; the route template of /v1/service-requests/{id}', async () => {
-      const { app, get } = await startTestApp(sqlite.databaseUrl, { METRICS_KEY });
-      const id = sqlite.rows[0]!.id;
+      const { app, get } = await startTestApp(sqlite!.databaseUrl, { METRICS_KEY });
+      const id = sqlite!.rows[0]!.id;
       expect((await get(`/v1/service-requests/${id}`)).statusCode).toBe(200);
       const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite.rows.length);
+      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite!.rows.length);
       expect(valueOf(text, 'http_requests_total', 'route="/v1/service-requests/:id",method="GET",status="200"')).toBe(1);
       expect(text).not.toContain(`/v1/service-requests/${id}"`);
       expect(text).not.toContain('requests_database_pool_connections');
@@ -114,10 +114,10 @@ describe('GET /metrics (METRICS_KEY)', () => {
     });
 
     it('PostgreSQL: the pool use as well', async () => {
-      const { app, get } = await startTestApp(postgres.databaseUrl, { METRICS_KEY });
+      const { app, get } = await startTestApp(postgres!.databaseUrl, { METRICS_KEY });
       expect((await get('/v1/dataset')).statusCode).toBe(200);
       const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(postgres.rows.length);
+      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(postgres!.rows.length);
       expect(text).toMatch(/^requests_database_pool_connections\{state="idle",service="requests"\} [1-9]/m);
       expect(text).toMatch(/^requests_database_pool_connections\{state="in_use",service="requests"\} 0$/m);
       await app.close();

@@ -16,7 +16,7 @@ import { SERVICE_NAMES, servedDescription, startThreeServices } from '../support
 const run = promisify(execFile);
 const REDOCLY = resolve(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js');
 
-let running: Awaited<ReturnType<typeof startThreeServices>>;
+let running: Awaited<ReturnType<typeof startThreeServices>> | undefined;
 let workDir: string;
 const descriptions = new Map<string, Record<string, unknown>>();
 
@@ -54,7 +54,7 @@ describe('the served OpenAPI descriptions', () => {
       const { stdout } = await run(process.execPath, [REDOCLY, 'lint', '--format=json', '--config', resolve(REPO_ROOT, 'redocly.yaml'), file], {
         cwd: REPO_ROOT,
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+      }).catch((error: unknown) => ({ stdout: (error as { stdout: string }).stdout }));
       const report = JSON.parse(stdout) as LintReport;
       const problems = report.problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
       expect(problems).toEqual([]);

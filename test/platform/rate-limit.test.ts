@@ -102,7 +102,7 @@ describe('RATE_LIMIT', () => {
   });
 
   describe('shared through Redis (RATE_LIMIT_REDIS_URL)', () => {
-    let redis: Redis;
+    let redis: Redis | undefined;
     beforeAll(() => {
       redis = new Redis(REDIS_URL);
     });
@@ -115,7 +115,7 @@ describe('RATE_LIMIT', () => {
       try {
         // Each replica waited for Redis at start: the first request is counted in Redis.
         expect((await classify(one, key)).headers['ratelimit-remaining']).toBe('2');
-        const stored = await redis.keys('city-services:rate-limit:tickets:*');
+        const stored = await redis!.keys('city-services:rate-limit:tickets:*');
         expect(stored.length).toBeGreaterThan(0);
         expect(stored.join(' ')).not.toContain(key);
         const remainingAfterFirst = Number((await classify(two, key)).headers['ratelimit-remaining']);

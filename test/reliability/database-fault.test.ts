@@ -49,9 +49,9 @@ async function sql(text: string): Promise<pg.QueryResult> {
 
 describe.skipIf(!REQUESTS.available)('requests: database made unreadable while the service runs, then back', () => {
   describe('PostgreSQL', () => {
-    let fixture: FixtureDatabase;
+    let fixture: FixtureDatabase | undefined;
     let schema: string;
-    let service: TestApp;
+    let service: TestApp | undefined;
     beforeAll(async () => {
       fixture = await createPostgresFixture();
       schema = new URL(fixture.databaseUrl).searchParams.get('schema')!;
@@ -64,29 +64,29 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
     });
 
     it('schema renamed away: 503 database_unavailable; renamed back: 200 with the same rows', async () => {
-      const before = await expectAnswering(service);
+      const before = await expectAnswering(service!);
       await sql(`ALTER SCHEMA "${schema}" RENAME TO "${schema}_away"`);
       try {
-        await expectUnavailable(service);
-        await expectUnavailable(service);
+        await expectUnavailable(service!);
+        await expectUnavailable(service!);
       } finally {
         await sql(`ALTER SCHEMA "${schema}_away" RENAME TO "${schema}"`);
       }
-      expect(await expectAnswering(service)).toEqual(before);
+      expect(await expectAnswering(service!)).toEqual(before);
     });
 
     it('the service connections terminated by the server: answers again at once, never 500', async () => {
-      const before = await expectAnswering(service);
+      const before = await expectAnswering(service!);
       const terminated = await sql(
         `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = 'service-request-api' AND pid <> pg_backend_pid()`,
       );
       expect(terminated.rowCount).toBeGreaterThan(0);
       // A pooled connection found dead is dropped; at most one answer per dead connection is a 503.
       const statuses: number[] = [];
-      for (let i = 0; i < 12; i += 1) statuses.push((await service.get(LIST)).statusCode);
+      for (let i = 0; i < 12; i += 1) statuses.push((await service!.get(LIST)).statusCode);
       expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
       expect(statuses.slice(-2)).toEqual([200, 200]);
-      expect(await expectAnswering(service)).toEqual(before);
+      expect(await expectAnswering(service!)).toEqual(before);
     });
   });
 

@@ -148,7 +148,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
     const body = validBody();
     const exchange = await new Promise<string>((resolveExchange) => {
-      const socket = connect(live.port, '127.0.0.1', () => socket.write(`${head(KEY, Buffer.byteLength(body))}`));
+      const socket = connect(live.port, '127.0.0.1', () => socket.write(head(KEY, Buffer.byteLength(body))));
       let text = '';
       socket.on('data', (chunk: Buffer) => {
         if (text === '' && chunk.toString().startsWith('HTTP/1.1 100 Continue')) socket.write(body);

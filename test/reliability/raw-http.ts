@@ -74,7 +74,7 @@ export function rawExchange(
         finish();
       } else reject(error);
     });
-    socket.on('connect', async () => {
+    const writeRequest = async (): Promise<void> => {
       socket.write(head);
       const chunks = options.bodyChunks?.();
       if (!chunks) return;
@@ -84,6 +84,9 @@ export function rawExchange(
         bodyBytesWritten += next.value.length;
         if (!ok) await new Promise<void>((r) => socket.once('drain', () => r()).once('close', () => r()));
       }
+    };
+    socket.on('connect', () => {
+      writeRequest().catch(reject);
     });
   });
 }

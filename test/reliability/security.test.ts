@@ -126,12 +126,12 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
 describe('docs content security policy', () => {
   it('allows only this origin for scripts, styles, connections, fonts, images and workers; no object, no foreign frame', () => {
-    const directives = Object.fromEntries(DOCS_CSP.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = Object.fromEntries<string[]>(DOCS_CSP.split(';').map((part) => part.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values]));
     expect(directives['default-src']).toEqual(["'self'"]);
     expect(directives['connect-src']).toEqual(["'self'"]);
     expect(directives['object-src']).toEqual(["'none'"]);
     expect(directives['frame-ancestors']).toEqual(["'self'"]);
-    for (const values of Object.values(directives) as string[][]) {
+    for (const values of Object.values(directives)) {
       for (const value of values) expect(value).toMatch(/^('self'|'none'|'unsafe-inline'|data:|blob:)$/);
     }
   });

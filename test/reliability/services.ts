@@ -39,7 +39,7 @@ export interface ServiceUnderTest {
    * (requests only) serves that many copies of the fixture rows, for answers of realistic size;
    * `appOptions` shortens the platform's limits.
    */
-  build(apiKey: string, logs?: Writable, extra?: BuildOptions): Promise<{ app: PlatformApp; cleanup(): Promise<void> }>;
+  build(apiKey: string, logs?: Writable, extra?: BuildOptions): Promise<{ app: PlatformApp; cleanup: () => Promise<void> }>;
   /** A POST with a JSON body, or undefined when the service has none (requests: GET only). */
   json?: JsonEndpoint;
   /** A GET that needs the key and answers 200 with it. */

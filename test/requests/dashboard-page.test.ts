@@ -42,10 +42,10 @@ function expectNoBrowserProblems(problems: BrowserProblems): void {
 }
 
 /** Rewrites the service's JSON answers matching `pattern` in the browser: they stand for a later API version. */
-async function rewriteAnswers<T>(page: Page, pattern: string, rewrite: (body: T) => unknown): Promise<void> {
+async function rewriteAnswers(page: Page, pattern: string, rewrite: (body: never) => unknown): Promise<void> {
   await page.route(pattern, async (route) => {
     const response = await route.fetch();
-    await route.fulfill({ response, json: rewrite((await response.json()) as T) });
+    await route.fulfill({ response, json: rewrite((await response.json()) as never) });
   });
 }
 
@@ -101,10 +101,10 @@ async function tableIds(page: Page): Promise<number[]> {
 }
 
 describe('dashboard page in headless Chromium', () => {
-  let fixture: FixtureDatabase;
-  let service: TestApp;
+  let fixture: FixtureDatabase | undefined;
+  let service: TestApp | undefined;
   let baseUrl: string;
-  let browser: Browser;
+  let browser: Browser | undefined;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash scripts/install-chromium.sh (or set CHROMIUM_PATH)`);
@@ -122,7 +122,7 @@ describe('dashboard page in headless Chromium', () => {
 
   /** Runs `use` in a page of a fresh browser context (its own session storage), closed afterwards. */
   async function inNewPage(use: (page: Page, problems: BrowserProblems) => Promise<void>): Promise<void> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await context.newPage();
       await use(page, await watchProblems(page));
@@ -141,7 +141,7 @@ describe('dashboard page in headless Chromium', () => {
     await inNewPage(async (page, problems) => {
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
-      const rows = inApiOrder(fixture.rows);
+      const rows = inApiOrder(fixture!.rows);
 
       // Says that the data is synthetic (the fixture's source kind).
       await expect(page.isVisible('#synthetic-notice')).resolves.toBe(true);
@@ -211,7 +211,7 @@ describe('dashboard page in headless Chromium', () => {
     await inNewPage(async (page, problems) => {
       // Every January day of the fixture is complete (its snapshot date is 2025-07-01): the rewritten
       // answer stands for a snapshot taken on 2025-02-09, whose last 7 days have an open 14-day window.
-      await rewriteAnswers<{ items: { date: string }[] }>(page, '**/v1/stats/daily*', ({ items }) => ({
+      await rewriteAnswers(page, '**/v1/stats/daily*', ({ items }: { items: { date: string }[] }) => ({
         items: items.map((day) => ({ ...day, complete: day.date < '2025-01-25' })),
       }));
       await enterKey(page, TEST_API_KEY);
@@ -240,10 +240,10 @@ describe('dashboard page in headless Chromium', () => {
       expect(Object.fromEntries(queries['/v1/stats/daily']!.at(-1)!)).toEqual(filters);
 
       // The chart shows the API's facets in its order, the requests without a type as "(no type)".
-      const facets = JSON.parse((await service.get(`/v1/facets?field=complaint_type&${new URLSearchParams(filters)}`)).body) as { items: { value: string | null; count: number }[] };
+      const facets = JSON.parse((await service!.get(`/v1/facets?field=complaint_type&${new URLSearchParams(filters)}`)).body) as { items: { value: string | null; count: number }[] };
       const labels = await page.evaluate(() => (window as unknown as { Chart: { getChart(id: string): { data: { labels: string[] } } } }).Chart.getChart('types-chart').data.labels);
       expect(labels).toEqual(facets.items.slice(0, 12).map((item) => item.value ?? '(no type)'));
-      const bronx = fixture.rows.filter((row) => row.borough === 'bronx');
+      const bronx = fixture!.rows.filter((row) => row.borough === 'bronx');
       expect(sum((await drawnCharts(page)).typeCounts)).toBe(bronx.length);
       expect(await page.textContent('#types-note')).toMatch(/Borough and days as chosen\.$/);
       expect(await page.textContent('#match-count')).toBe(`${bronx.length} requests match`);
@@ -263,11 +263,11 @@ describe('dashboard page in headless Chromium', () => {
       expect(request.headers()['x-api-key']).toBe(TEST_API_KEY);
       expect(Object.fromEntries(new URL(request.url()).searchParams)).toEqual({ borough: 'queens', created_from: '2025-01-01', created_to: '2025-02-01', format: 'csv' });
       expect(download.suggestedFilename()).toBe('service-requests-queens-2025-01-01-to-2025-01-31.csv');
-      const text = readFileSync((await download.path())!, 'utf8');
-      const expected = (await service.get('/v1/exports/service-requests?format=csv&borough=queens&created_from=2025-01-01&created_to=2025-02-01')).body;
+      const text = readFileSync(await download.path(), 'utf8');
+      const expected = (await service!.get('/v1/exports/service-requests?format=csv&borough=queens&created_from=2025-01-01&created_to=2025-02-01')).body;
       expect(text).toBe(expected);
       expect(text.split('\r\n')[0]).toMatch(/^id,created_at,/);
-      await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('Downloaded the CSV'), undefined, { timeout: READY_TIMEOUT_MS });
+      await page.waitForFunction(() => document.getElementById('status')?.textContent.startsWith('Downloaded the CSV'), undefined, { timeout: READY_TIMEOUT_MS });
       expectNoBrowserProblems(problems);
     });
   });

@@ -209,7 +209,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
         while (jsonUrl !== null) {
           const page: Page = await ok(jsonUrl);
           jsonPages.push(...page.items);
-          const csv = await get(csvUrl!);
+          const csv = await get(csvUrl);
           expect(csv.statusCode).toBe(200);
           expect(csv.headers['content-type']).toMatch(/^text\/csv; charset=utf-8/);
           const [header, ...records] = parseCsv(csv.body);

@@ -29,7 +29,7 @@ describe('which data the service serves', () => {
     const dataset = JSON.parse((await get('/v1/dataset')).body) as { notice: string; source: { kind: string }; snapshot_id: string };
     expect(dataset.source.kind).toBe('synthetic');
     expect(dataset.notice).toMatch(/^SYNTHETIC DATA: /);
-    const description = ((await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { info: { description: string } }).info.description;
+    const description = ((await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ info: { description: string } }>()).info.description;
     expect(description).toContain(DATA_DESCRIPTION);
     expect(description).toContain(`**This service serves snapshot ${dataset.snapshot_id} (${fixture.rows.length} requests).** ${dataset.notice}`);
     await app.close();

@@ -12,8 +12,8 @@ import { createSqliteFixture, type FixtureDatabase } from './support/fixture-dat
  * bound, and the pages are the same whether every text fits or the arena starts again many times.
  */
 describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', () => {
-  let fixture: FixtureDatabase;
-  let store: SqliteServiceRequestStore;
+  let fixture: FixtureDatabase | undefined;
+  let store: SqliteServiceRequestStore | undefined;
   beforeAll(() => {
     fixture = createSqliteFixture();
     store = new SqliteServiceRequestStore(fixture.databaseUrl);
@@ -24,15 +24,15 @@ describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', (
   });
 
   it('pages are byte for byte the rows in each format, with an arena far smaller than the rows', async () => {
-    const ids = await store.listIds({ filters: NO_FILTERS, after: null, fetch: 1000 });
-    const rows = new Map((await store.rowsById(ids)).map((row) => [row.id, row]));
+    const ids = await store!.listIds({ filters: NO_FILTERS, after: null, fetch: 1000 });
+    const rows = new Map((await store!.rowsById(ids)).map((row) => [row.id, row]));
     const ordered = ids.map((id) => rows.get(id)!);
     const csv = CSV_HEADER + ordered.map(csvRecordOf).join('');
     const geojson = `${FEATURE_COLLECTION_START}${ordered.map(featureOf).join(',')}],"next_cursor":null}`;
 
     const arena = new FormatTextArena(1024, 256);
-    const small = new ServiceRequestTexts(store, 250_000, arena);
-    const large = new ServiceRequestTexts(store);
+    const small = new ServiceRequestTexts(store!, 250_000, arena);
+    const large = new ServiceRequestTexts(store!);
     expect(Buffer.byteLength(csv), 'the fixture needs many generations of the small arena').toBeGreaterThan(4 * arena.maxBytes);
     for (let round = 0; round < 3; round += 1) {
       for (const texts of [small, large]) {

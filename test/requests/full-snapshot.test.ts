@@ -16,7 +16,7 @@ interface Page {
 }
 
 describe('the full synthetic snapshot (SQLite)', () => {
-  let service: TestApp;
+  let service: TestApp | undefined;
   beforeAll(async () => {
     await ensureDefaultSnapshot(SNAPSHOT);
     service = await startTestApp(SNAPSHOT);
@@ -27,7 +27,7 @@ describe('the full synthetic snapshot (SQLite)', () => {
     const rows: Page['items'] = [];
     let cursor: string | null = null;
     do {
-      const response = await service.get(`/v1/service-requests?${query}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+      const response = await service!.get(`/v1/service-requests?${query}&limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
       expect(response.statusCode).toBe(200);
       const page = json<Page>(response);
       rows.push(...page.items);
@@ -37,7 +37,7 @@ describe('the full synthetic snapshot (SQLite)', () => {
   }
 
   it('109,915 requests, 181 days, and the numbers agree with the rows', async () => {
-    const dataset = json<{ row_count: number; period: { start: string; end: string } }>(await service.get('/v1/dataset'));
+    const dataset = json<{ row_count: number; period: { start: string; end: string } }>(await service!.get('/v1/dataset'));
     expect(dataset.row_count).toBe(109_915);
     expect(dataset.period).toEqual({ start: '2025-01-01', end: '2025-06-30' });
 
@@ -50,7 +50,7 @@ describe('the full synthetic snapshot (SQLite)', () => {
     });
     expect(outOfOrder, 'first row out of (created_at, id) order').toBe(-1);
 
-    const daily = json<{ items: { date: string; opened: number }[] }>(await service.get('/v1/stats/daily')).items;
+    const daily = json<{ items: { date: string; opened: number }[] }>(await service!.get('/v1/stats/daily')).items;
     expect(daily).toHaveLength(181);
     expect(daily.reduce((sum, day) => sum + day.opened, 0)).toBe(109_915);
     const perDay = new Map<string, number>();
@@ -59,34 +59,34 @@ describe('the full synthetic snapshot (SQLite)', () => {
 
     const statenIsland = await walk('borough=staten_island');
     expect(statenIsland.map((row) => row.id)).toEqual(all.filter((row) => row.borough === 'staten_island').map((row) => row.id));
-    const statenDaily = json<{ items: { opened: number }[] }>(await service.get('/v1/stats/daily?borough=staten_island')).items;
+    const statenDaily = json<{ items: { opened: number }[] }>(await service!.get('/v1/stats/daily?borough=staten_island')).items;
     expect(statenDaily.reduce((sum, day) => sum + day.opened, 0)).toBe(statenIsland.length);
 
-    const types = json<{ items: { count: number }[] }>(await service.get('/v1/complaint-types')).items;
+    const types = json<{ items: { count: number }[] }>(await service!.get('/v1/complaint-types')).items;
     expect(types.reduce((sum, type) => sum + type.count, 0)).toBeLessThanOrEqual(109_915);
   });
 
   it('the 212 requests without a borough are reachable; the last 14 days are incomplete; the export holds every row', async () => {
-    expect(json(await service.get('/v1/service-requests/count?borough=none'))).toEqual({ count: 212 });
+    expect(json(await service!.get('/v1/service-requests/count?borough=none'))).toEqual({ count: 212 });
     const withoutBorough = await walk('borough=none');
     expect(withoutBorough).toHaveLength(212);
     expect(withoutBorough.every((row) => row.borough === null)).toBe(true);
 
     // snapshot date 2025-07-01: the days from 17 June on have their 14-day window past it
-    const daily = json<{ items: { date: string; complete: boolean }[] }>(await service.get('/v1/stats/daily')).items;
+    const daily = json<{ items: { date: string; complete: boolean }[] }>(await service!.get('/v1/stats/daily')).items;
     expect(daily.filter((day) => !day.complete).map((day) => day.date)).toEqual(daily.filter((day) => day.date >= '2025-06-17').map((day) => day.date));
     expect(daily.filter((day) => !day.complete)).toHaveLength(14);
-    const computed = json<{ items: unknown[] }>(await service.get('/v1/stats/daily?borough=queens&borough=queens&status=open&status=closed&status=assigned&status=in_progress&status=pending')).items;
+    const computed = json<{ items: unknown[] }>(await service!.get('/v1/stats/daily?borough=queens&borough=queens&status=open&status=closed&status=assigned&status=in_progress&status=pending')).items;
     // the numbers counted from the rows equal the snapshot's precomputed ones
-    expect(computed).toEqual(json<{ items: unknown[] }>(await service.get('/v1/stats/daily?borough=queens')).items);
-    const monthly = json<{ items: { month: string; opened: number; complete: boolean }[] }>(await service.get('/v1/stats/monthly')).items;
+    expect(computed).toEqual(json<{ items: unknown[] }>(await service!.get('/v1/stats/daily?borough=queens')).items);
+    const monthly = json<{ items: { month: string; opened: number; complete: boolean }[] }>(await service!.get('/v1/stats/monthly')).items;
     expect(monthly.map((month) => [month.month, month.complete])).toEqual([
       ['2025-01', true], ['2025-02', true], ['2025-03', true], ['2025-04', true], ['2025-05', true], ['2025-06', false],
     ]);
     expect(monthly.reduce((sum, month) => sum + month.opened, 0)).toBe(109_915);
 
     const started = performance.now();
-    const csv = await service.get('/v1/exports/service-requests');
+    const csv = await service!.get('/v1/exports/service-requests');
     const seconds = (performance.now() - started) / 1000;
     expect(csv.statusCode).toBe(200);
     expect(csv.body.split('\r\n')).toHaveLength(109_915 + 2); // header, rows, the empty rest after the last CRLF
@@ -94,8 +94,8 @@ describe('the full synthetic snapshot (SQLite)', () => {
   });
 
   it('the export streams with flat memory, plain and gzip (RSS growth under a generous bound)', async () => {
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = service.app.server.address() as AddressInfo;
+    await service!.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = service!.app.server.address() as AddressInfo;
     for (const encoding of ['identity', 'gzip']) {
       const rss = () => process.memoryUsage.rss() / 1024 / 1024;
       const before = rss();

@@ -159,7 +159,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
         '!!!!',
         'not-a-cursor.at-all',
         `${payload}.`,
-        `${payload}`,
+        payload,
         `${payload}.${signature}.${signature}`,
         `${payload}.${signature.slice(1)}`, // a signature one character short
         `${Buffer.from('[1,"2025-01-01T00:00:00",1002').toString('base64url')}.${signature}`, // cut content

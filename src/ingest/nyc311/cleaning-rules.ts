@@ -257,7 +257,7 @@ export const canonicalSpelling = {
       for (const [value, count] of exact) {
         const folded = value.toLowerCase();
         let byCount = spellings.get(folded);
-        if (byCount === undefined) spellings.set(folded, (byCount = new Map()));
+        if (byCount === undefined) spellings.set(folded, (byCount = new Map<string, number>()));
         byCount.set(value, count);
       }
       const canonical = new Map<string, string>();

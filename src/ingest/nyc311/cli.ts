@@ -114,7 +114,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError || (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`snapshot: ${(error as Error).message}\n\n${USAGE}`);
+      process.stderr.write(`snapshot: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
     } else if (error instanceof MissingColumnError || error instanceof CsvFormatError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
       process.stderr.write(`\nsnapshot: ${(error as Error).message}\n`);

@@ -62,7 +62,7 @@ export async function ensureSnapshot(path: string = defaultSnapshotPath(), optio
   let locked = tryLock(lockPath);
   while (!locked) {
     if (existsSync(path)) return { path, built: false, build: null };
-    let lockAge = 0;
+    let lockAge: number;
     try {
       lockAge = Date.now() - statSync(lockPath).mtimeMs;
     } catch {

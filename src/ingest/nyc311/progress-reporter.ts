@@ -19,10 +19,11 @@ export const silentProgress: ProgressReporter = {
 const BAR_WIDTH = 30;
 
 export function createProgressReporter(
-  stream: NodeJS.WriteStream = process.stderr,
+  // `isTTY` is typed `boolean` but is absent on a stream that is not a terminal (a pipe, a file).
+  stream: Omit<NodeJS.WriteStream, 'isTTY'> & { isTTY?: boolean } = process.stderr,
   options: { intervalMs?: number; tty?: boolean } = {},
 ): ProgressReporter {
-  const tty = options.tty ?? Boolean(stream.isTTY);
+  const tty = options.tty ?? stream.isTTY ?? false;
   const intervalMs = options.intervalMs ?? (tty ? 100 : 2000);
   let name = '';
   let total: number | undefined;

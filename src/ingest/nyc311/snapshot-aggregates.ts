@@ -83,10 +83,10 @@ export function computeDailyStats(rows: readonly ServiceRequest[], periodStart: 
     }
   }
   const add = (scope: ScopeAccumulator, d: number, daysToClose: number | null): void => {
-    scope.opened[d]!++;
+    scope.opened[d] = (scope.opened[d] ?? 0) + 1;
     if (daysToClose !== null) {
       (scope.closeDays[d] as number[]).push(daysToClose);
-      if (daysToClose <= CLOSED_WITHIN_DAYS) scope.closedWithin[d]!++;
+      if (daysToClose <= CLOSED_WITHIN_DAYS) scope.closedWithin[d] = (scope.closedWithin[d] ?? 0) + 1;
     }
   };
   let lastDay = '';

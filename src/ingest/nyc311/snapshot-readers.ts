@@ -29,21 +29,25 @@ export interface PostgresQueryable {
 
 type MetaRow = Record<(typeof SNAPSHOT_META_COLUMNS)[number], string | number | null>;
 
+// Numbers as the drivers hand them over: PostgreSQL's bigint and numeric columns arrive as strings
+// (node-postgres does not parse them), SQLite's as numbers; the readers convert with Number().
+type DriverNumber = number | string;
+
 interface RuleRow {
   id: string;
   kind: string;
   description: string;
-  rows_removed: number;
-  values_changed: number;
-  applied: number;
+  rows_removed: DriverNumber;
+  values_changed: DriverNumber;
+  applied: DriverNumber;
 }
 
 interface DailyRow {
   day: string;
-  opened: number;
-  closed_within_14_days: number;
-  share_closed_within_14_days: number | null;
-  median_days_to_close: number | null;
+  opened: DriverNumber;
+  closed_within_14_days: DriverNumber;
+  share_closed_within_14_days: DriverNumber | null;
+  median_days_to_close: DriverNumber | null;
 }
 
 const META_SELECT = (table: string): string => `SELECT ${SNAPSHOT_META_COLUMNS.join(', ')} FROM ${table} WHERE id = 1`;

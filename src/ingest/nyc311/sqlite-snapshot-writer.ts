@@ -50,7 +50,7 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
       `INSERT INTO service_requests (${columns}) VALUES ${Array.from({ length: INSERT_BATCH }, () => placeholders).join(', ')}`,
     );
     const insertOne = db.prepare(`INSERT INTO service_requests (${columns}) VALUES ${placeholders}`);
-    const values: (string | number | null)[] = new Array(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
+    const values: (string | number | null)[] = new Array<string | number | null>(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
     let written = 0;
     const fullBatches = Math.floor(rows.length / INSERT_BATCH) * INSERT_BATCH;
     for (; written < fullBatches; written += INSERT_BATCH) {

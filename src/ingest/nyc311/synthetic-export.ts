@@ -246,7 +246,7 @@ function allocateDailyCounts(random: SeededRandom, total: number): number[] {
   const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
     if (missing-- <= 0) break;
-    counts[i]!++;
+    counts[i] = (counts[i] ?? 0) + 1;
   }
   return counts;
 }
@@ -525,7 +525,7 @@ class SyntheticExportBuilder {
       addressType: atIntersection ? 'INTERSECTION' : spec.highway || spec.bridge ? 'BLOCKFACE' : 'ADDRESS',
       city: random.pick(borough.cities),
       status,
-      resolution: closed ? (random.pick(RESOLUTIONS) as string) : status === 'Open' ? '' : (RESOLUTIONS[3] as string),
+      resolution: closed ? random.pick<string>(RESOLUTIONS) : status === 'Open' ? '' : (RESOLUTIONS[3] as string),
       communityBoard,
       councilDistrict,
       precinct: String(random.int(borough.precincts[0], borough.precincts[1])),

@@ -56,7 +56,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   /** One house: the checks in the documented order, then the answer. */
   const answerOne =
     <T>(answer: (house: House, model: HouseModel) => T) =>
-    async (request: FastifyRequest<{ Body: House }>): Promise<T> => {
+    (request: FastifyRequest<{ Body: House }>): T => {
       refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
       const current = loadedModel();
       refuseOutsideArea([request.body], current.area, () => '');
@@ -66,7 +66,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   /** A batch: every house checked (paths houses.<index>.<field>), then the answers in order. */
   const answerBatch =
     <T>(answer: (houses: readonly House[], model: HouseModel) => T[]) =>
-    async (request: FastifyRequest<{ Body: BatchRequest }>): Promise<{ estimates: T[] }> => {
+    (request: FastifyRequest<{ Body: BatchRequest }>): { estimates: T[] } => {
       const body: unknown = request.body;
       // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
       const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
@@ -85,12 +85,12 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
    * A POST of the estimates tag: key required, validation errors reach the handler, the estimate
    * errors; the body and the 200 answer as named components with their examples.
    */
-  const postHouses = <B>(
+  const postHouses = (
     path: string,
     doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
-    handler: (request: FastifyRequest<{ Body: B }>) => Promise<unknown>,
+    handler: (request: FastifyRequest<{ Body: never }>) => unknown,
   ): void => {
-    app.post<{ Body: B }>(
+    app.post<{ Body: never }>(
       path,
       {
         config: { requiresApiKey: true },
@@ -183,7 +183,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         },
       },
     },
-    async () => {
+    () => {
       if (!card) throw modelUnavailable();
       return card;
     },

@@ -49,7 +49,9 @@ export class FormatTextArena {
   /** The kept text at `place` (of the current generation): a view of its slab, which it keeps alive. */
   textAt(place: number, length: number): Buffer {
     const offset = place % this.slabBytes;
-    return this.slabs[(place - offset) / this.slabBytes]!.subarray(offset, offset + length);
+    const slab = this.slabs[(place - offset) / this.slabBytes];
+    if (slab === undefined) throw new RangeError(`format text arena: no slab holds place ${place}`);
+    return slab.subarray(offset, offset + length);
   }
 
   /** Bytes of slabs held (for tests and benchmarks). */

@@ -55,7 +55,7 @@ class CodedValues {
       this.rankLists.push([]);
     }
     this.building.push(code);
-    this.rankLists[code]!.push(rank);
+    elementAt(this.rankLists, code).push(rank);
   }
 
   finish(): void {
@@ -117,7 +117,7 @@ export class KeysetIndex {
     this.columns = Object.fromEntries(CODED_COLUMNS.map((name) => [name, new CodedValues()])) as Record<CodedColumn, CodedValues>;
     for (const row of rows) {
       const rank = ids.length;
-      if (rank > 0 && !isAfter(row.created_at, row.id, this.createdAt[rank - 1]!, ids[rank - 1]!)) {
+      if (rank > 0 && !isAfter(row.created_at, row.id, elementAt(this.createdAt, rank - 1), elementAt(ids, rank - 1))) {
         throw new Error(`keyset index: row ${row.id} is not after row ${ids[rank - 1]} in (created_at, id) order`);
       }
       ids.push(row.id);
@@ -152,7 +152,7 @@ export class KeysetIndex {
     const page: number[] = [];
     if (fetch <= 0) return page;
     this.forEachMatch(filters, after, (rank) => {
-      page.push(this.ids[rank]!);
+      page.push(int32At(this.ids, rank));
       return page.length < fetch;
     });
     return page;
@@ -173,12 +173,13 @@ export class KeysetIndex {
     const values = this.columns[column];
     const counts = new Int32Array(values.values.length);
     this.forEachMatch(filters, null, (rank) => {
-      counts[values.codes[rank]!]! += 1;
+      const code = int32At(values.codes, rank);
+      counts[code] = int32At(counts, code) + 1;
       return true;
     });
     const found: ValueCount[] = [];
     counts.forEach((count, code) => {
-      if (count > 0) found.push({ value: values.values[code]!, count });
+      if (count > 0) found.push({ value: elementAt(values.values, code), count });
     });
     return found.sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
   }
@@ -187,16 +188,16 @@ export class KeysetIndex {
   openingsByDay(filters: ListFilters): Map<string, DayOpenings> {
     const byCode: (DayOpenings | undefined)[] = [];
     this.forEachMatch(filters, null, (rank) => {
-      const code = this.dayCodes[rank]!;
+      const code = int32At(this.dayCodes, rank);
       const day = (byCode[code] ??= { opened: 0, closeDays: [] });
       day.opened += 1;
-      const days = this.daysToClose[rank]!;
+      const days = float64At(this.daysToClose, rank);
       if (!Number.isNaN(days)) day.closeDays.push(days);
       return true;
     });
     const result = new Map<string, DayOpenings>();
     byCode.forEach((openings, code) => {
-      if (openings !== undefined) result.set(this.dayTexts[code]!, openings);
+      if (openings !== undefined) result.set(elementAt(this.dayTexts, code), openings);
     });
     return result;
   }
@@ -226,10 +227,10 @@ export class KeysetIndex {
     const [lead, ...checks] = compiled;
     const box = filters.bbox;
     const matches = (rank: number): boolean => {
-      for (const check of checks) if (check.accepted[check.codes[rank]!] !== 1) return false;
+      for (const check of checks) if (check.accepted[int32At(check.codes, rank)] !== 1) return false;
       if (box !== null) {
-        const x = this.longitude[rank]!;
-        const y = this.latitude[rank]!;
+        const x = float64At(this.longitude, rank);
+        const y = float64At(this.latitude, rank);
         // A missing location is NaN: every comparison is false.
         if (!(x >= box.minLongitude && x <= box.maxLongitude && y >= box.minLatitude && y <= box.maxLatitude)) return false;
       }
@@ -240,9 +241,9 @@ export class KeysetIndex {
       return;
     }
     if (lead.lists.length === 1) {
-      const list = lead.lists[0]!;
+      const list = elementAt(lead.lists, 0);
       for (let k = lowerBound(list, start); k < list.length; k += 1) {
-        const rank = list[k]!;
+        const rank = int32At(list, k);
         if (rank >= end) return;
         if (matches(rank) && !visit(rank)) return;
       }
@@ -255,14 +256,16 @@ export class KeysetIndex {
       let best = -1;
       let rank = end;
       for (let i = 0; i < lists.length; i += 1) {
-        const candidate = heads[i]! < lists[i]!.length ? lists[i]![heads[i]!]! : end;
+        const head = elementAt(heads, i);
+        const list = elementAt(lists, i);
+        const candidate = head < list.length ? int32At(list, head) : end;
         if (candidate < rank) {
           rank = candidate;
           best = i;
         }
       }
       if (best < 0) return;
-      heads[best]! += 1;
+      heads[best] = elementAt(heads, best) + 1;
       if (matches(rank) && !visit(rank)) return;
     }
   }
@@ -276,7 +279,7 @@ export class KeysetIndex {
       const code = column.code(value);
       if (code === undefined || acceptedCodes[code] === 1) continue;
       acceptedCodes[code] = 1;
-      const list = column.ranks[code]!;
+      const list = elementAt(column.ranks, code);
       if (list.length === 0) continue;
       lists.push(list);
       size += list.length;
@@ -286,12 +289,12 @@ export class KeysetIndex {
 
   /** The first rank whose (created_at, id) is after the position. */
   private firstAfter(position: CursorPosition): number {
-    return firstWhere(this.ids.length, (rank) => isAfter(this.createdAt[rank]!, this.ids[rank]!, position.created_at, position.id));
+    return firstWhere(this.ids.length, (rank) => isAfter(elementAt(this.createdAt, rank), int32At(this.ids, rank), position.created_at, position.id));
   }
 
   /** The first rank whose created_at is at or after the bound (compared as text). */
   private firstAtOrAfter(bound: string): number {
-    return firstWhere(this.ids.length, (rank) => this.createdAt[rank]! >= bound);
+    return firstWhere(this.ids.length, (rank) => elementAt(this.createdAt, rank) >= bound);
   }
 }
 
@@ -302,7 +305,7 @@ function isAfter(createdAt: string, id: number, otherCreatedAt: string, otherId:
 
 /** The first index of the ascending list whose value is at least `value`. */
 function lowerBound(list: Int32Array, value: number): number {
-  return firstWhere(list.length, (index) => list[index]! >= value);
+  return firstWhere(list.length, (index) => int32At(list, index) >= value);
 }
 
 /** Binary search: the first index in [0, length) where `holds` is true, given that it stays true after it. */
@@ -315,4 +318,26 @@ function firstWhere(length: number, holds: (index: number) => boolean): number {
     else low = middle + 1;
   }
   return low;
+}
+
+// Checked reads: every index below is a rank, code or position the index produced itself, so a
+// missing element is a bug of the index, thrown as such. One accessor per array kind keeps each
+// call site monomorphic (the hot loops read Int32Array and Float64Array only).
+
+function int32At(array: Int32Array, index: number): number {
+  const value = array[index];
+  if (value === undefined) throw new RangeError(`keyset index: no element ${index} of ${array.length}`);
+  return value;
+}
+
+function float64At(array: Float64Array, index: number): number {
+  const value = array[index];
+  if (value === undefined) throw new RangeError(`keyset index: no element ${index} of ${array.length}`);
+  return value;
+}
+
+function elementAt<T>(array: readonly T[], index: number): T {
+  const value = array[index];
+  if (value === undefined) throw new RangeError(`keyset index: no element ${index} of ${array.length}`);
+  return value;
 }

@@ -73,7 +73,10 @@ function isLeapYear(year: number): boolean {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 
 function daysInMonth(year: number, month: number): number {
-  return month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
+  if (month === 2 && isLeapYear(year)) return 29;
+  const days = DAYS_IN_MONTH[month - 1];
+  if (days === undefined) throw new RangeError(`no month ${month}`);
+  return days;
 }
 
 /**

@@ -27,7 +27,7 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
   if (values.length === 0) return `${column} IS NULL`;
   if (values.length === 1) {
     condition = `${column} = ?`;
-    parameters.push(values[0]!);
+    parameters.push(...values);
   } else {
     condition = `${column} = ANY(?)`;
     parameters.push(values);

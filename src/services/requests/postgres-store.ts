@@ -110,7 +110,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     // The column is a 4-byte integer: a larger id cannot exist (and would be an error, not a miss).
     const possible = ids.filter((id) => Number.isSafeInteger(id) && id >= -2_147_483_648 && id <= 2_147_483_647);
     if (possible.length === 0) return [];
-    return this.rows<ServiceRequestRecord>(postgresRowsByIdSql(this.table('service_requests')), [possible as never]);
+    return this.rows<ServiceRequestRecord>(postgresRowsByIdSql(this.table('service_requests')), [possible]);
   }
 
   /** A read through the snapshot builder's readers; any failure becomes DatabaseUnavailableError. */

@@ -47,11 +47,13 @@ const DIGITS = /^-?[0-9]+$/;
  * or `0x10` as numbers. Integers are written in digits only: checked on the raw text, before validation.
  */
 function integerTextCheck(part: 'params' | 'query', name: string) {
-  return async (request: { params: unknown; query: unknown }): Promise<void> => {
+  return (request: { params: unknown; query: unknown }, _reply: unknown, done: (error?: Error) => void): void => {
     const raw = (request[part] as Record<string, unknown> | undefined)?.[name];
     if (typeof raw === 'string' && !DIGITS.test(raw)) {
-      throw new ApiError('invalid_request', { fields: [name], message: invalidRequestMessage(`${name} must be an integer`) });
+      done(new ApiError('invalid_request', { fields: [name], message: invalidRequestMessage(`${name} must be an integer`) }));
+      return;
     }
+    done();
   };
 }
 
@@ -59,8 +61,12 @@ function integerTextCheck(part: 'params' | 'query', name: string) {
  * preValidation: a repeatable filter given once arrives as text; it is made a list of one, so that
  * the schema validates every value the same way (`borough=queens` and `borough=queens&borough=bronx`).
  */
-async function repeatableParameters(request: { query: unknown }): Promise<void> {
-  const query = request.query as Record<string, unknown> | undefined;
+function repeatableParameters(request: { query: unknown }, _reply: unknown, done: () => void): void {
+  listRepeatableParameters(request.query as Record<string, unknown> | null | undefined);
+  done();
+}
+
+function listRepeatableParameters(query: Record<string, unknown> | null | undefined): void {
   if (query === undefined || query === null) return;
   for (const name of REPEATABLE_FILTERS) {
     const value = query[name];

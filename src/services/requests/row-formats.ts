@@ -44,7 +44,7 @@ export function chooseFormat<F extends RowFormat>(parameter: F | undefined, acce
 }
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled; null is empty. */
-function csvField(value: unknown): string {
+function csvField(value: ServiceRequestRecord[keyof ServiceRequestRecord] | undefined): string {
   if (value === null || value === undefined) return '';
   const text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

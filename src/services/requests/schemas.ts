@@ -126,7 +126,7 @@ export const FILTER_VALUES_MAXIMUM = 50;
  * A filter that may be given several times (`borough=queens&borough=bronx`: any of them). A single
  * value arrives as a list of one (repeatable-parameters.ts), so the list is what is validated.
  */
-function repeatable<T extends Record<string, unknown>>(item: T, description: string) {
+function repeatable(item: Record<string, unknown>, description: string) {
   return Type.Optional(
     Type.Unsafe<string[]>({
       type: 'array',

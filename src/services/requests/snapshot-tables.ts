@@ -35,7 +35,7 @@ export function toDailyStatRecords(stats: readonly DailyStat[], snapshotDate: st
 }
 
 export function toComplaintTypeCountRecords(counts: readonly ComplaintTypeCount[]): ComplaintTypeCountRecord[] {
-  return counts.map((count) => ({ complaint_type: count.complaint_type, count: Number(count.count) }));
+  return counts.map((count) => ({ complaint_type: count.complaint_type, count: count.count }));
 }
 
 /** The readiness probe: the snapshot's metadata row and one request can be read. */

@@ -141,11 +141,12 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
     this.database?.close();
     this.database = null;
     this.changes?.close();
     this.changes = null;
+    return Promise.resolve();
   }
 }

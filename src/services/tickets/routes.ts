@@ -42,7 +42,7 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
         },
       },
     },
-    async (request) => workingClassifier().classify(request.body),
+    (request) => workingClassifier().classify(request.body),
   );
 
   app.get(
@@ -58,6 +58,6 @@ export function registerTicketRoutes(app: PlatformApp, classifier: KeywordClassi
         },
       },
     },
-    async () => ({ categories: [...CATEGORIES] }),
+    () => ({ categories: [...CATEGORIES] }),
   );
 }

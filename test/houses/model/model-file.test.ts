@@ -28,7 +28,7 @@ describe('model file parser', () => {
     expect(() => parseModelFile('{"format_version": 2}')).toThrow(/malformed model file: model_version, prices_as_of, features, .*comparable_sales: missing/);
     refuses((d) => (d.format_version = 1), /format_version: unsupported 1/);
     refuses((d) => (d.trees[2].count[1] = 0), /trees\[2\]\.count\[1\]: must be >= 1/);
-    refuses((d) => (d.trees[2].count[0] += 1), /trees\[2\]\.node 0: count \d+ is not the sum of its children's \(\d+ \+ \d+\)/);
+    refuses((d) => (d.trees[2].count[0] = Number(d.trees[2].count[0]) + 1), /trees\[2\]\.node 0: count \d+ is not the sum of its children's \(\d+ \+ \d+\)/);
     refuses((d) => (d.trees[0].left[0] = d.trees[0].right[0]), /trees\[0\]\.node 0: a child of two splits/);
     refuses((d) => d.comparable_sales.columns.price.pop(), /comparable_sales\.columns\.price: expected \d+ items, got \d+/);
     refuses((d) => delete d.comparable_sales.columns.grade, /comparable_sales\.columns\.grade: missing/);

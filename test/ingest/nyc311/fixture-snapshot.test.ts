@@ -35,7 +35,7 @@ const run = promisify(execFile);
 
 let directory: string;
 let prepared: PreparedSnapshot;
-let db: Database.Database;
+let db: Database.Database | undefined;
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'snapshot-fixture-'));
@@ -51,7 +51,7 @@ afterAll(() => {
 
 describe('SQLite snapshot of the hand-written export', () => {
   it('reads back the cleaned rows with their types', () => {
-    const rows = db.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
+    const rows = db!.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
     expect(rows).toEqual(prepared.content.rows);
     expect(rows).toHaveLength(15);
     const row1001 = rows.find((r) => r.id === 1001)!;
@@ -75,7 +75,7 @@ describe('SQLite snapshot of the hand-written export', () => {
   });
 
   it('has 181 days of numbers, days without requests as zeros', () => {
-    const days = readDailyStats(db);
+    const days = readDailyStats(db!);
     expect(days).toHaveLength(181);
     expect(days.filter((d) => d.opened > 0).map((d) => [d.day, d.opened])).toEqual([
       ['2025-01-01', 1],
@@ -108,12 +108,12 @@ describe('SQLite snapshot of the hand-written export', () => {
       median_days_to_close: 2,
     });
     // Requests with no borough count in "all" only.
-    expect(readDailyStats(db, { borough: 'brooklyn' }).find((d) => d.day === '2025-05-06')!.opened).toBe(0);
-    expect(readDailyStats(db, { borough: 'queens', complaintType: 'Street Light Condition' }).find((d) => d.day === '2025-01-01')!.opened).toBe(1);
+    expect(readDailyStats(db!, { borough: 'brooklyn' }).find((d) => d.day === '2025-05-06')!.opened).toBe(0);
+    expect(readDailyStats(db!, { borough: 'queens', complaintType: 'Street Light Condition' }).find((d) => d.day === '2025-01-01')!.opened).toBe(1);
   });
 
   it('counts complaint types, largest first', () => {
-    expect(readComplaintTypeCounts(db)).toEqual([
+    expect(readComplaintTypeCounts(db!)).toEqual([
       { complaint_type: 'Street Condition', count: 10 },
       { complaint_type: 'Bridge Condition', count: 2 },
       { complaint_type: 'Sidewalk Condition', count: 1 },
@@ -123,7 +123,7 @@ describe('SQLite snapshot of the hand-written export', () => {
   });
 
   it('describes its source: the file, its SHA-256 and layout; the snapshot date from its latest time', () => {
-    const meta = readSnapshotMeta(db);
+    const meta = readSnapshotMeta(db!);
     expect(meta.source).toMatchObject({ kind: 'file', file_name: 'dot-2025-with-council-district.csv', seed: null, layout: 'extended' });
     expect(meta.source.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(meta.snapshot_date).toBe('2025-07-01');
@@ -138,7 +138,7 @@ describe('SQLite snapshot of the hand-written export', () => {
 
 describe('PostgreSQL snapshot of the hand-written export (real database, isolated schema)', () => {
   const schema = isolatedSchemaName('snapshot_fixture');
-  let pool: pg.Pool;
+  let pool: pg.Pool | undefined;
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
@@ -151,26 +151,26 @@ describe('PostgreSQL snapshot of the hand-written export (real database, isolate
   });
 
   it('holds the same rows, numbers and metadata as SQLite', async () => {
-    const { rows } = await pool.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
+    const { rows } = await pool!.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
     expect(rows).toEqual(prepared.content.rows);
-    expect(await readDailyStatsFromPostgres(pool, schema)).toEqual(readDailyStats(db));
-    expect(await readDailyStatsFromPostgres(pool, schema, { complaintType: 'No Such Type' })).toEqual(readDailyStats(db, { complaintType: 'No Such Type' }));
-    expect(await readComplaintTypeCountsFromPostgres(pool, schema)).toEqual(readComplaintTypeCounts(db));
-    const meta = await readSnapshotMetaFromPostgres(pool, schema);
-    expect({ ...meta, built_at: '' }).toEqual({ ...readSnapshotMeta(db), built_at: '' });
+    expect(await readDailyStatsFromPostgres(pool!, schema)).toEqual(readDailyStats(db!));
+    expect(await readDailyStatsFromPostgres(pool!, schema, { complaintType: 'No Such Type' })).toEqual(readDailyStats(db!, { complaintType: 'No Such Type' }));
+    expect(await readComplaintTypeCountsFromPostgres(pool!, schema)).toEqual(readComplaintTypeCounts(db!));
+    const meta = await readSnapshotMetaFromPostgres(pool!, schema);
+    expect({ ...meta, built_at: '' }).toEqual({ ...readSnapshotMeta(db!), built_at: '' });
   });
 
   it('replaces the snapshot in one transaction when loaded again', async () => {
     await buildSnapshot({ kind: 'file', path: STANDARD_41_FIXTURE }, { kind: 'postgres', url: TEST_DATABASE_URL, schema });
-    const meta = await readSnapshotMetaFromPostgres(pool, schema);
+    const meta = await readSnapshotMetaFromPostgres(pool!, schema);
     expect(meta.source.file_name).toBe('dot-2025-standard-41-columns.csv');
-    const { rows } = await pool.query(`SELECT count(*)::int AS n, count(council_district)::int AS districts FROM "${schema}".service_requests`);
+    const { rows } = await pool!.query(`SELECT count(*)::int AS n, count(council_district)::int AS districts FROM "${schema}".service_requests`);
     expect(rows[0]).toEqual({ n: 15, districts: 0 });
   });
 
   it('rejects the load of a file lacking a column and keeps the loaded snapshot', async () => {
     await expect(buildSnapshot({ kind: 'file', path: MISSING_COLUMNS_FIXTURE }, { kind: 'postgres', url: TEST_DATABASE_URL, schema })).rejects.toThrow(/"Status", "Borough"/);
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".service_requests`);
+    const { rows } = await pool!.query(`SELECT count(*)::int AS n FROM "${schema}".service_requests`);
     expect(rows[0].n).toBe(15);
   });
 

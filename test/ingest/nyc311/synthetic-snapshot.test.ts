@@ -33,7 +33,7 @@ const SYNTHETIC_EXPORT_SHA256 = '20266ea38a7bae3d43701eac569e79babbd52c64a170b2a
 
 let prepared: PreparedSnapshot;
 let directory: string;
-let db: Database.Database;
+let db: Database.Database | undefined;
 
 beforeAll(async () => {
   prepared = await prepareSnapshot({ kind: 'synthetic' });
@@ -106,13 +106,13 @@ describe('synthetic export', () => {
 
 describe('SQLite snapshot of the synthetic export', () => {
   it('reads back exactly the cleaned rows', () => {
-    const rows = db.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
+    const rows = db!.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
     expect(rows).toHaveLength(109_915);
     expect(rows).toEqual(prepared.content.rows);
   });
 
   it('holds the metadata: source, seed, snapshot date, counts, range, rules', () => {
-    const meta = readSnapshotMeta(db);
+    const meta = readSnapshotMeta(db!);
     expect(meta).toEqual(prepared.content.meta);
     expect(meta.source).toMatchObject({
       kind: 'synthetic',
@@ -131,7 +131,7 @@ describe('SQLite snapshot of the synthetic export', () => {
   });
 
   it('has the indexes for the filters and keyset pages, and uses them', () => {
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'service_requests'").all() as { name: string }[]).map((r) => r.name);
+    const names = (db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'service_requests'").all() as { name: string }[]).map((r) => r.name);
     expect(names).toEqual(
       expect.arrayContaining([
         'service_requests_created_at_id',
@@ -141,7 +141,7 @@ describe('SQLite snapshot of the synthetic export', () => {
       ]),
     );
     const plan = (sql: string, ...params: unknown[]): string =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+      (db!.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
     expect(plan('SELECT * FROM service_requests WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 51', '2025-03-01T00:00:00', 0)).toMatch(
       /USING INDEX service_requests_created_at_id/,
     );
@@ -154,7 +154,7 @@ describe('SQLite snapshot of the synthetic export', () => {
   it('has daily numbers for 181 days that match the rows, for all and for each scope', () => {
     const scopes: { borough?: 'queens'; complaintType?: string }[] = [{}, { borough: 'queens' }, { complaintType: 'Sidewalk Condition' }, { borough: 'queens', complaintType: 'Street Condition' }];
     for (const scope of scopes) {
-      const days = readDailyStats(db, scope);
+      const days = readDailyStats(db!, scope);
       expect(days).toHaveLength(181);
       expect(days[0]!.day).toBe('2025-01-01');
       expect(days[180]!.day).toBe('2025-06-30');
@@ -184,33 +184,33 @@ describe('SQLite snapshot of the synthetic export', () => {
   });
 
   it('agrees with SQL over the rows for every scope and day', () => {
-    const fromRows = db
+    const fromRows = db!
       .prepare(
         `SELECT substr(created_at, 1, 10) AS day, count(*) AS opened, sum(days_to_close <= 14) AS within
          FROM service_requests GROUP BY day ORDER BY day`,
       )
       .all() as { day: string; opened: number; within: number }[];
-    const stored = db.prepare("SELECT day, opened, closed_within_14_days AS within FROM daily_stats WHERE borough = '*' AND complaint_type = '*' ORDER BY day").all();
+    const stored = db!.prepare("SELECT day, opened, closed_within_14_days AS within FROM daily_stats WHERE borough = '*' AND complaint_type = '*' ORDER BY day").all();
     expect(stored).toEqual(fromRows);
-    const perScope = db
+    const perScope = db!
       .prepare(
         `SELECT d.borough, d.complaint_type, sum(d.opened) AS opened FROM daily_stats d WHERE d.borough <> '*' AND d.complaint_type <> '*' GROUP BY 1, 2`,
       )
       .all() as { borough: string; complaint_type: string; opened: number }[];
-    const counted = db.prepare('SELECT borough, complaint_type, count(*) AS opened FROM service_requests WHERE borough IS NOT NULL AND complaint_type IS NOT NULL GROUP BY 1, 2').all();
+    const counted = db!.prepare('SELECT borough, complaint_type, count(*) AS opened FROM service_requests WHERE borough IS NOT NULL AND complaint_type IS NOT NULL GROUP BY 1, 2').all();
     expect(perScope.filter((r) => r.opened > 0)).toEqual(expect.arrayContaining(counted as never[]));
     expect(perScope.filter((r) => r.opened > 0)).toHaveLength(counted.length);
   });
 
   it('answers 181 days of zeros for a complaint type that does not occur', () => {
-    const days = readDailyStats(db, { complaintType: 'No Such Type' });
+    const days = readDailyStats(db!, { complaintType: 'No Such Type' });
     expect(days).toHaveLength(181);
     expect(days.every((d) => d.opened === 0 && d.median_days_to_close === null && d.share_closed_within_14_days === null)).toBe(true);
   });
 
   it('counts complaint types like the rows, largest first', () => {
-    const counts = readComplaintTypeCounts(db);
-    const fromRows = db
+    const counts = readComplaintTypeCounts(db!);
+    const fromRows = db!
       .prepare('SELECT complaint_type, count(*) AS count FROM service_requests WHERE complaint_type IS NOT NULL GROUP BY complaint_type ORDER BY count DESC, complaint_type')
       .all();
     expect(counts).toEqual(fromRows);
@@ -220,7 +220,7 @@ describe('SQLite snapshot of the synthetic export', () => {
 
 describe('PostgreSQL snapshot of the synthetic export', () => {
   const schema = isolatedSchemaName('snapshot_synthetic');
-  let pool: pg.Pool;
+  let pool: pg.Pool | undefined;
 
   beforeAll(async () => {
     await writePostgresSnapshot(`${TEST_DATABASE_URL}?schema=${schema}`, prepared.content);
@@ -233,21 +233,21 @@ describe('PostgreSQL snapshot of the synthetic export', () => {
   });
 
   it('holds the same rows as SQLite', async () => {
-    const { rows } = await pool.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
+    const { rows } = await pool!.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
     expect(rows).toHaveLength(109_915);
     expect(rows).toEqual(prepared.content.rows);
   });
 
   it('answers the read API like SQLite', async () => {
-    expect(await readSnapshotMetaFromPostgres(pool, schema)).toEqual(readSnapshotMeta(db));
-    expect(await readComplaintTypeCountsFromPostgres(pool, schema)).toEqual(readComplaintTypeCounts(db));
+    expect(await readSnapshotMetaFromPostgres(pool!, schema)).toEqual(readSnapshotMeta(db!));
+    expect(await readComplaintTypeCountsFromPostgres(pool!, schema)).toEqual(readComplaintTypeCounts(db!));
     for (const scope of [{}, { borough: 'bronx' as const }, { complaintType: 'Street Light Condition', borough: 'manhattan' as const }]) {
-      expect(await readDailyStatsFromPostgres(pool, schema, scope)).toEqual(readDailyStats(db, scope));
+      expect(await readDailyStatsFromPostgres(pool!, schema, scope)).toEqual(readDailyStats(db!, scope));
     }
   });
 
   it('has the same indexes', async () => {
-    const { rows } = await pool.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'service_requests'`, [schema]);
+    const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'service_requests'`, [schema]);
     expect(rows.map((r: { indexname: string }) => r.indexname)).toEqual(
       expect.arrayContaining([
         'service_requests_created_at_id',

@@ -6,7 +6,7 @@ import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snaps
 import { computeComplaintTypeCounts, computeDailyStats } from '../../../src/ingest/nyc311/snapshot-aggregates.js';
 import type { SnapshotContent } from '../../../src/ingest/nyc311/snapshot-content.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/ingest/nyc311/snapshot-schema.js';
-import type { ServiceRequest, SnapshotMeta } from '../../../src/ingest/nyc311/service-request.js';
+import type { SnapshotMeta } from '../../../src/ingest/nyc311/service-request.js';
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { REPO_ROOT } from '../../support/http.js';
@@ -39,7 +39,7 @@ export function readFixtureRows(): ServiceRequestRecord[] {
   const lines = readFileSync(resolve(REPO_ROOT, 'test/fixtures/requests/service-requests.csv'), 'utf8').trim().split('\n');
   return lines.slice(1).map((line) => {
     const cells = line.split(',');
-    const text = (i: number): string | null => (cells[i] === undefined || cells[i] === '' ? null : (cells[i] as string));
+    const text = (i: number): string | null => (cells[i] === undefined || cells[i] === '' ? null : cells[i]);
     const num = (i: number): number | null => (text(i) === null ? null : Number(text(i)));
     const created_at = text(1) as string;
     const closed_at = text(2);
@@ -70,7 +70,7 @@ export function inApiOrder(rows: readonly ServiceRequestRecord[]): ServiceReques
 
 /** The fixture as the snapshot writers take it: rows in (created_at, id) order, numbers, metadata. */
 export function fixtureContent(rows: readonly ServiceRequestRecord[], snapshotId: string): SnapshotContent {
-  const sorted = inApiOrder(rows) as unknown as ServiceRequest[];
+  const sorted = inApiOrder(rows);
   const meta: SnapshotMeta = {
     snapshot_id: snapshotId,
     content_sha256: `${snapshotId}${'0'.repeat(48)}`,
@@ -122,7 +122,10 @@ export function createSqliteFixture(options: FixtureOptions = {}): FixtureDataba
   const folder = mkdtempSync(join(tmpdir(), 'requests-fixture-'));
   const path = join(folder, 'snapshot.sqlite');
   writeSqliteSnapshot(path, fixtureContent(rows, options.snapshotId ?? FIXTURE_SNAPSHOT_ID));
-  return { databaseUrl: path, rows, drop: async () => rmSync(folder, { recursive: true, force: true }) };
+  return { databaseUrl: path, rows, drop: () => {
+      rmSync(folder, { recursive: true, force: true });
+      return Promise.resolve();
+    } };
 }
 
 /** A schema of its own in the test PostgreSQL, loaded by the snapshot builder's PostgreSQL loader. */

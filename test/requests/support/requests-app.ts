@@ -13,7 +13,7 @@ export interface TestApp {
   app: PlatformApp;
   settings: RequestSettings;
   /** GET with the key; `path` includes the query string. */
-  get(path: string, headers?: Record<string, string>): Promise<AnyResponse>;
+  get: (path: string, headers?: Record<string, string>) => Promise<AnyResponse>;
 }
 
 export async function startTestApp(databaseUrl: string, env: Record<string, string> = {}, options: RequestsAppOptions = {}): Promise<TestApp> {
@@ -41,6 +41,7 @@ export function testAppDuringSuite(fixture: Pick<FixtureDatabase, 'databaseUrl'>
 }
 
 /** The JSON body of a response. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the answer's shape, as light-my-request's json<T>() does
 export function json<T = Record<string, unknown>>(response: AnyResponse): T {
   return JSON.parse(response.body) as T;
 }

@@ -98,7 +98,7 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
     for (const field of compared) {
       const own = fieldAsNumber(house, field);
       const sale = cols[field][row] as number;
-      if (own !== sale) scored.push({ field, score: Math.abs(sale - own) / (table.scale[field] ?? 1) });
+      if (own !== sale) scored.push({ field, score: Math.abs(sale - own) / table.scale[field] });
     }
     scored.sort((a, b) => b.score - a.score); // stable: equal scores keep the contract's field order
     const price = cols.price[row] as number;

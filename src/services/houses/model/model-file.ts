@@ -4,7 +4,7 @@
  * cannot express, and the parser that refuses a malformed file with a clear Error before anything is
  * evaluated. The request fields, the model area and the rare-value groups are those of ../house.ts.
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { HOUSE_FIELDS, HouseFieldName, ModelArea, RareValueGroup, type HouseField } from '../house.js';
 
@@ -150,10 +150,10 @@ function readablePath(pointer: string): string {
 }
 
 /** The schema at a `#/properties/...` path, for the description of a union no branch of which matched. */
-function schemaAt(schemaPath: string): TSchema | undefined {
+function schemaAt(schemaPath: string): { description?: string } | undefined {
   let at: unknown = ModelFileSchema;
   for (const part of schemaPath.split('/').slice(1)) at = (at as Record<string, unknown> | undefined)?.[part];
-  return at as TSchema | undefined;
+  return at as { description?: string } | undefined;
 }
 
 type SchemaError = ReturnType<typeof modelFileValidator.Errors>[number];
@@ -191,7 +191,7 @@ function schemaProblem(value: unknown): MalformedModelFile | undefined {
   const otherForms = new Set(branchErrors.filter((e) => e.keyword === 'const').map(branchOf));
   const inNamedForm = branchErrors.find((e) => !otherForms.has(branchOf(e)));
   if (inNamedForm) return describeSchemaError(inNamedForm);
-  const description = (schemaAt(error.schemaPath) as { description?: string } | undefined)?.description ?? 'one of the allowed forms';
+  const description = schemaAt(error.schemaPath)?.description ?? 'one of the allowed forms';
   return new MalformedModelFile(readablePath(error.instancePath), `expected ${description}`);
 }
 
@@ -260,7 +260,7 @@ function contentProblem(file: ModelFile): MalformedModelFile | undefined {
 }
 
 /** Parse and check a model file (its text, bytes, or already JSON-parsed value); the file as it is, typed. */
-export function parseModelFile(input: string | Uint8Array | unknown): ModelFile {
+export function parseModelFile(input: unknown): ModelFile {
   let value: unknown = input;
   if (typeof input === 'string' || input instanceof Uint8Array) {
     const text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: true }).decode(input);
