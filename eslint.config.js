@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   // test/generated-clients/ is compiled by test/platform/generated-clients.test.ts with its own tsc program,
   // against the client types it generates from the OpenAPI copies during the test.
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'training/', '.test-results/', 'data/', 'test/generated-clients/'] },
+  { ignores: ['**/.venv/', 'dist/', 'node_modules/', 'coverage/', 'training/', '.test-results/', 'data/', 'test/generated-clients/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
