@@ -88,6 +88,8 @@ export class KeptCompressedAnswers {
   }
 
   async answer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    // First the cheapest look: most API clients ask for no encoding, and then nothing else is read.
+    if (request.headers['accept-encoding'] === undefined) return payload;
     const etag = reply.getHeader('ETag');
     if (typeof etag !== 'string' || !etag.startsWith('"') || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
@@ -164,6 +166,13 @@ function encodedRepresentationPayload(reply: FastifyReply, payload: unknown): un
 
 function addVary(reply: FastifyReply, name: string): void {
   const current = reply.getHeader('Vary');
+  // One name already there (the requests service's `Vary: Accept`): no split, no arrays.
+  if (typeof current === 'string' && !current.includes(',')) {
+    const only = current.trim();
+    if (only === '*' || only.toLowerCase() === name.toLowerCase()) return;
+    reply.header('Vary', only === '' ? name : `${only}, ${name}`);
+    return;
+  }
   const text = Array.isArray(current) ? current.join(', ') : typeof current === 'string' ? current : '';
   const names = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
   if (names.some((part) => part === '*' || part.toLowerCase() === name.toLowerCase())) return;

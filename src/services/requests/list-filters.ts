@@ -134,6 +134,8 @@ export function compareFilterValues(a: FilterValue, b: FilterValue): number {
 
 /** The normalized filters of a validated query; 422 invalid_request (not a calendar date, bad box) or invalid_range. */
 export function readListFilters(query: FilterQuery): ListFilters {
+  // A page without filters (the common case) allocates nothing.
+  if (FILTER_NAMES.every((name) => query[name] === undefined)) return NO_FILTERS;
   const bad: string[] = [];
   const bound = (name: 'created_from' | 'created_to'): string | null => {
     const raw = query[name];
