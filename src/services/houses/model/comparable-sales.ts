@@ -118,6 +118,33 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
     };
   }
 
+  /** How many of `chosen` are filled. */
+  let found = 0;
+  /**
+   * Keeps position k of the slice among the nearest `want` so far if it is one of them (equal dot
+   * products: the earlier table row first); answers the dot product a position must now reach.
+   */
+  function keep(k: number, dot: number): number {
+    const row = bySize[k] as number;
+    let at = found;
+    while (at > 0) {
+      const prevDot = closeness[at - 1] as number;
+      const prevRow = bySize[chosen[at - 1] as number] as number;
+      if (prevDot > dot || (prevDot === dot && prevRow < row)) break;
+      at--;
+    }
+    if (at < want) {
+      for (let m = Math.min(found, want - 1); m > at; m--) {
+        chosen[m] = chosen[m - 1] as number;
+        closeness[m] = closeness[m - 1] as number;
+      }
+      chosen[at] = k;
+      closeness[at] = dot;
+      if (found < want) found++;
+    }
+    return found < want ? -Infinity : (closeness[want - 1] as number);
+  }
+
   return {
     find(house: House): ComparableSale[] {
       const size = house.sqft_living;
@@ -129,25 +156,11 @@ export function createComparableSalesFinder(table: ComparableSalesTable): Compar
       const hy = Math.cos(lat) * Math.sin(long);
       const hz = Math.sin(lat);
       // The nearest `want` of the slice: a larger dot product is nearer; ties keep table order.
-      let found = 0;
+      found = 0;
+      let worst = -Infinity;
       for (let k = from; k < to; k++) {
         const dot = hx * (ux[k] as number) + hy * (uy[k] as number) + hz * (uz[k] as number);
-        const row = bySize[k] as number;
-        let at = found;
-        while (at > 0) {
-          const prevDot = closeness[at - 1] as number;
-          const prevRow = bySize[chosen[at - 1] as number] as number;
-          if (prevDot > dot || (prevDot === dot && prevRow < row)) break;
-          at--;
-        }
-        if (at >= want) continue;
-        for (let m = Math.min(found, want - 1); m > at; m--) {
-          chosen[m] = chosen[m - 1] as number;
-          closeness[m] = closeness[m - 1] as number;
-        }
-        chosen[at] = k;
-        closeness[at] = dot;
-        if (found < want) found++;
+        if (dot >= worst) worst = keep(k, dot); // most of the slice is farther than the five kept
       }
       const sales: ComparableSale[] = [];
       for (let m = 0; m < found; m++) sales.push(describe(house, bySize[chosen[m] as number] as number, true));

@@ -4,29 +4,35 @@
  * SHAP value of each model feature, such that expectedValue + sum(values) equals the trees' raw sum
  * (to float64 rounding). The values are those of the `shap` package's TreeExplainer with
  * feature_perturbation="tree_path_dependent" (checked on every house of the CSV by
- * test/houses/model/explanation-parity.test.ts): an "absent" feature follows both sides of its
- * splits, weighted by the training samples that went each way (the nodes' `count`).
+ * test/houses/model/parity.test.ts): an "absent" feature follows both sides of its splits, weighted
+ * by the training samples that went each way (the nodes' `count`).
  *
- * Algorithm 2 computes, for each leaf, the Shapley weights of the distinct features on the leaf's
- * path. Each such feature j has a zero fraction z_j (the product, over the path's splits on j, of
- * count(child on the path) / count(node)) and a one fraction o_j (1 when x follows every split on j
- * of the path, else 0). With d distinct features, O the features with o_j = 1, Z the others, and
- * P(t) = prod_{j in Z} z_j * prod_{j in O} (z_j + t), the leaf's value v adds
- *   for i in Z: -v * sum_k c(d, k) [t^k] P(t)
- *   for i in O: v * (1 - z_i) * sum_k c(d, k) [t^k] (P(t) / (z_i + t)),
- * where c(d, k) = k! (d - 1 - k)! / d! (the Shapley weight of a coalition of k of the other d - 1).
- * This is what Algorithm 2's EXTEND / UNWIND / UNWOUND_SUM compute along the recursion. Since
- * c(d, k) is the integral over [0, 1] of t^k (1 - t)^(d-1-k), each sum is the integral of a polynomial
- * of degree d - 1, F(t) / (z_i (1 - t) + o_i t) with F(t) = prod_j (z_j (1 - t) + o_j t), computed
- * exactly by a Gauss-Legendre rule of ceil(d / 2) points (as in Linear TreeShap, Yu et al. 2022): no
- * polynomial division, one product per point. The per-leaf paths (distinct features and zero
- * fractions) are precomputed once at load, and for the leaves with at most TABULATED_MAX_DISTINCT
- * distinct features (53% of the shipped model's) the contributions of every possible set O are
- * tabulated too (2.2 MB of float64 for the shipped model; a larger table was slower, its lookups
- * missing the cache). An explanation is then one pass over the splits only (deciding each for x and
- * passing down, as bits of the path's slots, the features on which x left the path) and one over the
- * leaves, tabulated ones first (one lookup), in typed arrays, allocating nothing.
- * Measured CPU per explanation: bench/tree-shap.ts (bench/README.md).
+ * The formula. Algorithm 2 computes, for each leaf, the Shapley weights of the distinct features on
+ * the leaf's path. Each such feature j has a zero fraction z_j (the product, over the path's splits on
+ * j, of count(child on the path) / count(node)) and a one fraction o_j (1 when x follows every split on
+ * j of the path, else 0). With d distinct features and F(t) = prod_j (z_j (1 - t) + o_j t), the leaf's
+ * value v adds to feature j
+ *   v * (o_j - z_j) * integral_0^1 F(t) / (z_j (1 - t) + o_j t) dt,
+ * which is Algorithm 2's EXTEND / UNWIND / UNWOUND_SUM (the integral of t^k (1 - t)^(d-1-k) is the
+ * Shapley weight k! (d - 1 - k)! / d!). The integrand is a polynomial of degree d - 1, integrated
+ * exactly by the Gauss-Legendre rule of ceil(d / 2) points (as in Linear TreeShap, Yu et al. 2022).
+ * For j with o_j = 0 it is -v * integral F(t) / (1 - t): the same for every such feature of the leaf.
+ *
+ * Leaves are taken by their parent split ("units"). A split on feature g with one or two leaf
+ * children A and B: above the split the two paths are one, so for the unit's other features
+ * F_A(t) = Q(t) q_A(t) and F_B(t) = Q(t) q_B(t), where Q is the product over the features other than
+ * g and q_X(t) = z_g,X (1 - t) + o_g,X t. Both leaves together then add
+ *   to j != g: (o_j - z_j) integral Q(t) M(t) / (z_j (1 - t) + o_j t) dt, M = v_A q_A + v_B q_B,
+ *   to g:      (v_A (o_g,A - z_g,A) + v_B (o_g,B - z_g,B)) integral Q(t) dt,
+ * one product and one set of sums for both leaves (a lone leaf child is a unit with v_B = 0). The
+ * shipped model's 14,250 leaves are 10,143 units.
+ *
+ * What runs per explanation: one pass over the splits (deciding each for x and passing down, as bits
+ * of the path's slots, the features on which x left the path), then one over the units: those with
+ * at most TABULATED_MAX_DISTINCT distinct features by one lookup in a table of every case computed at
+ * load, those with up to 8 (a 4-point rule) by a kernel that keeps the rule's four values in locals,
+ * and the few deeper ones by the general code. Typed arrays throughout, nothing allocated.
+ * Measured CPU per explanation: bench/tree-shap.ts (bench/README.md, "Explained estimates").
  */
 import type { ModelFile, TreeArrays } from './model-file.js';
 
@@ -48,49 +54,59 @@ function expectation(tree: TreeArrays, node: number): number {
   return (wl * expectation(tree, l) + wr * expectation(tree, r)) / (wl + wr);
 }
 
-interface LeafPath {
-  value: number;
-  /** Distinct features of the path, in order of first split, and their zero fractions. */
+/** A split with one or two leaf children, as the explanation uses it. */
+interface Unit {
+  /** Distinct features of the leaves' path, in order of first split, and their zero fractions above the split. */
   features: number[];
   zeros: number[];
-  /** The leaf's absolute node index. */
-  node: number;
+  /** The slot of the split's feature g among `features`. */
+  g: number;
+  /** Absolute node, value and zero fraction of g of leaf A and of leaf B (node -1 and value 0 when there is none). */
+  nodeA: number;
+  valueA: number;
+  zeroA: number;
+  nodeB: number;
+  valueB: number;
+  zeroB: number;
 }
 
 /**
- * The leaves of one tree with their paths; `splitSlot[offset + node]` receives, for each split, the
- * position of its feature among the distinct features of the paths through it (order of first split).
+ * The units of one tree; `splitSlot[offset + node]` receives, for each split, the position of its
+ * feature among the distinct features of the paths through it (order of first split).
  */
-function leafPaths(tree: TreeArrays, offset: number, splitSlot: Uint8Array): LeafPath[] {
-  const leaves: LeafPath[] = [];
+function treeUnits(tree: TreeArrays, offset: number, splitSlot: Uint8Array): Unit[] {
+  const units: Unit[] = [];
   const walk = (node: number, features: number[], zeros: number[]): void => {
-    if (tree.is_leaf[node] === 1) {
-      leaves.push({ value: tree.value[node] as number, features, zeros, node: offset + node });
-      return;
-    }
     const f = tree.feature[node] as number;
     const w = tree.count[node] as number;
-    const slot = features.indexOf(f);
-    splitSlot[offset + node] = slot < 0 ? features.length : slot;
+    const known = features.indexOf(f);
+    const g = known < 0 ? features.length : known;
+    splitSlot[offset + node] = g;
+    const nextFeatures = known < 0 ? [...features, f] : features;
+    const zeroOf = (child: number): number => ((tree.count[child] as number) / w) * (known < 0 ? 1 : (zeros[known] as number));
+    const leaves: [number, number, number][] = [];
     for (const child of [tree.left[node] as number, tree.right[node] as number]) {
-      const ratio = (tree.count[child] as number) / w;
-      const nextFeatures = [...features];
-      const nextZeros = [...zeros];
-      if (slot < 0) {
-        nextFeatures.push(f);
-        nextZeros.push(ratio);
+      if (tree.is_leaf[child] === 1) {
+        leaves.push([offset + child, tree.value[child] as number, zeroOf(child)]);
       } else {
-        nextZeros[slot] = ratio * (nextZeros[slot] as number);
+        const nextZeros = [...zeros];
+        nextZeros[g] = zeroOf(child);
+        walk(child, nextFeatures, nextZeros);
       }
-      walk(child, nextFeatures, nextZeros);
     }
+    const [a, b] = leaves;
+    if (a === undefined) return;
+    const [nodeB, valueB, zeroB] = b ?? [-1, 0, 0];
+    units.push({ features: nextFeatures, zeros: [...zeros, ...(known < 0 ? [1] : [])], g, nodeA: a[0], valueA: a[1], zeroA: a[2], nodeB, valueB, zeroB });
   };
-  walk(0, [], []);
-  return leaves;
+  if (tree.is_leaf[0] !== 1) walk(0, [], []); // a one-leaf tree explains nothing
+  return units;
 }
 
-/** Leaves with at most this many distinct path features get their contributions tabulated at load. */
+/** Units with at most this many distinct path features get their contributions tabulated at load. */
 const TABULATED_MAX_DISTINCT = 4;
+/** Units with at most this many distinct features (and more than the above) use the 4-point kernel. */
+const KERNEL_MAX_DISTINCT = 8;
 
 /**
  * The Gauss-Legendre rule of `points` nodes on [0, 1]: pairs [t, w] such that sum w f(t) is the
@@ -126,19 +142,19 @@ export function createTreeShap(model: ModelFile): TreeShap {
     for (const leaf of t.is_leaf) if (leaf !== 1) totalSplits++;
   }
   const splitSlotOfNode = new Uint8Array(totalNodes);
-  const paths: LeafPath[] = [];
+  const units: Unit[] = [];
   let expected = model.baseline;
   let offset = 0;
   for (const t of model.trees) {
-    for (const path of leafPaths(t, offset, splitSlotOfNode)) if (path.features.length > 0) paths.push(path); // a one-leaf tree explains nothing
+    units.push(...treeUnits(t, offset, splitSlotOfNode));
     expected += expectation(t, 0);
     offset += t.feature.length;
   }
   // The splits only, flattened in file order (a child always after its parent), with absolute children.
-  const splitNode = new Int32Array(totalSplits);
   const splitFeature = new Int32Array(totalSplits);
   const splitThreshold = new Float64Array(totalSplits);
-  const splitMissingLeft = new Uint8Array(totalSplits);
+  const splitMissingRight = new Uint8Array(totalSplits);
+  const splitNode = new Int32Array(totalSplits);
   /** The bit of the split's feature among the path's distinct features (1 << slot). */
   const splitBit = new Int32Array(totalSplits);
   const leftChild = new Int32Array(totalSplits);
@@ -151,7 +167,7 @@ export function createTreeShap(model: ModelFile): TreeShap {
       splitNode[k] = offset + i;
       splitFeature[k] = t.feature[i] as number;
       splitThreshold[k] = t.threshold[i] as number;
-      splitMissingLeft[k] = t.missing_go_to_left[i] as number;
+      splitMissingRight[k] = 1 - (t.missing_go_to_left[i] as number);
       splitBit[k] = 1 << (splitSlotOfNode[offset + i] as number);
       leftChild[k] = offset + (t.left[i] as number);
       rightChild[k] = offset + (t.right[i] as number);
@@ -161,46 +177,62 @@ export function createTreeShap(model: ModelFile): TreeShap {
   }
   /**
    * Per node, for the current x: the path's distinct features (as slot bits) on whose splits x left
-   * the path to the node. Roots stay 0.
+   * the path to the node. Roots stay 0; the extra last entry, all bits, stands for a missing leaf B.
    */
-  const leftPath = new Int32Array(totalNodes);
+  const leftPath = new Int32Array(totalNodes + 1);
+  leftPath[totalNodes] = -1;
 
-  // The leaves, flattened: first those whose contributions are tabulated, then the deeper ones.
-  paths.sort((a, b) => Number(a.features.length > TABULATED_MAX_DISTINCT) - Number(b.features.length > TABULATED_MAX_DISTINCT));
-  const nLeaves = paths.length;
-  const nTabulated = paths.filter((p) => p.features.length <= TABULATED_MAX_DISTINCT).length;
-  const leafNode = new Int32Array(nLeaves);
-  const leafValue = new Float64Array(nLeaves);
-  const leafDistinct = new Uint8Array(nLeaves);
-  const leafSlots = new Int32Array(nLeaves); // offset into slotFeature / slotZero
-  const leafTable = new Int32Array(nLeaves); // offset into table (tabulated leaves)
-  let nSlots = 0;
-  let nTable = 0;
-  let maxDistinct = 0;
-  for (const p of paths) {
-    const d = p.features.length;
-    nSlots += d;
-    if (d <= TABULATED_MAX_DISTINCT) nTable += (1 << d) * d;
-    maxDistinct = Math.max(maxDistinct, d);
-  }
+  // The units, flattened: tabulated, then the kernel's, then the rest.
+  const group = (u: Unit): number => (u.features.length <= TABULATED_MAX_DISTINCT ? 0 : u.features.length <= KERNEL_MAX_DISTINCT ? 1 : 2);
+  units.sort((a, b) => group(a) - group(b));
+  const nUnits = units.length;
+  const nTabulated = units.filter((u) => group(u) === 0).length;
+  const kernelEnd = nTabulated + units.filter((u) => group(u) === 1).length;
+  const maxDistinct = units.reduce((most, u) => Math.max(most, u.features.length), 1);
   if (maxDistinct > 30) throw new Error('TreeSHAP here handles at most 30 distinct features on a path (one bit each)');
+
+  const unitDistinct = new Uint8Array(nUnits);
+  const unitG = new Uint8Array(nUnits);
+  const unitSlots = new Int32Array(nUnits); // offset into slotFeature / slotZero
+  const unitTable = new Int32Array(nUnits); // offset into table (tabulated units)
+  const nodeA = new Int32Array(nUnits);
+  const nodeB = new Int32Array(nUnits);
+  const valueA = new Float64Array(nUnits);
+  const valueB = new Float64Array(nUnits);
+  const zeroA = new Float64Array(nUnits);
+  const zeroB = new Float64Array(nUnits);
+  /** v_A z_g,A + v_B z_g,B: M(t)'s (1 - t) coefficient. */
+  const valueZero = new Float64Array(nUnits);
+  /** The product of the zero fractions of the unit's features other than g. */
+  const otherZeros = new Float64Array(nUnits);
+  let nSlots = 0;
+  for (const u of units) nSlots += u.features.length;
   const slotFeature = new Int32Array(nSlots);
   const slotZero = new Float64Array(nSlots);
   let s = 0;
-  paths.forEach((p, l) => {
-    leafNode[l] = p.node;
-    leafValue[l] = p.value;
-    leafDistinct[l] = p.features.length;
-    leafSlots[l] = s;
-    p.features.forEach((f, j) => {
+  units.forEach((u, i) => {
+    unitDistinct[i] = u.features.length;
+    unitG[i] = u.g;
+    unitSlots[i] = s;
+    nodeA[i] = u.nodeA;
+    nodeB[i] = u.nodeB < 0 ? totalNodes : u.nodeB;
+    valueA[i] = u.valueA;
+    valueB[i] = u.valueB;
+    zeroA[i] = u.zeroA;
+    zeroB[i] = u.zeroB;
+    valueZero[i] = u.valueA * u.zeroA + u.valueB * u.zeroB;
+    let product = 1;
+    u.features.forEach((f, j) => {
       slotFeature[s + j] = f;
-      slotZero[s + j] = p.zeros[j] as number;
+      slotZero[s + j] = u.zeros[j] as number;
+      if (j !== u.g) product *= u.zeros[j] as number;
     });
-    s += p.features.length;
+    otherZeros[i] = product;
+    s += u.features.length;
   });
 
   // Gauss-Legendre rules on [0, 1] of 1 to maxPoints points, at [points * width + q]: the node t, 1 - t,
-  // and the weight w, also divided by 1 - t (the zero side's integrand).
+  // the weight w, and w / (1 - t) (the integrand of a feature x does not follow).
   const maxPoints = Math.ceil(maxDistinct / 2);
   const width = maxPoints + 1;
   const node = new Float64Array(width * width);
@@ -215,60 +247,78 @@ export function createTreeShap(model: ModelFile): TreeShap {
       zeroWeight[points * width + q] = w / (1 - t);
     });
   }
-  /** F(t) = prod_j (z_j (1 - t) + o_j t) at the rule's nodes. */
-  const product = new Float64Array(width);
-  /** The contribution of leaf l to each of its slots. */
+  /** Q(t) and Q(t) M(t) at the rule's nodes. */
+  const others = new Float64Array(width);
+  const withLeaves = new Float64Array(width);
+  /** The contribution of one unit to each of its slots. */
   const slotShare = new Float64Array(maxDistinct);
 
   /**
-   * The contributions of leaf l for the slots x follows (bits of `ones`): with F as above (o_j = 1 for
-   * the slots in `ones`), slot j gets value * (o_j - z_j) * integral_0^1 F(t) / (z_j (1 - t) + o_j t) dt,
-   * a polynomial of degree d - 1 integrated exactly by the rule of ceil(d / 2) points. (The integral of
-   * t^k (1 - t)^(d-1-k) is the Shapley weight k! (d - 1 - k)! / d! of Algorithm 2.)
+   * The contributions of unit i when x follows the slots in `onesA` (bits; bit g is leaf A's o_g) and
+   * takes B's side of the split when `oB` is 1, into slotShare: the formulas of the header, integrated
+   * by the rule of ceil(d / 2) points.
    */
-  function leafShares(l: number, ones: number): void {
-    const d = leafDistinct[l] as number;
-    const first = leafSlots[l] as number;
+  function unitShares(i: number, onesA: number, oB: number): void {
+    const d = unitDistinct[i] as number;
+    const g = unitG[i] as number;
+    const first = unitSlots[i] as number;
+    const rule = ((d + 1) >> 1) * width;
     const points = (d + 1) >> 1;
-    const rule = points * width;
-    for (let q = 0; q < points; q++) product[q] = 1;
+    const oA = (onesA >> g) & 1;
+    const valueOne = (valueA[i] as number) * oA + (valueB[i] as number) * oB;
+    for (let q = 0; q < points; q++) others[q] = 1;
     for (let j = 0; j < d; j++) {
+      if (j === g) continue;
       const z = slotZero[first + j] as number;
-      const o = (ones >> j) & 1;
-      for (let q = 0; q < points; q++) {
-        product[q] = (product[q] as number) * (z * (notNode[rule + q] as number) + o * (node[rule + q] as number));
-      }
+      const o = (onesA >> j) & 1;
+      for (let q = 0; q < points; q++) others[q] = (others[q] as number) * (z * (notNode[rule + q] as number) + o * (node[rule + q] as number));
     }
-    const value = leafValue[l] as number;
     let zeroSide = 0;
-    for (let q = 0; q < points; q++) zeroSide += (zeroWeight[rule + q] as number) * (product[q] as number);
-    zeroSide = -value * zeroSide;
+    let gIntegral = 0;
+    for (let q = 0; q < points; q++) {
+      withLeaves[q] = (others[q] as number) * ((valueZero[i] as number) * (notNode[rule + q] as number) + valueOne * (node[rule + q] as number));
+      zeroSide -= (zeroWeight[rule + q] as number) * (withLeaves[q] as number);
+      gIntegral += (weight[rule + q] as number) * (others[q] as number);
+    }
     for (let j = 0; j < d; j++) {
-      if (!((ones >> j) & 1)) {
+      if (j === g) {
+        slotShare[j] = ((valueA[i] as number) * (oA - (zeroA[i] as number)) + (valueB[i] as number) * (oB - (zeroB[i] as number))) * gIntegral;
+      } else if ((onesA >> j) & 1) {
+        const z = slotZero[first + j] as number;
+        let integral = 0;
+        for (let q = 0; q < points; q++) {
+          integral += ((weight[rule + q] as number) * (withLeaves[q] as number)) / (z * (notNode[rule + q] as number) + (node[rule + q] as number));
+        }
+        slotShare[j] = (1 - z) * integral;
+      } else {
         slotShare[j] = zeroSide;
-        continue;
       }
-      const z = slotZero[first + j] as number;
-      let integral = 0;
-      for (let q = 0; q < points; q++) {
-        integral += ((weight[rule + q] as number) * (product[q] as number)) / (z * (notNode[rule + q] as number) + (node[rule + q] as number));
-      }
-      slotShare[j] = value * (1 - z) * integral;
     }
   }
 
-  // Leaves with few distinct features: every case of `ones` tabulated once, at [table + ones * d + j].
-  const table = new Float64Array(nTable);
-  let t = 0;
-  for (let l = 0; l < nTabulated; l++) {
-    const d = leafDistinct[l] as number;
-    leafTable[l] = t;
-    for (let ones = 0; ones < 1 << d; ones++) {
-      leafShares(l, ones);
-      for (let j = 0; j < d; j++) table[t + ones * d + j] = slotShare[j] as number;
-    }
-    t += (1 << d) * d;
+  // Tabulated units: every case at [table + (onesA | oB << d) * d + j] (oB is 0 for a lone leaf).
+  let nTable = 0;
+  for (let i = 0; i < nTabulated; i++) {
+    const d = unitDistinct[i] as number;
+    unitTable[i] = nTable;
+    nTable += (nodeB[i] === totalNodes ? 1 << d : 2 << d) * d;
   }
+  const table = new Float64Array(nTable);
+  for (let i = 0; i < nTabulated; i++) {
+    const d = unitDistinct[i] as number;
+    const cases = nodeB[i] === totalNodes ? 1 << d : 2 << d;
+    for (let c = 0; c < cases; c++) {
+      unitShares(i, c & ((1 << d) - 1), c >> d);
+      table.set(slotShare.subarray(0, d), (unitTable[i] as number) + c * d);
+    }
+  }
+
+  // The 4-point rule, and its (1 - t)^c for c features x does not follow, for the kernel.
+  const [[t0, w0], [t1, w1], [t2, w2], [t3, w3]] = gaussLegendre(4) as [[number, number], [number, number], [number, number], [number, number]];
+  const [u0, u1, u2, u3] = [1 - t0, 1 - t1, 1 - t2, 1 - t3];
+  const [zw0, zw1, zw2, zw3] = [w0 / u0, w1 / u1, w2 / u2, w3 / u3];
+  const powers = (u: number): Float64Array => Float64Array.from({ length: KERNEL_MAX_DISTINCT }, (_, c) => u ** c);
+  const [power0, power1, power2, power3] = [powers(u0), powers(u1), powers(u2), powers(u3)];
 
   return {
     expectedValue: expected,
@@ -279,27 +329,89 @@ export function createTreeShap(model: ModelFile): TreeShap {
       // Decide every split for x, passing down the path's features on which x left the path.
       for (let k = 0; k < totalSplits; k++) {
         const v = x[splitFeature[k] as number] as number;
-        const goLeft = v !== v ? splitMissingLeft[k] === 1 : v <= (splitThreshold[k] as number);
+        // -1 when x goes right (above the threshold, or missing with missing values sent right), else 0.
+        const right = -(Number(v > (splitThreshold[k] as number)) | (Number(v !== v) & (splitMissingRight[k] as number)));
         const here = leftPath[splitNode[k] as number] as number;
-        const left = here | (splitBit[k] as number);
-        leftPath[leftChild[k] as number] = goLeft ? here : left;
-        leftPath[rightChild[k] as number] = goLeft ? left : here;
+        const bit = splitBit[k] as number;
+        leftPath[leftChild[k] as number] = here | (bit & right);
+        leftPath[rightChild[k] as number] = here | (bit & ~right);
       }
-      for (let l = 0; l < nLeaves; l++) {
-        const d = leafDistinct[l] as number;
-        const first = leafSlots[l] as number;
-        const ones = ~(leftPath[leafNode[l] as number] as number) & ((1 << d) - 1);
-        let shares = slotShare;
-        let base = 0;
-        if (l < nTabulated) {
-          shares = table;
-          base = (leafTable[l] as number) + ones * d;
-        } else {
-          leafShares(l, ones);
-        }
+      // Tabulated units: one lookup each.
+      for (let i = 0; i < nTabulated; i++) {
+        const d = unitDistinct[i] as number;
+        const first = unitSlots[i] as number;
+        const mask = (1 << d) - 1;
+        const oB = (~(leftPath[nodeB[i] as number] as number) >> (unitG[i] as number)) & 1;
+        const base = (unitTable[i] as number) + ((~(leftPath[nodeA[i] as number] as number) & mask) | (oB << d)) * d;
         for (let j = 0; j < d; j++) {
           const f = slotFeature[first + j] as number;
-          out[f] = (out[f] as number) + (shares[base + j] as number);
+          out[f] = (out[f] as number) + (table[base + j] as number);
+        }
+      }
+      // Units of 5 to 8 features: unitShares with the 4-point rule in locals, Q(t) from the features x
+      // follows only ((1 - t)^c times the zero fractions for the c others), every slot first given the
+      // zero side's share, then each slot x follows the difference to its own.
+      for (let i = nTabulated; i < kernelEnd; i++) {
+        const d = unitDistinct[i] as number;
+        const g = unitG[i] as number;
+        const first = unitSlots[i] as number;
+        const onesA = ~(leftPath[nodeA[i] as number] as number) & ((1 << d) - 1);
+        const oA = (onesA >> g) & 1;
+        const oB = (~(leftPath[nodeB[i] as number] as number) >> g) & 1;
+        const ones = onesA & ~(1 << g);
+        let q0 = 1;
+        let q1 = 1;
+        let q2 = 1;
+        let q3 = 1;
+        let followed = 1;
+        let cold = d - 1;
+        for (let hot = ones; hot !== 0; hot &= hot - 1) {
+          const z = slotZero[first + 31 - Math.clz32(hot & -hot)] as number;
+          followed *= z;
+          cold--;
+          q0 *= z * u0 + t0;
+          q1 *= z * u1 + t1;
+          q2 *= z * u2 + t2;
+          q3 *= z * u3 + t3;
+        }
+        const notFollowed = (otherZeros[i] as number) / followed;
+        q0 *= notFollowed * (power0[cold] as number);
+        q1 *= notFollowed * (power1[cold] as number);
+        q2 *= notFollowed * (power2[cold] as number);
+        q3 *= notFollowed * (power3[cold] as number);
+        const vA = valueA[i] as number;
+        const vB = valueB[i] as number;
+        const vz = valueZero[i] as number;
+        const vo = vA * oA + vB * oB;
+        const m0 = q0 * (vz * u0 + vo * t0);
+        const m1 = q1 * (vz * u1 + vo * t1);
+        const m2 = q2 * (vz * u2 + vo * t2);
+        const m3 = q3 * (vz * u3 + vo * t3);
+        const zeroSide = -(zw0 * m0 + zw1 * m1 + zw2 * m2 + zw3 * m3);
+        for (let j = 0; j < d; j++) {
+          const f = slotFeature[first + j] as number;
+          out[f] = (out[f] as number) + zeroSide;
+        }
+        const fg = slotFeature[first + g] as number;
+        const gShare = (vA * (oA - (zeroA[i] as number)) + vB * (oB - (zeroB[i] as number))) * (w0 * q0 + w1 * q1 + w2 * q2 + w3 * q3);
+        out[fg] = (out[fg] as number) + (gShare - zeroSide);
+        for (let hot = ones; hot !== 0; hot &= hot - 1) {
+          const j = 31 - Math.clz32(hot & -hot);
+          const z = slotZero[first + j] as number;
+          const share = (1 - z) * ((w0 * m0) / (z * u0 + t0) + (w1 * m1) / (z * u1 + t1) + (w2 * m2) / (z * u2 + t2) + (w3 * m3) / (z * u3 + t3));
+          const f = slotFeature[first + j] as number;
+          out[f] = (out[f] as number) + (share - zeroSide);
+        }
+      }
+      // The deepest units: the general code.
+      for (let i = kernelEnd; i < nUnits; i++) {
+        const d = unitDistinct[i] as number;
+        const first = unitSlots[i] as number;
+        const g = unitG[i] as number;
+        unitShares(i, ~(leftPath[nodeA[i] as number] as number) & ((1 << d) - 1), (~(leftPath[nodeB[i] as number] as number) >> g) & 1);
+        for (let j = 0; j < d; j++) {
+          const f = slotFeature[first + j] as number;
+          out[f] = (out[f] as number) + (slotShare[j] as number);
         }
       }
     },
