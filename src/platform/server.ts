@@ -85,12 +85,18 @@ export interface PreparedService {
   port: number;
   /** The setting that gave the port, named when the port cannot be used (default PORT). */
   portVariable?: string;
+  /**
+   * Work to start once every service listens (the requests service's keyset index), so that a start
+   * answers /health without waiting for it. Not awaited; it must handle its own failures.
+   */
+  afterListen?: () => void;
 }
 
 /** Listens with every prepared service, and closes them all on SIGTERM/SIGINT. */
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
+  for (const service of services) service.afterListen?.();
 }
 
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */
