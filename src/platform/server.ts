@@ -92,11 +92,19 @@ export interface PreparedService {
   afterListen?: () => void;
 }
 
-/** Listens with every prepared service, and closes them all on SIGTERM/SIGINT. */
+/**
+ * Listens with every prepared service, and closes them all on SIGTERM/SIGINT; then starts what each
+ * left for after listening (schema compilation, the requests service's keyset index), in small steps
+ * between which the services answer.
+ */
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
-  for (const service of services) service.afterListen?.();
+  for (const service of services) {
+    // What was left for after the start: the schemas not compiled yet, the service's own work.
+    if (service.app.hasDecorator('deferredCompilation')) void service.app.deferredCompilation.compilePending();
+    service.afterListen?.();
+  }
 }
 
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */
