@@ -8,7 +8,7 @@ import { REPO_ROOT, freePort } from './support.js';
 /**
  * Warm start time (issue 13: "a warm start under 2 s"): the time from spawning the start command
  * until all three services (tickets, houses, requests, one process) answer `GET /health` 200, each
- * polled every 10 ms. Two commands: `npm start` (its prestart build check included) and
+ * polled every 10 ms. Two commands: `npm start` (its build check included) and
  * `node --max-semi-space-size=4 dist/src/main.js` alone. API_KEY=dev-key, free ports through
  * TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT, logs discarded; the process group is stopped after each
  * run (SIGTERM, SIGKILL after 5 s). One untimed start of each command first (file cache, build check).

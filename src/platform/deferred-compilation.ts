@@ -42,11 +42,6 @@ export class DeferredCompilation {
     return (data) => get()(data);
   }
 
-  /** How many functions are still to compile. */
-  get pendingCount(): number {
-    return this.pending.length;
-  }
-
   /** Compiles every function not compiled yet, one per turn of the event loop. */
   async compilePending(): Promise<void> {
     for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
