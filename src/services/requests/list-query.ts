@@ -100,7 +100,8 @@ export function openingsByDayQuery(filters: ListFilters, table: string): WhereCl
 
 /**
  * The keyset, filter, location and statistics columns of the rows in list order, at most `?` of them
- * (after the position `(?, ?)` when `after`): the SQLite store reads its keyset index in such batches.
+ * (after the position `(?, ?)` when `after`): the SQLite store reads its keyset index in such batches,
+ * as arrays in this order of the columns (sqlite-store.ts, `KeysetValues`).
  */
 export function keysetRowsSql(table: string, after: boolean): string {
   return (

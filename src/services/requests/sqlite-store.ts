@@ -19,6 +19,28 @@ import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatase
 
 const READINESS_SQL = readinessSql((table) => table);
 
+/** A row of keysetRowsSql as an array: its columns in the order of the query. */
+type KeysetValues = [
+  id: number,
+  created_at: string,
+  borough: string | null,
+  complaint_type: string | null,
+  status: string,
+  channel: string | null,
+  council_district: number | null,
+  incident_zip: string | null,
+  descriptor: string | null,
+  location_type: string | null,
+  latitude: number | null,
+  longitude: number | null,
+  days_to_close: number | null,
+];
+
+function keysetRowOf(values: KeysetValues): KeysetRow {
+  const [id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, location_type, latitude, longitude, days_to_close] = values;
+  return { id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, location_type, latitude, longitude, days_to_close };
+}
+
 /** Rows of the keyset index read per turn of the event loop: about 10 to 20 ms of work each. */
 export const KEYSET_BATCH_ROWS = 4096;
 
@@ -118,14 +140,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       const changes = this.changes;
       if (changes === null) throw new Error('the store is not open');
       const version = changes.version();
-      const first = database.prepare(keysetRowsSql('service_requests', false));
-      const next = database.prepare(keysetRowsSql('service_requests', true));
+      // Rows as arrays (raw): better-sqlite3 makes them in about half the time of objects.
+      const first = database.prepare(keysetRowsSql('service_requests', false)).raw();
+      const next = database.prepare(keysetRowsSql('service_requests', true)).raw();
       const builder = new KeysetIndexBuilder();
       let unchanged = true;
       for (;;) {
         const last = builder.last;
-        const rows = (last === null ? first.all(this.keysetBatchRows) : next.all(last.created_at, last.id, this.keysetBatchRows)) as KeysetRow[];
-        for (const row of rows) builder.add(row);
+        const rows = (last === null ? first.all(this.keysetBatchRows) : next.all(last.created_at, last.id, this.keysetBatchRows)) as KeysetValues[];
+        for (const row of rows) builder.add(keysetRowOf(row));
         if (rows.length < this.keysetBatchRows) break;
         await new Promise((resolveTurn) => setImmediate(resolveTurn));
         if (this.closed) throw new Error('the store is closed');
