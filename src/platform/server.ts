@@ -87,9 +87,9 @@ export interface PreparedService {
   portVariable?: string;
   /**
    * Work to start once every service listens (the requests service's keyset index), so that a start
-   * answers /health without waiting for it. Not awaited; it must handle its own failures.
+   * answers /health without waiting for it. Its promise must not reject (it handles its own failures).
    */
-  afterListen?: () => void;
+  afterListen?: () => Promise<void>;
 }
 
 /**
@@ -100,11 +100,14 @@ export interface PreparedService {
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
-  for (const service of services) {
-    // What was left for after the start: the schemas not compiled yet, the service's own work.
-    if (service.app.hasDecorator('deferredCompilation')) void service.app.deferredCompilation.compilePending();
-    service.afterListen?.();
-  }
+  // What was left for after the start: the services' own work first (the keyset index, which every
+  // list page needs), then the schemas not compiled yet (a request compiles its own on demand).
+  const work = services.map((service) => service.afterListen?.());
+  void Promise.all(work).then(async () => {
+    for (const service of services) {
+      if (service.app.hasDecorator('deferredCompilation')) await service.app.deferredCompilation.compilePending();
+    }
+  });
 }
 
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */

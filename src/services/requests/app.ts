@@ -129,6 +129,6 @@ export async function prepareRequestsService(settings: RequestSettings): Promise
   const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
   // A store that cannot be read answers 503 until it can.
-  const afterListen = () => void store.warmUp().catch(() => undefined);
+  const afterListen = () => store.warmUp().catch(() => undefined);
   return { app, host: settings.host, port: settings.port, afterListen };
 }
