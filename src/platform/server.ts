@@ -102,7 +102,7 @@ export async function startServices(services: readonly PreparedService[]): Promi
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
   // What was left for after the start: the services' own work first (the keyset index, which every
   // list page needs), then the schemas not compiled yet (a request compiles its own on demand).
-  const work = services.map((service) => service.afterListen?.());
+  const work = services.map((service) => service.afterListen?.() ?? Promise.resolve());
   void Promise.all(work).then(async () => {
     for (const service of services) {
       if (service.app.hasDecorator('deferredCompilation')) await service.app.deferredCompilation.compilePending();
