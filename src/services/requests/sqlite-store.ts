@@ -52,8 +52,9 @@ export const KEYSET_BATCH_ROWS = 4096;
  * (sqlite-file-changes.ts): a snapshot is frozen, but rule 4 of the contract must hold if rows leave
  * the set between two pages. The index is read in batches of rows, one per turn of the event loop, so
  * that the service answers its other requests (/health first) meanwhile; the requests that need it
- * (list pages, count, facets, statistics, and /ready) wait for it. A batch that finds the file changed
- * since the first starts the reading again, so that the index is always one version of the file.
+ * (list pages, count, facets, statistics from rows, exports) wait for it; /ready's ping does not. A
+ * batch that finds the file changed since the first starts the reading again, so that the index is
+ * always one version of the file.
  */
 export class SqliteServiceRequestStore implements ServiceRequestStore {
   private database: Database.Database | null = null;
