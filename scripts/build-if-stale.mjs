@@ -1,10 +1,11 @@
-// npm start's build step: compiles (tsc -b, incremental) only when a source file or a tsconfig is
-// newer than the last build, so that a warm start does not even load the TypeScript compiler.
-// Usage: node scripts/build-if-stale.mjs
+// The start commands' build step: compiles (tsc -b, incremental) only when a source file or a
+// tsconfig is newer than the last build, so that a warm start does not even load the TypeScript
+// compiler. scripts/start.mjs calls it in the process of the service itself (no process of its own).
+// Usage: node scripts/build-if-stale.mjs (alone), or buildIfStale() from scripts/start.mjs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'dist', 'tsconfig.build.tsbuildinfo');
@@ -17,11 +18,16 @@ function newestChange(path) {
   return newest;
 }
 
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((name) => join(root, name));
-const stale = !existsSync(marker) || Math.max(...inputs.filter(existsSync).map(newestChange)) > statSync(marker).mtimeMs;
-if (stale) {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+/** Runs `tsc -b tsconfig.build.json` when the build is missing or older than its inputs; throws if it fails. */
+export function buildIfStale() {
+  const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((name) => join(root, name));
+  const stale = !existsSync(marker) || Math.max(...inputs.filter(existsSync).map(newestChange)) > statSync(marker).mtimeMs;
+  if (!stale) return;
+  // stdout stays the services' log stream: the compiler's output goes to stderr.
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: ['ignore', 2, 2] });
   // tsc -b leaves its build info untouched when nothing needed compiling: mark the check done.
   const now = new Date();
   if (existsSync(marker)) utimesSync(marker, now, now);
 }
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) buildIfStale();

@@ -2,11 +2,13 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import { ApiKeyChecker } from './api-key.js';
 import { registerCompression } from './compression.js';
@@ -27,9 +29,32 @@ import { requestIdFor } from './request-id.js';
 import type { PlatformSettings } from './settings.js';
 import { rememberStartLine } from './start-line.js';
 import { buildValidatorCompiler } from './validation.js';
+import { DeferredCompilation } from './deferred-compilation.js';
 import { DocumentedOperations, type ComponentSchema } from './openapi-components.js';
 
+type SerializerFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>;
+
+/**
+ * Fastify's own serializer factory (fast-json-stringify), taken from where Fastify itself requires it,
+ * so that each route's serializer can be compiled later (deferred-compilation.ts) by the same code.
+ */
+const fastifyRequire = createRequire(createRequire(import.meta.url).resolve('fastify'));
+const defaultSerializerFactory = fastifyRequire('@fastify/fast-json-stringify-compiler') as () => SerializerFactory;
+
+/** The serializer factory of an app whose serializers are compiled on first use or after it listens. */
+function deferredSerializerFactory(deferred: DeferredCompilation): SerializerFactory {
+  const build = defaultSerializerFactory();
+  return (externalSchemas, options) => {
+    const compilerOf = build(externalSchemas, options);
+    return (route) => deferred.serializer(() => compilerOf(route));
+  };
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The schema compilation left for after the service listens (deferred-compilation.ts). */
+    deferredCompilation: DeferredCompilation;
+  }
   interface FastifyContextConfig {
     /** The route answers 401 unless a configured API key is presented in X-API-Key. */
     requiresApiKey?: boolean;
@@ -94,7 +119,10 @@ export async function createServiceApp(
   settings: PlatformSettings,
   options: AppOptions = {},
 ): Promise<PlatformApp> {
+  const deferred = new DeferredCompilation();
   const app = Fastify({
+    // Validators and serializers are compiled on first use or after the service listens, not before.
+    schemaController: { compilersFactory: { buildSerializer: deferredSerializerFactory(deferred) } },
     logger: options.logger === false ? false : loggerOptions(service.name, settings.logLevel, options.logStream),
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
@@ -140,7 +168,8 @@ export async function createServiceApp(
   // The shared schemas (the OpenAPI components), known to validation so that routes may use $ref.
   const components = [ErrorResponse, ...(service.components ?? [])];
   for (const component of components) app.addSchema(component);
-  app.setValidatorCompiler(buildValidatorCompiler(components));
+  app.setValidatorCompiler(buildValidatorCompiler(components, deferred));
+  app.decorate('deferredCompilation', deferred);
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
   const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);

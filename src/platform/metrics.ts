@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
 import { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './error-registry.js';
 import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './settings.js';
@@ -38,6 +40,13 @@ export function readMetricsKey(env: Env): string | null {
   return key;
 }
 
+const require = createRequire(import.meta.url);
+
+/** prom-client, loaded when METRICS_KEY is set, not at every start (about 45 ms of loading). */
+function promClient(): typeof PromClient {
+  return require('prom-client') as typeof PromClient;
+}
+
 /** What a service adds to its registry (gauges read when scraped). */
 export type ServiceMetricsRegistration = (registry: Registry) => void;
 
@@ -57,6 +66,7 @@ class RequestMetrics {
   private inFlight = 0;
 
   constructor(registry: Registry) {
+    const { Counter, Gauge, Histogram } = promClient();
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'Requests answered, by route template, method and status',
@@ -139,6 +149,7 @@ function bearerMatches(header: unknown, expected: ApiKeyChecker): boolean {
  * the hooks apply to them all.
  */
 export function registerMetrics(app: FastifyInstance, service: string, metricsKey: string, addServiceMetrics?: ServiceMetricsRegistration): void {
+  const { Registry, collectDefaultMetrics } = promClient();
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -165,6 +176,7 @@ export function gaugeReadOnScrape<Label extends string>(
   definition: { name: string; help: string; labelNames?: readonly Label[] },
   read: (gauge: Gauge<Label>) => void | Promise<void>,
 ): void {
+  const { Gauge } = promClient();
   new Gauge<Label>({
     name: definition.name,
     help: definition.help,

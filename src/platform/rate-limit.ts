@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import fastifyRateLimit from '@fastify/rate-limit';
+import type FastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type * as IoRedis from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './error-registry.js';
 import { SettingsError, quoted, readText, type Env } from './settings.js';
@@ -83,10 +84,11 @@ interface CounterStore {
   child(routeOptions: unknown): CounterStore;
 }
 
-// The plugin's own stores (plain CommonJS constructors, not in its type declarations).
+// The plugin, its own stores (plain CommonJS constructors, not in its type declarations) and the Redis
+// client are loaded when a limit is set, not at every start (ioredis alone is about 0.1 s of loading).
 const require = createRequire(import.meta.url);
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, prefix: string) => CounterStore;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean) => CounterStore;
+type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, prefix: string) => CounterStore;
+type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean) => CounterStore;
 
 /** Counts in Redis while it answers, locally while it does not. */
 class RedisOrLocalStore implements CounterStore {
@@ -116,7 +118,8 @@ class RedisOrLocalStore implements CounterStore {
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 
 function connectRedis(app: FastifyInstance, url: string): Redis {
-  const redis = new Redis(url, {
+  const { Redis: RedisClient } = require('ioredis') as typeof IoRedis;
+  const redis = new RedisClient(url, {
     // Commands fail at once while disconnected (no queue), and never wait long: requests go on.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -165,8 +168,11 @@ export async function registerRateLimit(
   settings: RateLimitSettings,
   apiKeys: ApiKeyChecker,
 ): Promise<(request: FastifyRequest, reply: import('fastify').FastifyReply) => Promise<void>> {
+  const fastifyRateLimit = require('@fastify/rate-limit') as typeof FastifyRateLimit;
   let store: (new () => CounterStore) | undefined;
   if (settings.redisUrl !== null) {
+    const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
+    const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
     const redis = connectRedis(app, settings.redisUrl);
     await firstContact(redis);
     const prefix = `city-services:rate-limit:${service}:`;

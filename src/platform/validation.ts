@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { DeferredCompilation } from './deferred-compilation.js';
 import { FieldProblems } from './errors.js';
 
 /**
@@ -105,21 +106,31 @@ function withArraySizeCheck(validate: ValidateFunction, schema: unknown, named: 
 /**
  * The validator compiler of one app: two ajv instances that know the app's shared schemas (the
  * named OpenAPI components added with addSchema), so that a route may validate `{ $ref: 'House' }`;
- * each validator checks the sizes of bounded arrays first, through those names too.
+ * each validator checks the sizes of bounded arrays first, through those names too. With `deferred`,
+ * the instances are made and each route's validator compiled on first use or after the service
+ * listens (deferred-compilation.ts), not at start.
  */
-export function buildValidatorCompiler(sharedSchemas: readonly object[]): FastifySchemaCompiler<unknown> {
-  const bodyAjv = makeAjv(false);
-  const textAjv = makeAjv(true);
+export function buildValidatorCompiler(sharedSchemas: readonly object[], deferred?: DeferredCompilation): FastifySchemaCompiler<unknown> {
+  let instances: { body: Ajv; text: Ajv } | undefined;
+  const ajvFor = (httpPart: string | undefined): Ajv => {
+    if (instances === undefined) {
+      const made = { body: makeAjv(false), text: makeAjv(true) };
+      for (const schema of sharedSchemas) {
+        made.body.addSchema(schema);
+        made.text.addSchema(schema);
+      }
+      instances = made;
+    }
+    return httpPart === 'body' ? instances.body : instances.text;
+  };
   const named = new Map<string, unknown>();
   for (const schema of sharedSchemas) {
-    bodyAjv.addSchema(schema);
-    textAjv.addSchema(schema);
     const name = (schema as { $id?: unknown }).$id;
     if (typeof name === 'string') named.set(name, schema);
   }
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-    return withArraySizeCheck(ajv.compile(schema as object), schema, named);
+    const compile = () => withArraySizeCheck(ajvFor(httpPart).compile(schema as object), schema, named);
+    return deferred ? deferred.validator(schema, compile) : compile();
   };
 }
 

@@ -9,7 +9,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildSnapshot, type BuildSnapshotResult, type SnapshotInput } from './build-snapshot.js';
+import type { BuildSnapshotResult, SnapshotInput } from './build-snapshot.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
 
@@ -76,6 +76,9 @@ export async function ensureSnapshot(path: string = defaultSnapshotPath(), optio
   }
   try {
     if (existsSync(path)) return { path, built: false, build: null };
+    // The builder (CSV reading, cleaning, the writers, pg) is loaded only when a snapshot is built, not
+    // at every start of the service.
+    const { buildSnapshot } = await import('./build-snapshot.js');
     const build = await buildSnapshot(options.input ?? { kind: 'synthetic' }, { kind: 'sqlite', path }, {
       progress: options.progress ?? silentProgress,
       ...(options.applyFilters !== undefined ? { applyFilters: options.applyFilters } : {}),

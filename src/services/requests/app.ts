@@ -114,8 +114,8 @@ function printGeneratedApiKey(key: string): void {
 
 /**
  * The service-request API from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:requests, npm start):
- * builds the embedded snapshot when it is absent, reads the store's keyset index ahead of the first
- * request, and prints a generated API key once.
+ * builds the embedded snapshot when it is absent, prints a generated API key once, and reads the
+ * store's keyset index once the service listens (the requests that need it wait for it; /health does not).
  */
 export async function prepareRequestsService(settings: RequestSettings): Promise<PreparedService> {
   if (settings.database.kind === 'sqlite') {
@@ -126,8 +126,9 @@ export async function prepareRequestsService(settings: RequestSettings): Promise
     }
   }
   const store = openServiceRequestStore(settings.database);
-  await store.warmUp().catch(() => undefined); // a store that cannot be read answers 503 until it can
   const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
-  return { app, host: settings.host, port: settings.port };
+  // A store that cannot be read answers 503 until it can.
+  const afterListen = () => store.warmUp().catch(() => undefined);
+  return { app, host: settings.host, port: settings.port, afterListen };
 }

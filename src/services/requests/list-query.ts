@@ -98,11 +98,17 @@ export function openingsByDayQuery(filters: ListFilters, table: string): WhereCl
   };
 }
 
-/** Every row's keyset, filter, location and statistics columns in list order: the SQLite store's keyset index. */
-export function keysetRowsSql(table: string): string {
+/**
+ * The keyset, filter, location and statistics columns of the rows in list order, at most `?` of them
+ * (after the position `(?, ?)` when `after`): the SQLite store reads its keyset index in such batches,
+ * as arrays in this order of the columns (sqlite-store.ts, `KeysetValues`).
+ */
+export function keysetRowsSql(table: string, after: boolean): string {
   return (
     'SELECT id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, ' +
-    `location_type, latitude, longitude, days_to_close FROM ${table} ORDER BY created_at, id`
+    `location_type, latitude, longitude, days_to_close FROM ${table}` +
+    (after ? ' WHERE (created_at, id) > (?, ?)' : '') +
+    ' ORDER BY created_at, id LIMIT ?'
   );
 }
 

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
 import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql, type WhereClause } from './list-query.js';
@@ -43,7 +44,9 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private readonly names = new Map<string, string>();
 
   constructor(options: PostgresStoreOptions) {
-    this.pool = new pg.Pool({
+    // pg is loaded with the first PostgreSQL store, not at every start of the service (SQLite by default).
+    const { Pool } = createRequire(import.meta.url)('pg') as typeof pg;
+    this.pool = new Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: 3_000,

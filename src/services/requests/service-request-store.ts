@@ -102,7 +102,10 @@ export interface ServiceRequestStore {
   poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
-  /** Reads ahead what the store keeps in memory, so that the first request does not wait for it. */
+  /**
+   * Reads ahead what the store keeps in memory (the SQLite keyset index), so that the first requests
+   * do not wait for it; the start commands call it once the service listens.
+   */
   warmUp(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,57 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { DeferredCompilation } from '../../src/platform/deferred-compilation.js';
+
+/**
+ * Validators and serializers compiled on first use or after the service listens (issue 13): the
+ * stand-ins must behave as the compiled functions, each compiled once, whichever comes first.
+ */
+describe('deferred compilation', () => {
+  const schema = { type: 'object', properties: { n: { type: 'integer', default: 1 } }, required: ['n'], additionalProperties: false };
+
+  it('a validator compiles on its first call, once, and passes the data, the context and the errors through', () => {
+    const deferred = new DeferredCompilation();
+    let compiles = 0;
+    const ajv = new Ajv({ allErrors: true, useDefaults: true });
+    const validate = deferred.validator(schema, () => {
+      compiles += 1;
+      return ajv.compile(schema);
+    });
+    expect(compiles).toBe(0);
+    expect(validate({ n: 2 })).toBe(true);
+    expect(validate.errors).toBeNull();
+    expect(validate({ n: 'x', m: 1 })).toBe(false);
+    expect(validate.errors?.map((error) => error.keyword).sort()).toEqual(['additionalProperties', 'type']);
+    // Fastify gives the parent only to a function with a schemaEnv: the defaults reach the root.
+    expect((validate as ValidateFunction & { schemaEnv?: unknown }).schemaEnv).toBeTruthy();
+    const parent: { body: unknown } = { body: {} };
+    expect(validate(parent.body, { instancePath: '', parentData: parent, parentDataProperty: 'body', rootData: parent, dynamicAnchors: {} })).toBe(true);
+    expect(parent.body).toEqual({ n: 1 });
+    expect(compiles).toBe(1);
+  });
+
+  it('compilePending compiles what was not called yet, one per turn, and never again afterwards', async () => {
+    const deferred = new DeferredCompilation();
+    const compiled: string[] = [];
+    const first = deferred.serializer(() => {
+      compiled.push('first');
+      return (data) => `first:${JSON.stringify(data)}`;
+    });
+    const second = deferred.serializer(() => {
+      compiled.push('second');
+      return (data) => `second:${JSON.stringify(data)}`;
+    });
+    const broken = deferred.serializer(() => {
+      throw new Error('cannot compile');
+    });
+    expect(first(1)).toBe('first:1');
+    const pending = deferred.compilePending();
+    expect(compiled).toEqual(['first']); // the first step waits for a later turn
+    await pending;
+    expect(compiled).toEqual(['first', 'second']);
+    expect(second({ a: 1 })).toBe('second:{"a":1}');
+    expect(compiled).toEqual(['first', 'second']);
+    // A schema that cannot compile fails the call that needs it, not the pending compilation.
+    expect(() => broken(1)).toThrow('cannot compile');
+  });
+});
