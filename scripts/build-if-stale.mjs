@@ -7,8 +7,7 @@ import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const marker = join(root, 'dist', 'tsconfig.build.tsbuildinfo');
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function newestChange(path) {
   const stat = statSync(path);
@@ -18,8 +17,12 @@ function newestChange(path) {
   return newest;
 }
 
-/** Runs `tsc -b tsconfig.build.json` when the build is missing or older than its inputs; throws if it fails. */
-export function buildIfStale() {
+/**
+ * Runs `tsc -b tsconfig.build.json` when the build is missing or older than its inputs; throws if it
+ * fails. `root`: the project (this one; test/platform/build-if-stale.test.ts gives a small one).
+ */
+export function buildIfStale(root = projectRoot) {
+  const marker = join(root, 'dist', 'tsconfig.build.tsbuildinfo');
   const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((name) => join(root, name));
   const stale = !existsSync(marker) || Math.max(...inputs.filter(existsSync).map(newestChange)) > statSync(marker).mtimeMs;
   if (!stale) return;
