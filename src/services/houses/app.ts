@@ -58,6 +58,10 @@ export async function buildHousesApp(settings: HouseSettings, options: HousesApp
     options,
   );
   logModelState(app.log, state);
+  // TreeSHAP's worker thread (model/shared-tree-shap.ts) stops with the service.
+  app.addHook('onClose', async () => {
+    if (state.status === 'loaded') await state.model.close();
+  });
   return app;
 }
 

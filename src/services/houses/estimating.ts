@@ -1,5 +1,5 @@
 import type { House } from './house.js';
-import type { HouseModel } from './house-model.js';
+import type { HouseModel, PriceExplanation } from './house-model.js';
 import { dollarAnswer, formatUsd } from './model/dollars.js';
 import type { Estimate, ExplainedEstimate } from './schemas.js';
 import { warningsFor } from './warnings.js';
@@ -41,17 +41,17 @@ function byEffect(a: { contribution: number; index: number }, b: { contribution:
  * as POST /v1/estimates, the explanation (docs/houses.md, "Explanations") and the comparable sales.
  */
 export function explainHouse(house: House, model: HouseModel): ExplainedEstimate {
-  return explainedAnswer(house, estimateHouse(house, model), model);
+  return explainedAnswer(house, estimateHouse(house, model), model.explain(house));
 }
 
 /** The answers for several houses, in order (the estimates exactly as estimateHouses gives them). */
 export function explainHouses(houses: readonly House[], model: HouseModel): ExplainedEstimate[] {
   const estimates = estimateHouses(houses, model);
-  return houses.map((house, index) => explainedAnswer(house, estimates[index] as Estimate, model));
+  const whys = model.explainMany(houses);
+  return houses.map((house, index) => explainedAnswer(house, estimates[index] as Estimate, whys[index] as PriceExplanation));
 }
 
-function explainedAnswer(house: House, estimate: Estimate, model: HouseModel): ExplainedEstimate {
-  const why = model.explain(house);
+function explainedAnswer(house: House, estimate: Estimate, why: PriceExplanation): ExplainedEstimate {
   const baselineUsdPerSqft = Math.exp(why.baseline);
   const startingUsd = baselineUsdPerSqft * house.sqft_living;
   const fields = why.contributions

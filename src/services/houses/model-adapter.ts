@@ -1,8 +1,8 @@
 import { HOUSE_FIELDS, type House } from './house.js';
-import type { HouseModel } from './house-model.js';
+import type { HouseModel, PriceExplanation } from './house-model.js';
 import { createComparableSalesFinder } from './model/comparable-sales.js';
 import { createEvaluator } from './model/evaluator.js';
-import { createFieldAttributor } from './model/field-attribution.js';
+import { createFieldAttributor, type FieldAttribution } from './model/field-attribution.js';
 import { parseModelFile } from './model/model-file.js';
 
 /**
@@ -15,6 +15,12 @@ export function parseHouseModel(bytes: Buffer): HouseModel {
   const attributor = createFieldAttributor(file, evaluator);
   const comparables = createComparableSalesFinder(file.comparable_sales);
   const { lat_min, lat_max, long_min, long_max } = file.model_area;
+  const explanation = (house: House, attribution: FieldAttribution): PriceExplanation => ({
+    baseline: attribution.baseline,
+    raw: attribution.raw,
+    contributions: HOUSE_FIELDS.map((field, i) => ({ field, contribution: attribution.fields[i] as number })),
+    comparableSales: comparables.find(house),
+  });
   return {
     version: file.model_version,
     pricesAsOf: file.prices_as_of,
@@ -25,14 +31,11 @@ export function parseHouseModel(bytes: Buffer): HouseModel {
     card: file.card,
     priceInDollars: (house: House) => evaluator.predict(house).estimate,
     pricesInDollars: (houses: readonly House[]) => evaluator.predictMany(houses).map((prediction) => prediction.estimate),
-    explain(house: House) {
-      const attribution = attributor.explain(house);
-      return {
-        baseline: attribution.baseline,
-        raw: attribution.raw,
-        contributions: HOUSE_FIELDS.map((field, i) => ({ field, contribution: attribution.fields[i] as number })),
-        comparableSales: comparables.find(house),
-      };
+    explain: (house: House) => explanation(house, attributor.explain(house)),
+    explainMany(houses: readonly House[]) {
+      const attributions = attributor.explainMany(houses);
+      return houses.map((house, i) => explanation(house, attributions[i] as FieldAttribution));
     },
+    close: () => attributor.close(),
   };
 }

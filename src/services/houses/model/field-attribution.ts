@@ -16,7 +16,7 @@
 import type { Evaluator } from './evaluator.js';
 import { fieldAsNumber, HOUSE_FIELD_INDEX, HOUSE_FIELDS, type House, type HouseField } from '../house.js';
 import type { ModelFile } from './model-file.js';
-import { createTreeShap } from './tree-shap.js';
+import { createSharedTreeShap } from './shared-tree-shap.js';
 
 export interface FieldAttribution {
   /** shap's expected value of the raw output (log of the price per square foot). */
@@ -32,10 +32,14 @@ export interface FieldAttribution {
 export interface FieldAttributor {
   readonly baseline: number;
   explain(house: House): FieldAttribution;
+  /** The same for several houses (their TreeSHAP shared with the worker thread house by house). */
+  explainMany(houses: readonly House[]): FieldAttribution[];
+  /** Stops TreeSHAP's worker thread (model/shared-tree-shap.ts). */
+  close(): Promise<void>;
 }
 
 export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): FieldAttributor {
-  const shap = createTreeShap(model);
+  const shap = createSharedTreeShap(model);
   const n = model.features.length;
   // Per feature: kind 0 input / 1 add_scaled / 2 max, the fields x, y and x's share (add_scaled).
   const kind = new Uint8Array(n);
@@ -57,28 +61,41 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
     }
   });
 
+  /** The fields' shares of the features' SHAP values phi (the rules of this file's header). */
+  function attribution(house: House, phi: Float64Array): FieldAttribution {
+    const fields = new Float64Array(HOUSE_FIELDS.length);
+    for (let i = 0; i < n; i++) {
+      const p = phi[i] as number;
+      const a = fx[i] as number;
+      const b = fy[i] as number;
+      if (kind[i] === 0) fields[a] = (fields[a] as number) + p;
+      else if (kind[i] === 1) {
+        const toX = p * (share[i] as number);
+        fields[a] = (fields[a] as number) + toX;
+        fields[b] = (fields[b] as number) + (p - toX);
+      } else {
+        const winner = fieldAsNumber(house, HOUSE_FIELDS[a] as HouseField) >= fieldAsNumber(house, HOUSE_FIELDS[b] as HouseField) ? a : b;
+        fields[winner] = (fields[winner] as number) + p;
+      }
+    }
+    return { baseline: shap.expectedValue, raw: evaluator.predictRaw(house), features: phi, fields };
+  }
+
   return {
     baseline: shap.expectedValue,
     explain(house: House): FieldAttribution {
-      const x = evaluator.features(house);
       const phi = new Float64Array(n);
-      shap.shapValues(x, phi);
-      const fields = new Float64Array(HOUSE_FIELDS.length);
-      for (let i = 0; i < n; i++) {
-        const p = phi[i] as number;
-        const a = fx[i] as number;
-        const b = fy[i] as number;
-        if (kind[i] === 0) fields[a] = (fields[a] as number) + p;
-        else if (kind[i] === 1) {
-          const toX = p * (share[i] as number);
-          fields[a] = (fields[a] as number) + toX;
-          fields[b] = (fields[b] as number) + (p - toX);
-        } else {
-          const winner = fieldAsNumber(house, HOUSE_FIELDS[a] as HouseField) >= fieldAsNumber(house, HOUSE_FIELDS[b] as HouseField) ? a : b;
-          fields[winner] = (fields[winner] as number) + p;
-        }
-      }
-      return { baseline: shap.expectedValue, raw: evaluator.predictRaw(house), features: phi, fields };
+      shap.shapValues(evaluator.features(house), phi);
+      return attribution(house, phi);
     },
+    explainMany(houses: readonly House[]): FieldAttribution[] {
+      const phis = houses.map(() => new Float64Array(n));
+      shap.shapValuesMany(
+        houses.map((house) => evaluator.features(house)),
+        phis,
+      );
+      return houses.map((house, i) => attribution(house, phis[i] as Float64Array));
+    },
+    close: () => shap.close(),
   };
 }

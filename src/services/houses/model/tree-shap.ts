@@ -31,7 +31,9 @@
  * of the path's slots, the features on which x left the path), then one over the units: those with
  * at most TABULATED_MAX_DISTINCT distinct features by one lookup in a table of every case computed at
  * load, those with up to 8 (a 4-point rule) by a kernel that keeps the rule's four values in locals,
- * and the few deeper ones by the general code. Typed arrays throughout, nothing allocated.
+ * and the few deeper ones by the general code. Typed arrays throughout, nothing allocated. The units
+ * are cut into SHAP_CHUNKS chunks, summed in order, so that two threads can share an explanation
+ * (shared-tree-shap.ts) with the same values to the bit.
  * Measured CPU per explanation: bench/tree-shap.ts (bench/README.md, "Explained estimates").
  */
 import type { ModelFile, TreeArrays } from './model-file.js';
@@ -42,7 +44,18 @@ export interface TreeShap {
   readonly featureCount: number;
   /** Writes the SHAP values of the input vector `x` (the model's features) into `out`. */
   shapValues(x: Float64Array, out: Float64Array): void;
+  /**
+   * The same in parts, for two threads sharing one explanation: decideSplits(x) once per thread, then
+   * addChunk(c, out) writes the contributions of the units of chunk c (0 to SHAP_CHUNKS - 1) into
+   * out (written, not added). shapValues is the sum of the chunks in order, so either way the values
+   * are the same to the last bit.
+   */
+  decideSplits(x: Float64Array): void;
+  addChunk(chunk: number, out: Float64Array): void;
 }
+
+/** How many chunks the units are cut into (each of the three kinds of unit in equal parts). */
+export const SHAP_CHUNKS = 8;
 
 /** The training-count weighted mean of a tree's leaf values below `node` (shap's compute_expectations). */
 function expectation(tree: TreeArrays, node: number): number {
@@ -133,7 +146,10 @@ export function gaussLegendre(points: number): [number, number][] {
   return rule;
 }
 
-export function createTreeShap(model: ModelFile): TreeShap {
+/** What a TreeSHAP needs of the model file. */
+export type ShapModel = Pick<ModelFile, 'baseline' | 'features' | 'trees'>;
+
+export function createTreeShap(model: ShapModel): TreeShap {
   const nFeatures = model.features.length;
   let totalNodes = 0;
   let totalSplits = 0;
@@ -320,12 +336,24 @@ export function createTreeShap(model: ModelFile): TreeShap {
   const powers = (u: number): Float64Array => Float64Array.from({ length: KERNEL_MAX_DISTINCT }, (_, c) => u ** c);
   const [power0, power1, power2, power3] = [powers(u0), powers(u1), powers(u2), powers(u3)];
 
-  return {
+  /** The first unit of chunk c within the units [from, to). */
+  const chunkStart = (from: number, to: number, chunk: number): number => from + Math.floor(((to - from) * chunk) / SHAP_CHUNKS);
+  const chunkOut = new Float64Array(nFeatures);
+
+  const treeShap: TreeShap = {
     expectedValue: expected,
     featureCount: nFeatures,
     shapValues(x: Float64Array, out: Float64Array): void {
-      if (x.length !== nFeatures || out.length !== nFeatures) throw new Error(`expected ${nFeatures} features`);
+      if (out.length !== nFeatures) throw new Error(`expected ${nFeatures} features`);
+      treeShap.decideSplits(x);
       out.fill(0);
+      for (let chunk = 0; chunk < SHAP_CHUNKS; chunk++) {
+        treeShap.addChunk(chunk, chunkOut);
+        for (let f = 0; f < nFeatures; f++) out[f] = (out[f] as number) + (chunkOut[f] as number);
+      }
+    },
+    decideSplits(x: Float64Array): void {
+      if (x.length !== nFeatures) throw new Error(`expected ${nFeatures} features`);
       // Decide every split for x, passing down the path's features on which x left the path.
       for (let k = 0; k < totalSplits; k++) {
         const v = x[splitFeature[k] as number] as number;
@@ -336,8 +364,11 @@ export function createTreeShap(model: ModelFile): TreeShap {
         leftPath[leftChild[k] as number] = here | (bit & right);
         leftPath[rightChild[k] as number] = here | (bit & ~right);
       }
+    },
+    addChunk(chunk: number, out: Float64Array): void {
+      out.fill(0);
       // Tabulated units: one lookup each.
-      for (let i = 0; i < nTabulated; i++) {
+      for (let i = chunkStart(0, nTabulated, chunk); i < chunkStart(0, nTabulated, chunk + 1); i++) {
         const d = unitDistinct[i] as number;
         const first = unitSlots[i] as number;
         const mask = (1 << d) - 1;
@@ -351,7 +382,7 @@ export function createTreeShap(model: ModelFile): TreeShap {
       // Units of 5 to 8 features: unitShares with the 4-point rule in locals, Q(t) from the features x
       // follows only ((1 - t)^c times the zero fractions for the c others), every slot first given the
       // zero side's share, then each slot x follows the difference to its own.
-      for (let i = nTabulated; i < kernelEnd; i++) {
+      for (let i = chunkStart(nTabulated, kernelEnd, chunk); i < chunkStart(nTabulated, kernelEnd, chunk + 1); i++) {
         const d = unitDistinct[i] as number;
         const g = unitG[i] as number;
         const first = unitSlots[i] as number;
@@ -404,7 +435,7 @@ export function createTreeShap(model: ModelFile): TreeShap {
         }
       }
       // The deepest units: the general code.
-      for (let i = kernelEnd; i < nUnits; i++) {
+      for (let i = chunkStart(kernelEnd, nUnits, chunk); i < chunkStart(kernelEnd, nUnits, chunk + 1); i++) {
         const d = unitDistinct[i] as number;
         const first = unitSlots[i] as number;
         const g = unitG[i] as number;
@@ -416,4 +447,5 @@ export function createTreeShap(model: ModelFile): TreeShap {
       }
     },
   };
+  return treeShap;
 }
