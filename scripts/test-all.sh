@@ -7,10 +7,14 @@
 # command does both).
 #
 # Settings: SHARED_DATA_DIR (default ../shared/data: the King County CSV and the NYC 311 sample),
-# TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), TEST_REDIS_URL (default
-# redis://127.0.0.1:6379).
+# TEST_DATABASE_URL, TEST_REDIS_URL and TEST_SERVERS: the whole run goes through
+# scripts/with-test-servers.sh, which uses the servers given, else the defaults when they answer,
+# else starts throw-away ones of its own (and stops them at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -z "${TEST_SERVERS_CHOSEN:-}" ]; then
+  TEST_SERVERS_CHOSEN=1 exec bash scripts/with-test-servers.sh bash scripts/test-all.sh "$@"
+fi
 mkdir -p .test-results
 
 echo "== Python environment for training/ (pinned requirements)"
