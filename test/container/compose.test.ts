@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/http.js';
+import { IMAGE, podman, podmanStatus, waitFor200 } from './podman.js';
+
+/**
+ * compose.yaml brought up with podman-compose (docs/deploy.md), in the order an operator follows
+ * with podman: PostgreSQL and Redis, the snapshot job, then the replicas, tickets, houses and the proxy.
+ */
+const run = promisify(execFile);
+const PODMAN_COMPOSE = process.env.PODMAN_COMPOSE ?? 'podman-compose';
+const PROJECT = `city-services-test-${process.pid}`;
+const MAIN_KEY = `main-${randomBytes(8).toString('hex')}`;
+const RATE_KEY = `rate-${randomBytes(8).toString('hex')}`;
+const METRICS_KEY = `metrics-${randomBytes(12).toString('hex')}`;
+const BUDGET = 120;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+let env: NodeJS.ProcessEnv = {};
+const url = { proxy: '', a: '', b: '' };
+
+async function compose(...args: string[]): Promise<void> {
+  await run(PODMAN_COMPOSE, ['--project-name', PROJECT, '--file', 'compose.yaml', ...args], { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+}
+
+const container = (service: string): string => `${PROJECT}_${service}_1`;
+
+async function get(base: string, path: string, key = MAIN_KEY): Promise<Response> {
+  return fetch(`${base}${path}`, { headers: { 'x-api-key': key } });
+}
+
+interface Page { items: { id: number }[]; next_cursor: string | null }
+
+beforeAll(async () => {
+  const [proxyPort, aPort, bPort, ticketsPort, housesPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  env = {
+    ...process.env,
+    IMAGE,
+    API_KEY: `${MAIN_KEY},${RATE_KEY}`,
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    METRICS_KEY,
+    LOADER_PASSWORD: randomBytes(12).toString('hex'),
+    READER_PASSWORD: randomBytes(12).toString('hex'),
+    RATE_LIMIT: `${BUDGET}/minute`,
+    REQUESTS_PORT: String(proxyPort),
+    REQUESTS_A_PORT: String(aPort),
+    REQUESTS_B_PORT: String(bPort),
+    TICKETS_PORT: String(ticketsPort),
+    HOUSES_PORT: String(housesPort),
+  };
+  url.proxy = `http://127.0.0.1:${proxyPort}`;
+  url.a = `http://127.0.0.1:${aPort}`;
+  url.b = `http://127.0.0.1:${bPort}`;
+  await compose('up', '--detach', '--no-deps', 'postgres', 'redis');
+  for (let i = 0; (await podmanStatus('exec', container('postgres'), 'pg_isready', '-q', '-h', '127.0.0.1')) !== 0; i++) {
+    if (i > 120) throw new Error('PostgreSQL of the compose set did not start');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await compose('run', '--rm', '--no-deps', 'snapshot');
+  await compose('up', '--detach', '--no-deps', 'requests-a', 'requests-b', 'tickets', 'houses', 'proxy');
+  await Promise.all([waitFor200(`${url.a}/ready`), waitFor200(`${url.b}/ready`), waitFor200(`${url.proxy}/ready`)]);
+}, 600_000);
+
+afterAll(async () => {
+  if (Object.keys(env).length > 0) await compose('down', '--volumes', '--timeout', '2').catch(() => undefined);
+}, 300_000);
+
+describe('compose.yaml: two requests replicas behind the proxy', () => {
+  it('serves the snapshot loaded by the one-shot job, read by the read-only role', async () => {
+    const dataset = await get(url.proxy, '/v1/dataset');
+    expect(dataset.status).toBe(200);
+    expect(await podman('inspect', container('snapshot'), '--format', '{{.State.ExitCode}}').catch(() => '0')).toBe('0');
+    const write = await podmanStatus('exec', container('postgres'), 'psql', '-h', '/var/run/postgresql', '-U', 'postgres', '-d', 'city', '-c',
+      'SET ROLE reader; CREATE TABLE nyc311.written (x int)');
+    expect(write).not.toBe(0);
+  });
+
+  it('a cursor made by replica A is accepted by replica B (the same CURSOR_SECRET)', async () => {
+    const first = await get(url.a, '/v1/service-requests?limit=5&borough=queens');
+    expect(first.status).toBe(200);
+    const cursor = (await first.json() as Page).next_cursor;
+    expect(cursor).not.toBeNull();
+    const path = `/v1/service-requests?limit=5&borough=queens&cursor=${encodeURIComponent(cursor ?? '')}`;
+    const onB = await get(url.b, path);
+    expect(onB.status).toBe(200);
+    expect(await onB.json()).toEqual(await (await get(url.a, path)).json());
+  });
+
+  it('/metrics can be scraped from each replica', async () => {
+    for (const base of [url.a, url.b]) {
+      const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('http_requests_total{');
+    }
+  });
+
+  it('one rate-limit budget across both replicas (Redis)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < BUDGET; i++) statuses.push((await get(i % 2 === 0 ? url.a : url.b, '/v1/service-requests/count', RATE_KEY)).status);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    for (const base of [url.a, url.b]) {
+      const over = await get(base, '/v1/service-requests/count', RATE_KEY);
+      expect(over.status).toBe(429);
+      expect((await over.json() as { error: { code: string } }).error.code).toBe('rate_limited');
+    }
+  });
+
+  it('one replica killed while a client pages on through the proxy: no failed page, no row lost or repeated', async () => {
+    const path = '/v1/service-requests?limit=1000&borough=brooklyn';
+    const count = (await (await get(url.proxy, '/v1/service-requests/count?borough=brooklyn')).json() as { count: number }).count;
+    const ids: number[] = [];
+    const failures: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await get(url.proxy, cursor === null ? path : `${path}&cursor=${encodeURIComponent(cursor)}`);
+      if (response.status !== 200) {
+        failures.push(`page ${pages + 1}: ${response.status} ${await response.text()}`);
+        break;
+      }
+      const page = await response.json() as Page;
+      ids.push(...page.items.map((item) => item.id));
+      cursor = page.next_cursor;
+      pages += 1;
+      if (pages === 3) await podman('kill', container('requests-a'));
+    } while (cursor !== null);
+    expect(failures).toEqual([]);
+    expect(pages).toBeGreaterThan(5);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(count);
+  });
+});
