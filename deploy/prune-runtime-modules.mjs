@@ -3,8 +3,10 @@
 // bundle (a browser script with everything inside), so redoc's own dependencies (React, MobX,
 // core-js, @redocly/...: about 70 MB) are never loaded; every other production dependency is kept
 // with all it depends on (dependencies, optional and installed peer dependencies, resolved the way
-// Node resolves them). Usage: node deploy/prune-runtime-modules.mjs (in the project's folder).
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// Node resolves them). Then the files no process reads: source maps (Node runs without
+// --enable-source-maps, and no service serves a .map) and type declarations (about 17 MB).
+// Usage: node deploy/prune-runtime-modules.mjs (in the project's folder).
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 
 /** Packages whose files are read but whose code is never loaded: their dependencies go. */
@@ -51,4 +53,11 @@ for (const path of paths) {
   rmSync(folder, { recursive: true, force: true });
   removed += 1;
 }
-process.stdout.write(`prune-runtime-modules: kept ${kept.size} packages, removed ${removed}\n`);
+let files = 0;
+const UNREAD = /\.(map|d\.ts|d\.mts|d\.cts)$/;
+for (const entry of readdirSync(join(root, 'node_modules'), { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || !UNREAD.test(entry.name)) continue;
+  rmSync(join(entry.parentPath, entry.name));
+  files += 1;
+}
+process.stdout.write(`prune-runtime-modules: kept ${kept.size} packages, removed ${removed}, and ${files} source maps and type declarations\n`);
