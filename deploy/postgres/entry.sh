@@ -20,7 +20,9 @@ REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 CREATE SCHEMA nyc311 AUTHORIZATION loader;
 GRANT CONNECT ON DATABASE city TO reader;
 GRANT USAGE ON SCHEMA nyc311 TO reader;
-ALTER DEFAULT PRIVILEGES FOR ROLE loader IN SCHEMA nyc311 GRANT SELECT ON TABLES TO reader;
+-- Also in the schemas the loader makes later (a refresh into a new schema: docs/deploy.md).
+ALTER DEFAULT PRIVILEGES FOR ROLE loader GRANT USAGE ON SCHEMAS TO reader;
+ALTER DEFAULT PRIVILEGES FOR ROLE loader GRANT SELECT ON TABLES TO reader;
 SQL
   pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
 fi

@@ -33,7 +33,13 @@ let env: NodeJS.ProcessEnv = {};
 const url = { proxy: '', a: '', b: '' };
 
 async function compose(...args: string[]): Promise<void> {
-  await run(PODMAN_COMPOSE, ['--project-name', PROJECT, '--file', 'compose.yaml', ...args], { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  await composeWith({}, ...args);
+}
+
+async function composeWith(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<void> {
+  await run(PODMAN_COMPOSE, ['--project-name', PROJECT, '--file', 'compose.yaml', ...args], {
+    cwd: REPO_ROOT, env: { ...env, ...extraEnv }, maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 const container = (service: string): string => `${PROJECT}_${service}_1`;
@@ -86,6 +92,13 @@ describe('compose.yaml: two requests replicas behind the proxy', () => {
     const write = await podmanStatus('exec', container('postgres'), 'psql', '-h', '/var/run/postgresql', '-U', 'postgres', '-d', 'city', '-c',
       'SET ROLE reader; CREATE TABLE nyc311.written (x int)');
     expect(write).not.toBe(0);
+  });
+
+  it('a refresh loaded into a new schema is readable by the read-only role at once', async () => {
+    await composeWith({ SNAPSHOT_SCHEMA: 'nyc311_refresh' }, 'run', '--rm', '--no-deps', 'snapshot');
+    const rows = await podman('exec', container('postgres'), 'psql', '-h', '/var/run/postgresql', '-U', 'reader', '-d', 'city', '-tAc',
+      'SELECT count(*) FROM nyc311_refresh.service_requests');
+    expect(Number(rows)).toBe(109_915);
   });
 
   it('a cursor made by replica A is accepted by replica B (the same CURSOR_SECRET)', async () => {
