@@ -278,14 +278,3 @@ export class ContentHasher {
     return this.hash.digest('hex');
   }
 }
-
-/** The content hash of rows held in memory (see ContentHasher). */
-export function computeContentSha256(
-  rows: readonly ServiceRequest[],
-  rules: readonly CleaningRuleResult[],
-  extra: Record<string, string | number | boolean>,
-): string {
-  const hasher = new ContentHasher();
-  for (const row of rows) hasher.add(row);
-  return hasher.digest(rules, extra);
-}

@@ -92,12 +92,20 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
  * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
  */
 function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): void {
-  const insertDay = db.prepare(
-    'INSERT INTO daily_stats (borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insertDays = (count: number): Database.Statement =>
+    db.prepare(
+      `INSERT INTO daily_stats (borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close) VALUES ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    );
+  const insertDayBatch = insertDays(INSERT_BATCH);
+  const days: (string | number | null)[] = [];
   for (const d of dailyStats) {
-    insertDay.run(d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close);
+    days.push(d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close);
+    if (days.length === INSERT_BATCH * 7) {
+      insertDayBatch.run(days);
+      days.length = 0;
+    }
   }
+  if (days.length > 0) insertDays(days.length / 7).run(days);
   const insertCount = db.prepare('INSERT INTO complaint_type_counts (complaint_type, request_count) VALUES (?, ?)');
   for (const c of complaintTypeCounts) insertCount.run(c.complaint_type, c.count);
   const insertRule = db.prepare(
