@@ -295,6 +295,11 @@ function plantChannelCode(random: SeededRandom): string {
   return random.chance(0.01) ? titleCase(channel) : channel;
 }
 
+/** True when the export's local time of the instant reads back as the same instant (false in the repeated autumn hour). */
+function readsBackExactly(epochMs: number): boolean {
+  return cityLocalTimeToEpochMs(epochMsToCityLocalTime(epochMs)) === epochMs;
+}
+
 function titleCase(text: string): string {
   return text.toLowerCase().replace(/\b[a-z]/g, (ch) => ch.toUpperCase());
 }
@@ -386,6 +391,8 @@ class SyntheticExportBuilder {
     for (let k = 0; k < count; k++) {
       const createdMs = original.createdMs + random.int(1, 55) * MINUTE_MS + random.int(0, 59) * 1000;
       if (epochMsToCityLocalTime(createdMs) >= this.endLocal) continue;
+      // Not in the hour that occurs twice in autumn: the export's local times would read it an hour off.
+      if (!readsBackExactly(original.createdMs) || !readsBackExactly(createdMs)) continue;
       const copy: SyntheticRecord = {
         ...original,
         createdMs,
