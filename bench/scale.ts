@@ -105,7 +105,7 @@ function cases(firstYear: string, lastYear: string): [string, string][] {
 async function serve(databaseUrlOrPath: string, firstYear: string, lastYear: string): Promise<Served> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', join(REPO_ROOT, 'dist/services/requests/main.js')], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: databaseUrlOrPath, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
