@@ -198,6 +198,7 @@ caseNames.forEach((name, i) => {
   const cells = keys.map((key) => {
     const l = servedBy.get(key)!.loads[i]!;
     const bad = l.errors + l.non2xx;
+    if (l.requestsPerSecond === 0 && l.p50Ms === 0) return `no answer in ${seconds} s`;
     return `${l.p50Ms} / ${l.p99Ms}${bad > 0 ? ` (${bad})` : ''}`;
   });
   lines.push(`| ${name} | ${cells.join(' | ')} |`);
