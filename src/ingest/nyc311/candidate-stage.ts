@@ -49,7 +49,13 @@ export class CandidateStage {
   }
 
   add(candidate: Candidate): void {
-    this.pending.push(candidate.createdWallMs, candidate.row.id, JSON.stringify([candidate.row, candidate.createdMs, candidate.repeatKey]));
+    const r = candidate.row;
+    // Values without their names: half the text of the object's JSON.
+    const values = [
+      candidate.createdMs, candidate.repeatKey, r.created_at, r.closed_at, r.status, r.complaint_type, r.descriptor, r.location_type,
+      r.borough, r.community_board, r.council_district, r.incident_zip, r.channel, r.latitude, r.longitude, r.days_to_close,
+    ];
+    this.pending.push(candidate.createdWallMs, r.id, JSON.stringify(values));
     this.staged++;
     if (this.pending.length === BATCH * 3) {
       this.insertBatch.run(this.pending);
@@ -72,10 +78,27 @@ export class CandidateStage {
 
   /** The staged candidates by created wall time, then id (after `finish`). */
   *sorted(): Generator<RepeatCandidate> {
-    const select = this.db.prepare('SELECT candidate FROM staged ORDER BY wall_ms, id').pluck();
-    for (const text of select.iterate() as IterableIterator<string>) {
-      const [row, createdMs, repeatKey] = JSON.parse(text) as [ServiceRequest, number, string | null];
-      yield { row, createdMs, repeatKey };
+    const select = this.db.prepare('SELECT id, candidate FROM staged ORDER BY wall_ms, id').raw(true);
+    for (const [id, text] of select.iterate() as IterableIterator<[number, string]>) {
+      const v = JSON.parse(text) as unknown[];
+      const row = {
+        id,
+        created_at: v[2],
+        closed_at: v[3],
+        status: v[4],
+        complaint_type: v[5],
+        descriptor: v[6],
+        location_type: v[7],
+        borough: v[8],
+        community_board: v[9],
+        council_district: v[10],
+        incident_zip: v[11],
+        channel: v[12],
+        latitude: v[13],
+        longitude: v[14],
+        days_to_close: v[15],
+      } as ServiceRequest;
+      yield { row, createdMs: v[0] as number, repeatKey: v[1] as string | null };
     }
   }
 
