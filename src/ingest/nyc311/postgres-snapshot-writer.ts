@@ -82,7 +82,7 @@ export async function writePostgresSnapshotWithClient(
     });
     onProgress?.(written, written);
     for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
-    await storeSummaries(client, t, summaries());
+    await storeSummaries(client, schema, summaries());
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -94,7 +94,8 @@ export async function writePostgresSnapshotWithClient(
  * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
  * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
  */
-async function storeSummaries(client: pg.ClientBase, t: (name: string) => string, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): Promise<void> {
+async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): Promise<void> {
+  const t = (name: string): string => tableName('postgres', name, schema);
   await copyInto(
     client,
     t('daily_stats'),
