@@ -5,28 +5,33 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { cleanExportText, type CleanedExport } from './clean-export.js';
+import { stageExportText, type CleanedExport, type StagedExport } from './clean-export.js';
 import { readFileTextChunks } from './csv-reader.js';
 import { SNAPSHOT_PERIOD } from './cleaning-rules.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
-import { computeComplaintTypeCounts, computeContentSha256, computeDailyStats } from './snapshot-aggregates.js';
-import type { SnapshotContent } from './snapshot-content.js';
+import { ContentHasher, SnapshotAggregator } from './snapshot-aggregates.js';
+import type { SnapshotContent, SnapshotStream, SnapshotSummaries } from './snapshot-content.js';
 import { SNAPSHOT_SCHEMA_VERSION } from './snapshot-schema.js';
 import { writePostgresSnapshot } from './postgres-snapshot-writer.js';
 import { writeSqliteSnapshot } from './sqlite-snapshot-writer.js';
-import type { SnapshotMeta, SnapshotSource } from './service-request.js';
+import type { ServiceRequest, SnapshotMeta, SnapshotSource } from './service-request.js';
 import {
   SYNTHETIC_GENERATOR_VERSION,
-  SYNTHETIC_RECORDS_PER_CHUNK,
   SYNTHETIC_SEED,
   SYNTHETIC_SNAPSHOT_DATE,
   SYNTHETIC_SOURCE_DESCRIPTION,
   type SyntheticExportCounts,
+  type SyntheticHistoryOptions,
   generateSyntheticExport,
+  generateSyntheticHistory,
   syntheticExportFileName,
+  syntheticHistoryFileName,
 } from './synthetic-export.js';
 
-export type SnapshotInput = { kind: 'file'; path: string } | { kind: 'synthetic'; seed?: number };
+/** `history`: a synthetic history of that size (generateSyntheticHistory) instead of the synthetic export. */
+export type SnapshotInput =
+  | { kind: 'file'; path: string }
+  | { kind: 'synthetic'; seed?: number; history?: Omit<SyntheticHistoryOptions, 'seed'> };
 export type SnapshotOutput = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
 
 export interface PrepareSnapshotOptions {
@@ -35,6 +40,8 @@ export interface PrepareSnapshotOptions {
   /** `YYYY-MM-DD`; default: synthetic 2025-07-01, file: the date of its latest Created or Closed Date. */
   snapshotDate?: string;
   progress?: ProgressReporter;
+  /** Where the temporary staging file goes (default: the system's temporary directory). */
+  stageDirectory?: string;
 }
 
 export interface PreparedSnapshot {
@@ -46,47 +53,67 @@ export interface PreparedSnapshot {
   timings: { generateMs: number; readAndCleanMs: number; aggregateMs: number };
 }
 
-/** Read, clean and aggregate an export into what a writer stores. */
-export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnapshotOptions = {}): Promise<PreparedSnapshot> {
+/** An export read and staged: its snapshot to be taken out once, as a stream, by a writer (or in memory). */
+interface OpenedSnapshot {
+  stream: SnapshotStream;
+  staged: StagedExport;
+  syntheticCounts: SyntheticExportCounts | null;
+  /** generateMs: building the synthetic export's text (0 for a file); readAndCleanMs: reading, cleaning and staging. */
+  timings: { generateMs: number; readAndCleanMs: number };
+  /** Time spent in summaries() (the numbers are otherwise computed as the rows pass). */
+  aggregateMs(): number;
+}
+
+/** Read an export, clean and stage it: memory does not grow with its size. */
+async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOptions = {}): Promise<OpenedSnapshot> {
   const progress = options.progress ?? silentProgress;
   const applyFilters = options.applyFilters ?? true;
   const started = performance.now();
   const hash = createHash('sha256');
-  let cleaned: CleanedExport;
+  let staged: StagedExport;
   let source: Omit<SnapshotSource, 'layout'>;
   let syntheticCounts: SyntheticExportCounts | null = null;
   let generateMs = 0;
 
   if (input.kind === 'synthetic') {
     const seed = input.seed ?? SYNTHETIC_SEED;
-    const generated = generateSyntheticExport(seed);
+    const history = input.history === undefined ? undefined : { ...input.history, seed };
+    const generated = history === undefined ? generateSyntheticExport(seed) : generateSyntheticHistory(history);
     syntheticCounts = generated.counts;
-    progress.phase('generating synthetic export (records)', generated.counts.records);
-    const chunks: string[] = [];
-    for (const chunk of generated.chunks) {
-      hash.update(chunk);
-      chunks.push(chunk);
-      progress.update((chunks.length - 1) * SYNTHETIC_RECORDS_PER_CHUNK);
-    }
     generateMs = performance.now() - started;
-    progress.phase('reading and cleaning (records)', generated.counts.records);
-    cleaned = await cleanExportText(chunks, {
+    progress.phase('reading and cleaning', history === undefined ? generated.counts.records : undefined, 'records');
+    const chunks = function* (): Generator<string> {
+      for (const chunk of generated.chunks) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    };
+    staged = await stageExportText(chunks(), {
       applyFilters,
       onRecords: (n) => progress.update(n),
+      ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
     });
     source = {
       kind: 'synthetic',
-      description: `${SYNTHETIC_SOURCE_DESCRIPTION} (seed ${seed}, generator ${SYNTHETIC_GENERATOR_VERSION})`,
+      description:
+        history === undefined
+          ? `${SYNTHETIC_SOURCE_DESCRIPTION} (seed ${seed}, generator ${SYNTHETIC_GENERATOR_VERSION})`
+          : `${SYNTHETIC_SOURCE_DESCRIPTION}, a history of ${history.rows} requests from ${history.fromYear} to ${history.toYear} (seed ${seed}, generator ${SYNTHETIC_GENERATOR_VERSION})`,
       dataset: 'erm2-nwe9',
-      file_name: syntheticExportFileName(seed),
+      file_name: history === undefined ? syntheticExportFileName(seed) : syntheticHistoryFileName(history),
       sha256: '',
       seed,
       generator_version: SYNTHETIC_GENERATOR_VERSION,
     };
   } else {
     const size = statSync(input.path).size;
-    progress.phase(`reading and cleaning ${basename(input.path)} (bytes)`, size);
-    cleaned = await cleanExportText(readFileTextChunks(input.path, { hash, onBytes: (n) => progress.update(n) }), { applyFilters });
+    progress.phase(`reading and cleaning ${basename(input.path)}`, size, 'bytes');
+    let records = 0;
+    staged = await stageExportText(readFileTextChunks(input.path, { hash, onBytes: (n) => progress.update(n, records) }), {
+      applyFilters,
+      onRecords: (n) => (records = n),
+      ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
+    });
     source = {
       kind: 'file',
       description: `NYC Open Data 311 Service Requests (erm2-nwe9) export ${basename(input.path)}`,
@@ -100,61 +127,100 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
   const sourceSha256 = hash.digest('hex');
   const readAndCleanMs = performance.now() - started - generateMs;
 
-  const aggregateStarted = performance.now();
-  progress.phase('computing daily numbers');
-  const rows = cleaned.rows;
-  const first = rows[0];
-  const last = rows[rows.length - 1];
   const snapshotDate =
     options.snapshotDate ??
-    (input.kind === 'synthetic' ? SYNTHETIC_SNAPSHOT_DATE : (cleaned.latestTimestamp ?? new Date().toISOString()).slice(0, 10));
-  const period = applyFilters
-    ? { start: SNAPSHOT_PERIOD.start, end: SNAPSHOT_PERIOD.end }
-    : {
-        start: first ? first.created_at.slice(0, 10) : snapshotDate,
-        end: last ? last.created_at.slice(0, 10) : snapshotDate,
-      };
-  const dailyStats = computeDailyStats(rows, period.start, period.end);
-  const complaintTypeCounts = computeComplaintTypeCounts(rows);
-  const contentSha256 = computeContentSha256(rows, cleaned.rules, {
-    snapshot_date: snapshotDate,
-    period_start: period.start,
-    period_end: period.end,
-    source_sha256: sourceSha256,
-  });
-  const meta: SnapshotMeta = {
-    snapshot_id: contentSha256.slice(0, 16),
-    content_sha256: contentSha256,
-    schema_version: SNAPSHOT_SCHEMA_VERSION,
-    source: { ...source, sha256: sourceSha256, layout: cleaned.layout.layout },
-    snapshot_date: snapshotDate,
-    row_count: rows.length,
-    raw_rows_read: cleaned.rawRowsRead,
-    created_at_min: first?.created_at ?? null,
-    created_at_max: last?.created_at ?? null,
-    period_start: period.start,
-    period_end: period.end,
-    filters_applied: applyFilters,
-    cleaning_rules: cleaned.rules,
-    built_at: new Date().toISOString(),
+    (input.kind === 'synthetic'
+      ? input.history === undefined
+        ? SYNTHETIC_SNAPSHOT_DATE
+        : `${input.history.toYear + 1}-01-01`
+      : (staged.latestTimestamp ?? new Date().toISOString()).slice(0, 10));
+  // Without the filters the period runs from the first request's day to the last one's; the last
+  // staged request's day bounds it (the last request is known once the rows have been read).
+  const periodStart = applyFilters ? SNAPSHOT_PERIOD.start : (staged.firstCreatedAt?.slice(0, 10) ?? snapshotDate);
+  const periodEndBound = applyFilters ? SNAPSHOT_PERIOD.end : (staged.lastStagedCreatedAt?.slice(0, 10) ?? snapshotDate);
+  const aggregator = new SnapshotAggregator(periodStart, periodEndBound);
+  const hasher = new ContentHasher();
+  let rowCount = 0;
+  let first: string | null = null;
+  let last: string | null = null;
+  let aggregateMs = 0;
+  function* rows(): Generator<ServiceRequest> {
+    for (const row of staged.rows()) {
+      aggregator.add(row);
+      hasher.add(row);
+      if (first === null) first = row.created_at;
+      last = row.created_at;
+      rowCount++;
+      yield row;
+    }
+  }
+  const summaries = (): SnapshotSummaries => {
+    const summariesStarted = performance.now();
+    const rules = staged.rules();
+    const period = {
+      start: periodStart,
+      end: applyFilters ? SNAPSHOT_PERIOD.end : last !== null ? last.slice(0, 10) : snapshotDate,
+    };
+    const contentSha256 = hasher.digest(rules, {
+      snapshot_date: snapshotDate,
+      period_start: period.start,
+      period_end: period.end,
+      source_sha256: sourceSha256,
+    });
+    const meta: SnapshotMeta = {
+      snapshot_id: contentSha256.slice(0, 16),
+      content_sha256: contentSha256,
+      schema_version: SNAPSHOT_SCHEMA_VERSION,
+      source: { ...source, sha256: sourceSha256, layout: staged.layout.layout },
+      snapshot_date: snapshotDate,
+      row_count: rowCount,
+      raw_rows_read: staged.rawRowsRead,
+      created_at_min: first,
+      created_at_max: last,
+      period_start: period.start,
+      period_end: period.end,
+      filters_applied: applyFilters,
+      cleaning_rules: rules,
+      built_at: new Date().toISOString(),
+    };
+    const complaintTypeCounts = aggregator.complaintTypeCounts();
+    aggregateMs += performance.now() - summariesStarted;
+    return { dailyStats: aggregator.dailyStats(period.end), complaintTypeCounts, meta };
   };
   return {
-    content: { rows, dailyStats, complaintTypeCounts, meta },
-    cleaned,
+    stream: { rows: { [Symbol.iterator]: rows }, rowsExpected: staged.candidates, summaries },
+    staged,
     syntheticCounts,
-    timings: { generateMs, readAndCleanMs, aggregateMs: performance.now() - aggregateStarted },
+    timings: { generateMs, readAndCleanMs },
+    aggregateMs: () => aggregateMs,
   };
 }
 
-/** Store prepared content in SQLite or PostgreSQL. */
-export async function writeSnapshot(output: SnapshotOutput, content: SnapshotContent, progress: ProgressReporter = silentProgress): Promise<void> {
-  progress.phase(output.kind === 'sqlite' ? 'writing SQLite (rows)' : 'loading PostgreSQL (rows)', content.rows.length);
+/** Read, clean and aggregate an export into what a writer stores, held in memory (tests, small exports). */
+export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnapshotOptions = {}): Promise<PreparedSnapshot> {
+  const opened = await openSnapshot(input, options);
+  const aggregateStarted = performance.now();
+  const rows = [...opened.stream.rows];
+  const summaries = opened.stream.summaries();
+  const content: SnapshotContent = { rows, dailyStats: [...summaries.dailyStats], complaintTypeCounts: summaries.complaintTypeCounts, meta: summaries.meta };
+  const { rawRowsRead, layout, filtersApplied, latestTimestamp } = opened.staged;
+  return {
+    content,
+    cleaned: { rows, rules: summaries.meta.cleaning_rules, rawRowsRead, layout, filtersApplied, latestTimestamp },
+    syntheticCounts: opened.syntheticCounts,
+    timings: { ...opened.timings, aggregateMs: performance.now() - aggregateStarted },
+  };
+}
+
+/** Store a snapshot in SQLite or PostgreSQL. */
+export async function writeSnapshot(output: SnapshotOutput, content: SnapshotContent | SnapshotStream, progress: ProgressReporter = silentProgress): Promise<void> {
+  progress.phase(output.kind === 'sqlite' ? 'writing SQLite' : 'loading PostgreSQL', 'rowsExpected' in content ? content.rowsExpected : content.rows.length, 'rows');
   if (output.kind === 'sqlite') {
-    writeSqliteSnapshot(output.path, content, (n) => progress.update(n));
+    writeSqliteSnapshot(output.path, content, (n, total) => progress.update(n, undefined, total));
   } else {
     await writePostgresSnapshot(output.url, content, {
       ...(output.schema !== undefined ? { schema: output.schema } : {}),
-      onProgress: (n) => progress.update(n),
+      onProgress: (n, total) => progress.update(n, undefined, total),
     });
   }
 }
@@ -166,21 +232,39 @@ export interface BuildSnapshotResult {
   timings: { generateMs: number; readAndCleanMs: number; aggregateMs: number; writeMs: number; ingestMs: number; totalMs: number };
 }
 
-/** Read, clean, aggregate and store: the whole snapshot command. */
+/** Read, clean, aggregate and store: the whole snapshot command, in memory that does not grow with the export. */
 export async function buildSnapshot(
   input: SnapshotInput,
   output: SnapshotOutput,
   options: PrepareSnapshotOptions = {},
 ): Promise<BuildSnapshotResult> {
   const started = performance.now();
-  const prepared = await prepareSnapshot(input, options);
+  const opened = await openSnapshot(input, options);
   const writeStarted = performance.now();
-  await writeSnapshot(output, prepared.content, options.progress);
-  const writeMs = performance.now() - writeStarted;
+  let meta: SnapshotMeta | undefined;
+  try {
+    await writeSnapshot(
+      output,
+      {
+        ...opened.stream,
+        summaries: () => {
+          const summaries = opened.stream.summaries();
+          meta = summaries.meta;
+          return summaries;
+        },
+      },
+      options.progress,
+    );
+  } finally {
+    opened.staged.close();
+  }
+  if (meta === undefined) throw new Error('the writer did not store the summaries');
+  const aggregateMs = opened.aggregateMs();
+  const writeMs = performance.now() - writeStarted - aggregateMs;
   const totalMs = performance.now() - started;
   return {
-    meta: prepared.content.meta,
-    syntheticCounts: prepared.syntheticCounts,
-    timings: { ...prepared.timings, writeMs, ingestMs: totalMs - prepared.timings.generateMs, totalMs },
+    meta,
+    syntheticCounts: opened.syntheticCounts,
+    timings: { ...opened.timings, aggregateMs, writeMs, ingestMs: totalMs - opened.timings.generateMs, totalMs },
   };
 }

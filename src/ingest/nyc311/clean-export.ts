@@ -1,13 +1,18 @@
 /**
  * Cleaning of an export: reads CSV records (header first), applies the rules of cleaning-rules.ts
- * in the order of CLEANING_RULES and returns the cleaned requests sorted by (created_at, id), with
+ * in the order of CLEANING_RULES and yields the cleaned requests sorted by (created_at, id), with
  * each rule's count. Each rule's logic is in its entry in cleaning-rules.ts; this file only reads
  * the records and calls them.
+ *
+ * Memory does not grow with the export: the requests that pass the removal rules are staged in a
+ * temporary SQLite file (candidate-stage.ts) and read back in order; what stays in memory is the
+ * Unique Keys' bitmap, the spelling counts and the places kept in the repeat window.
  */
 import {
   CLEANING_RULES,
   type CleaningCounts,
-  type RepeatCandidate,
+  FirstSubmissions,
+  UniqueKeySet,
   agencyNotDot,
   boroughCode,
   canonicalSpelling,
@@ -26,6 +31,7 @@ import {
   repeatedSubmission,
   statusCode,
 } from './cleaning-rules.js';
+import { type Candidate, CandidateStage } from './candidate-stage.js';
 import { readCsvRecordBatches } from './csv-reader.js';
 import { type ExportLayout, locateExportColumns } from './export-columns.js';
 import { cityLocalTimeToEpochMs, wallTimeMs } from './new-york-time.js';
@@ -36,12 +42,12 @@ export interface CleaningOptions {
   applyFilters?: boolean;
   /** Called after each batch with the number of data records read so far. */
   onRecords?: (recordsRead: number) => void;
+  /** Where the temporary staging file goes (default: the system's temporary directory). */
+  stageDirectory?: string;
 }
 
-export interface CleanedExport {
-  /** Sorted by created_at, then id. */
-  rows: ServiceRequest[];
-  rules: CleaningRuleResult[];
+/** What reading the export found, before the cleaned requests are taken out. */
+interface ExportReading {
   rawRowsRead: number;
   layout: ExportLayout;
   filtersApplied: boolean;
@@ -49,90 +55,141 @@ export interface CleanedExport {
   latestTimestamp: string | null;
 }
 
-/** A request that passed the removal rules before the repeat check. */
-interface Candidate extends RepeatCandidate {
-  /** created_at as a wall time (sorts like the text). */
-  createdWallMs: number;
+export interface CleanedExport extends ExportReading {
+  /** Sorted by created_at, then id. */
+  rows: ServiceRequest[];
+  rules: CleaningRuleResult[];
+}
+
+/** An export read and staged: its cleaned requests are taken out once, in order, by `rows()`. */
+export interface StagedExport extends ExportReading {
+  /** Requests staged: an upper bound of the rows (repeated submissions are removed while reading them out). */
+  candidates: number;
+  /** created_at of the first cleaned request (null when none). */
+  firstCreatedAt: string | null;
+  /** created_at of the last request staged: the last cleaned request's, or later when that one is a repeat. */
+  lastStagedCreatedAt: string | null;
+  /** The cleaned requests, sorted by created_at, then id. */
+  rows(): Generator<ServiceRequest>;
+  /** Each rule's count; complete once `rows()` has been read to its end. */
+  rules(): CleaningRuleResult[];
+  /** Delete the staging file (also done when `rows()` ends). */
+  close(): void;
 }
 
 /**
- * Clean CSV record batches (the first record of the first batch is the header) into the snapshot's
- * requests. Throws MissingColumnError when a needed column is absent.
+ * Read CSV record batches (the first record of the first batch is the header), apply the rules that
+ * look at one record at a time, and stage the requests that pass. Throws MissingColumnError when a
+ * needed column is absent.
  */
-export async function cleanExportRecords(
-  batches: AsyncIterable<string[][]>,
-  options: CleaningOptions = {},
-): Promise<CleanedExport> {
+export async function stageExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<StagedExport> {
   const applyFilters = options.applyFilters ?? true;
   const counts = Object.fromEntries(CLEANING_RULES.map((rule) => [rule.id, 0])) as CleaningCounts;
-  const seenKeys = new Set<number>();
-  const candidates: Candidate[] = [];
+  const seenKeys = new UniqueKeySet();
+  const spellings = canonicalSpelling.newTally();
+  const stage = new CandidateStage(options.stageDirectory);
   let layout: ExportLayout | undefined;
   let rawRowsRead = 0;
   let latestTimestamp: string | null = null;
+  let range: { first: string; last: string } | null;
 
-  for await (const batch of batches) {
-    let start = 0;
-    if (layout === undefined) {
-      const header = batch[0];
-      if (header === undefined) continue;
-      layout = locateExportColumns(header);
-      start = 1;
-    }
-    for (let r = start; r < batch.length; r++) {
-      const f = batch[r] as string[];
-      rawRowsRead++;
-      const record = malformedRecord.read(f, layout);
-      if (record === null) {
-        counts.malformed_record++;
-        continue;
+  try {
+    for await (const batch of batches) {
+      let start = 0;
+      if (layout === undefined) {
+        const header = batch[0];
+        if (header === undefined) continue;
+        layout = locateExportColumns(header);
+        start = 1;
       }
-      const { id, createdAt } = record;
-      const closedRaw = f[layout.columns.closedDate] as string;
-      const closedAt = closedRaw.length === 0 ? null : localTimestamps.parse(closedRaw);
-      if (latestTimestamp === null || createdAt > latestTimestamp) latestTimestamp = createdAt;
-      if (closedAt !== null && closedAt > latestTimestamp) latestTimestamp = closedAt;
-      if (applyFilters) {
-        if (agencyNotDot.removes(f, layout)) {
-          counts.agency_not_dot++;
+      for (let r = start; r < batch.length; r++) {
+        const f = batch[r] as string[];
+        rawRowsRead++;
+        const record = malformedRecord.read(f, layout);
+        if (record === null) {
+          counts.malformed_record++;
           continue;
         }
-        if (createdOutsidePeriod.removes(createdAt)) {
-          counts.created_outside_period++;
+        const { id, createdAt } = record;
+        const closedRaw = f[layout.columns.closedDate] as string;
+        const closedAt = closedRaw.length === 0 ? null : localTimestamps.parse(closedRaw);
+        if (latestTimestamp === null || createdAt > latestTimestamp) latestTimestamp = createdAt;
+        if (closedAt !== null && closedAt > latestTimestamp) latestTimestamp = closedAt;
+        if (applyFilters) {
+          if (agencyNotDot.removes(f, layout)) {
+            counts.agency_not_dot++;
+            continue;
+          }
+          if (createdOutsidePeriod.removes(createdAt)) {
+            counts.created_outside_period++;
+            continue;
+          }
+        }
+        if (duplicateUniqueKey.removes(id, seenKeys)) {
+          counts.duplicate_unique_key++;
           continue;
         }
+        if (closedBeforeCreated.removes(createdAt, closedAt)) {
+          counts.closed_before_created++;
+          continue;
+        }
+        const candidate = readCandidate(f, layout, id, createdAt, closedAt, closedRaw, counts);
+        canonicalSpelling.tally(candidate.row, spellings);
+        stage.add(candidate);
       }
-      if (duplicateUniqueKey.removes(id, seenKeys)) {
-        counts.duplicate_unique_key++;
-        continue;
-      }
-      if (closedBeforeCreated.removes(createdAt, closedAt)) {
-        counts.closed_before_created++;
-        continue;
-      }
-      candidates.push(readCandidate(f, layout, id, createdAt, closedAt, closedRaw, counts));
+      options.onRecords?.(rawRowsRead);
     }
-    options.onRecords?.(rawRowsRead);
+    if (layout === undefined) throw new Error('The export is empty: no header row was found.');
+    range = stage.finish();
+  } catch (error) {
+    stage.close();
+    throw error;
   }
-  if (layout === undefined) throw new Error('The export is empty: no header row was found.');
 
-  canonicalSpelling.apply(candidates, counts);
-  candidates.sort((a, b) => a.createdWallMs - b.createdWallMs || a.row.id - b.row.id);
-  const rows = repeatedSubmission.keepFirstSubmissions(candidates, counts);
+  const rules = (): CleaningRuleResult[] =>
+    CLEANING_RULES.map((rule) => {
+      const count = counts[rule.id];
+      return {
+        id: rule.id,
+        kind: rule.kind,
+        description: rule.description,
+        rows_removed: rule.kind === 'transformation' ? 0 : count,
+        values_changed: rule.kind === 'transformation' ? count : 0,
+        applied: rule.kind !== 'filter' || applyFilters,
+      };
+    });
+  function* rows(): Generator<ServiceRequest> {
+    try {
+      const chosen = canonicalSpelling.choose(spellings);
+      const firstSubmissions = new FirstSubmissions(counts);
+      for (const candidate of stage.sorted()) {
+        canonicalSpelling.respell(candidate.row, chosen, counts);
+        if (firstSubmissions.keeps(candidate)) yield candidate.row;
+      }
+    } finally {
+      stage.close();
+    }
+  }
+  return {
+    rawRowsRead,
+    layout,
+    filtersApplied: applyFilters,
+    latestTimestamp,
+    candidates: stage.size,
+    firstCreatedAt: range?.first ?? null,
+    lastStagedCreatedAt: range?.last ?? null,
+    rows,
+    rules,
+    close: () => stage.close(),
+  };
+}
 
-  const rules: CleaningRuleResult[] = CLEANING_RULES.map((rule) => {
-    const applied = rule.kind !== 'filter' || applyFilters;
-    const count = counts[rule.id];
-    return {
-      id: rule.id,
-      kind: rule.kind,
-      description: rule.description,
-      rows_removed: rule.kind === 'transformation' ? 0 : count,
-      values_changed: rule.kind === 'transformation' ? count : 0,
-      applied,
-    };
-  });
-  return { rows, rules, rawRowsRead, layout, filtersApplied: applyFilters, latestTimestamp };
+/** Clean CSV record batches into an array of requests (for exports that fit in memory: tests, fixtures). */
+export async function cleanExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<CleanedExport> {
+  const staged = await stageExportRecords(batches, options);
+  const rows = [...staged.rows()];
+  const { rawRowsRead, layout, filtersApplied, latestTimestamp } = staged;
+  return { rows, rules: staged.rules(), rawRowsRead, layout, filtersApplied, latestTimestamp };
 }
 
 /** Columns the cleaning reads, as a mask for the CSV reader. */
@@ -141,12 +198,17 @@ function usedColumnMask(header: readonly string[]): boolean[] {
   return header.map((_, i) => used.has(i));
 }
 
-/** Clean CSV text chunks (header first): the CSV reader skips the columns cleaning never reads. */
+/** Clean CSV text chunks (header first) into an array: the CSV reader skips the columns cleaning never reads. */
 export function cleanExportText(
   chunks: AsyncIterable<string> | Iterable<string>,
   options: CleaningOptions = {},
 ): Promise<CleanedExport> {
   return cleanExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
+}
+
+/** Read and stage CSV text chunks (header first), for `rows()` to take the cleaned requests out in order. */
+export function stageExportText(chunks: AsyncIterable<string> | Iterable<string>, options: CleaningOptions = {}): Promise<StagedExport> {
+  return stageExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
 }
 
 /** The stored fields of a record that passed the removal rules, through the transformation rules. */

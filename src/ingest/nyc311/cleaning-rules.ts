@@ -59,6 +59,39 @@ export interface RepeatCandidate {
   repeatKey: string | null;
 }
 
+/** The Unique Keys read so far (a Set<number>, or UniqueKeySet for large exports). */
+export interface KeySet {
+  has(id: number): boolean;
+  add(id: number): unknown;
+}
+
+/**
+ * A set of Unique Keys as a bitmap in pages of 65,536 keys, allocated when a key falls in them:
+ * 8 KiB per page, about one bit per key of the range the export's keys span (their numbers are dense).
+ */
+export class UniqueKeySet implements KeySet {
+  private readonly pages = new Map<number, Uint32Array>();
+  has(id: number): boolean {
+    const page = this.pages.get(Math.floor(id / 65_536));
+    if (page === undefined) return false;
+    const bit = id % 65_536;
+    return ((page[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
+  }
+  add(id: number): this {
+    const index = Math.floor(id / 65_536);
+    let page = this.pages.get(index);
+    if (page === undefined) this.pages.set(index, (page = new Uint32Array(2048)));
+    const bit = id % 65_536;
+    page[bit >>> 5] = (page[bit >>> 5] as number) | (1 << (bit & 31));
+    return this;
+  }
+}
+
+/** The fields canonical_spelling writes one way. */
+const SPELLED_FIELDS = ['complaint_type', 'descriptor', 'location_type'] as const;
+/** Per spelled field, a map from each exact spelling (to its count, or to its chosen spelling). */
+export type SpellingTally<V = number> = Record<(typeof SPELLED_FIELDS)[number], Map<string, V>>;
+
 const PLACEHOLDERS = new Set(['', 'unspecified', 'unknown', 'n/a', 'na', 'none', 'null', '-']);
 
 /** True for empty text and placeholders such as "Unspecified", "N/A" (any case, spaces trimmed). */
@@ -140,7 +173,7 @@ export const duplicateUniqueKey = {
   kind: 'removal',
   description: 'A record whose Unique Key was already read is left out; the first record in file order is kept.',
   /** True when `id` is in `seenKeys`; otherwise adds it. */
-  removes(id: number, seenKeys: Set<number>): boolean {
+  removes(id: number, seenKeys: KeySet): boolean {
     if (seenKeys.has(id)) return true;
     seenKeys.add(id);
     return false;
@@ -180,23 +213,57 @@ export const repeatedSubmission = {
   },
   /** The rows of the candidates (sorted by creation, then id) that are not repeats of an earlier kept one. */
   keepFirstSubmissions(sorted: readonly RepeatCandidate[], counts: CleaningCounts): ServiceRequest[] {
-    const windowMs = REPEAT_WINDOW_MINUTES * 60_000;
-    const lastKeptAt = new Map<string, number>();
-    const rows: ServiceRequest[] = [];
-    for (const candidate of sorted) {
-      if (candidate.repeatKey !== null) {
-        const previous = lastKeptAt.get(candidate.repeatKey);
-        if (previous !== undefined && candidate.createdMs - previous <= windowMs) {
-          counts.repeated_submission++;
-          continue;
-        }
-        lastKeptAt.set(candidate.repeatKey, candidate.createdMs);
-      }
-      rows.push(candidate.row);
-    }
-    return rows;
+    const kept = new FirstSubmissions(counts);
+    return sorted.filter((candidate) => kept.keeps(candidate)).map((candidate) => candidate.row);
   },
 } satisfies CleaningRule;
+
+/**
+ * The repeat check of repeated_submission one candidate at a time, candidates taken in order of
+ * creation (wall time), then id. Only the places kept in the last hours are remembered: a later
+ * candidate's real instant is at most one hour (a daylight-saving change) before the current one's,
+ * so a place kept more than the window plus two hours earlier can never make it a repeat.
+ */
+export class FirstSubmissions {
+  private readonly windowMs = REPEAT_WINDOW_MINUTES * 60_000;
+  private readonly forgetAfterMs = this.windowMs + 2 * 3_600_000;
+  private readonly lastKeptAt = new Map<string, number>();
+  /** Keys in the order they were kept, with the instant they were kept at (oldest at `head`). */
+  private keptKeys: string[] = [];
+  private keptAt: number[] = [];
+  private head = 0;
+
+  constructor(private readonly counts: CleaningCounts) {}
+
+  /** True when the candidate is kept; counts a repeat. */
+  keeps(candidate: RepeatCandidate): boolean {
+    const key = candidate.repeatKey;
+    if (key === null) return true;
+    this.forgetBefore(candidate.createdMs - this.forgetAfterMs);
+    const previous = this.lastKeptAt.get(key);
+    if (previous !== undefined && candidate.createdMs - previous <= this.windowMs) {
+      this.counts.repeated_submission++;
+      return false;
+    }
+    this.lastKeptAt.set(key, candidate.createdMs);
+    this.keptKeys.push(key);
+    this.keptAt.push(candidate.createdMs);
+    return true;
+  }
+
+  private forgetBefore(instant: number): void {
+    while (this.head < this.keptAt.length && (this.keptAt[this.head] as number) < instant) {
+      const key = this.keptKeys[this.head] as string;
+      if (this.lastKeptAt.get(key) === this.keptAt[this.head]) this.lastKeptAt.delete(key);
+      this.head++;
+    }
+    if (this.head > 65_536 && this.head * 2 > this.keptAt.length) {
+      this.keptKeys = this.keptKeys.slice(this.head);
+      this.keptAt = this.keptAt.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Transformations: they never remove a row.
@@ -246,13 +313,26 @@ export const canonicalSpelling = {
   description: 'Complaint type, descriptor and location type are trimmed, runs of spaces become one space, and spellings that differ only in case are written one way: the most frequent spelling in the export (ties: the first in code-point order). Community board is written in upper case ("04 BRONX"). values_changed: values rewritten to another spelling.',
   /** Write complaint type, descriptor and location type in one spelling per case-folded value. */
   apply(candidates: readonly { row: ServiceRequest }[], counts: CleaningCounts): void {
-    for (const field of ['complaint_type', 'descriptor', 'location_type'] as const) {
-      // Count exact spellings first (few distinct values), then group them by folded value.
-      const exact = new Map<string, number>();
-      for (const { row } of candidates) {
-        const value = row[field];
-        if (value !== null) exact.set(value, (exact.get(value) ?? 0) + 1);
-      }
+    const tally = canonicalSpelling.newTally();
+    for (const { row } of candidates) canonicalSpelling.tally(row, tally);
+    const chosen = canonicalSpelling.choose(tally);
+    for (const { row } of candidates) canonicalSpelling.respell(row, chosen, counts);
+  },
+  /** Counts of each exact spelling, per field (few distinct values), filled by `tally`. */
+  newTally(): SpellingTally {
+    return { complaint_type: new Map(), descriptor: new Map(), location_type: new Map() };
+  },
+  tally(row: ServiceRequest, tally: SpellingTally): void {
+    for (const field of SPELLED_FIELDS) {
+      const value = row[field];
+      if (value !== null) tally[field].set(value, (tally[field].get(value) ?? 0) + 1);
+    }
+  },
+  /** Each spelling's chosen spelling, per field, from the counts of all the candidates. */
+  choose(tally: SpellingTally): SpellingTally<string> {
+    const chosen: SpellingTally<string> = { complaint_type: new Map(), descriptor: new Map(), location_type: new Map() };
+    for (const field of SPELLED_FIELDS) {
+      const exact = tally[field];
       const spellings = new Map<string, Map<string, number>>();
       for (const [value, count] of exact) {
         const folded = value.toLowerCase();
@@ -260,7 +340,6 @@ export const canonicalSpelling = {
         if (byCount === undefined) spellings.set(folded, (byCount = new Map<string, number>()));
         byCount.set(value, count);
       }
-      const canonical = new Map<string, string>();
       for (const byCount of spellings.values()) {
         let best = '';
         let bestCount = -1;
@@ -270,16 +349,20 @@ export const canonicalSpelling = {
             bestCount = count;
           }
         }
-        for (const spelling of byCount.keys()) canonical.set(spelling, best);
+        for (const spelling of byCount.keys()) chosen[field].set(spelling, best);
       }
-      for (const { row } of candidates) {
-        const value = row[field];
-        if (value === null) continue;
-        const chosen = canonical.get(value) ?? value;
-        if (chosen !== value) {
-          row[field] = chosen;
-          counts.canonical_spelling++;
-        }
+    }
+    return chosen;
+  },
+  /** Rewrite the row's spellings to the chosen ones; counts each value rewritten. */
+  respell(row: ServiceRequest, chosen: SpellingTally<string>, counts: CleaningCounts): void {
+    for (const field of SPELLED_FIELDS) {
+      const value = row[field];
+      if (value === null) continue;
+      const spelling = chosen[field].get(value) ?? value;
+      if (spelling !== value) {
+        row[field] = spelling;
+        counts.canonical_spelling++;
       }
     }
   },

@@ -2,19 +2,20 @@
  * The snapshot command:
  *
  *   npm run snapshot -- [--input export.csv | --synthetic] [--output data/service-requests.sqlite | --database postgres://...]
- *                       [--no-filter] [--seed N] [--snapshot-date YYYY-MM-DD] [--schema NAME] [--write-synthetic-export FILE]
+ *                       [--no-filter] [--seed N] [--rows N --from YEAR --to YEAR] [--snapshot-date YYYY-MM-DD] [--schema NAME]
+ *                       [--write-synthetic-export FILE] [--quiet]
  *
- * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr; the
- * summary (one JSON object) to stdout.
+ * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr (a bar
+ * on a terminal, a line every 2 s otherwise); the summary (one JSON object) to stdout.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildSnapshot, type SnapshotInput, type SnapshotOutput } from './build-snapshot.js';
 import { DEFAULT_SNAPSHOT_RELATIVE_PATH, defaultSnapshotPath } from './ensure-snapshot.js';
 import { MissingColumnError } from './export-columns.js';
 import { isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 import { createProgressReporter } from './progress-reporter.js';
-import { SYNTHETIC_SEED, generateSyntheticExport } from './synthetic-export.js';
+import { SYNTHETIC_SEED, type SyntheticHistoryOptions, generateSyntheticExport, generateSyntheticHistory } from './synthetic-export.js';
 import { CsvFormatError } from './csv-reader.js';
 
 const USAGE = `Usage: npm run snapshot -- [options]
@@ -22,12 +23,14 @@ const USAGE = `Usage: npm run snapshot -- [options]
   --input FILE             an NYC Open Data 311 export (CSV, erm2-nwe9 layout)
   --synthetic              the synthetic export (default when --input is not given)
   --seed N                 seed of the synthetic export (default ${SYNTHETIC_SEED})
+  --rows N                 a synthetic history of N requests instead (with --from and --to; no filters)
+  --from YEAR, --to YEAR   the history's first and last year (whole years)
   --output FILE            SQLite file to write (default ${DEFAULT_SNAPSHOT_RELATIVE_PATH} in the repository)
   --database URL           load PostgreSQL instead (postgres://...; ?schema=NAME selects the schema, default public)
   --schema NAME            PostgreSQL schema (overrides ?schema=)
   --no-filter              keep every agency and date (for exports that are not DOT January-June 2025)
   --snapshot-date DATE     the day the export reflects (default: synthetic 2025-07-01, file: its latest date)
-  --write-synthetic-export FILE   only write the synthetic export CSV to FILE
+  --write-synthetic-export FILE   only write the synthetic export (or history) CSV to FILE
   --quiet                  no progress
   --help
 `;
@@ -39,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
       input: { type: 'string' },
       synthetic: { type: 'boolean' },
       seed: { type: 'string' },
+      rows: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       output: { type: 'string' },
       database: { type: 'string' },
       schema: { type: 'string' },
@@ -56,9 +62,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const seed = values.seed === undefined ? SYNTHETIC_SEED : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0 || seed > 2_147_483_647) throw new UsageError(`--seed must be an integer from 0 to 2147483647`);
+  const history = readHistoryOptions(values);
   if (values['write-synthetic-export'] !== undefined) {
-    const generated = generateSyntheticExport(seed);
-    writeFileSync(values['write-synthetic-export'], [...generated.chunks].join(''));
+    const generated = history === undefined ? generateSyntheticExport(seed) : generateSyntheticHistory({ ...history, seed });
+    const fd = openSync(values['write-synthetic-export'], 'w');
+    try {
+      for (const chunk of generated.chunks) writeSync(fd, chunk);
+    } finally {
+      closeSync(fd);
+    }
     process.stdout.write(`${JSON.stringify({ file: values['write-synthetic-export'], seed, counts: generated.counts })}\n`);
     return 0;
   }
@@ -68,7 +80,9 @@ async function main(argv: string[]): Promise<number> {
   if (values['snapshot-date'] !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values['snapshot-date'])) {
     throw new UsageError('--snapshot-date must be YYYY-MM-DD');
   }
-  const input: SnapshotInput = values.input !== undefined ? { kind: 'file', path: values.input } : { kind: 'synthetic', seed };
+  if (history !== undefined && values.input !== undefined) throw new UsageError('--rows makes a synthetic history: not with --input');
+  const input: SnapshotInput =
+    values.input !== undefined ? { kind: 'file', path: values.input } : { kind: 'synthetic', seed, ...(history !== undefined ? { history } : {}) };
   const output: SnapshotOutput =
     values.database !== undefined
       ? { kind: 'postgres', url: values.database, ...(values.schema !== undefined ? { schema: values.schema } : {}) }
@@ -77,7 +91,8 @@ async function main(argv: string[]): Promise<number> {
 
   const progress = values.quiet ? undefined : createProgressReporter();
   const result = await buildSnapshot(input, output, {
-    applyFilters: !values['no-filter'],
+    // A history spans years and, like a real export of all agencies, is loaded without the filters.
+    applyFilters: !values['no-filter'] && history === undefined,
     ...(values['snapshot-date'] !== undefined ? { snapshotDate: values['snapshot-date'] } : {}),
     ...(progress ? { progress } : {}),
   });
@@ -104,6 +119,19 @@ async function main(argv: string[]): Promise<number> {
     })}\n`,
   );
   return 0;
+}
+
+/** --rows, --from and --to, all three or none. */
+function readHistoryOptions(values: { rows?: string; from?: string; to?: string }): SyntheticHistoryOptions | undefined {
+  if (values.rows === undefined && values.from === undefined && values.to === undefined) return undefined;
+  const rows = Number(values.rows);
+  const fromYear = Number(values.from);
+  const toYear = Number(values.to);
+  if (!Number.isInteger(rows) || rows < 1 || rows > 100_000_000) throw new UsageError('--rows must be an integer from 1 to 100000000');
+  if (!Number.isInteger(fromYear) || !Number.isInteger(toYear) || fromYear < 2000 || toYear > 2100 || fromYear > toYear) {
+    throw new UsageError('--from and --to must be years from 2000 to 2100, --from not after --to');
+  }
+  return { rows, fromYear, toYear };
 }
 
 class UsageError extends Error {}

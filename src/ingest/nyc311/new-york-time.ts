@@ -35,9 +35,23 @@ function zoneOffsetAt(epochMs: number): number {
   return asUtc - Math.floor(epochMs / 1000) * 1000;
 }
 
+/**
+ * The offsets are cached per day when New York keeps one offset all day (every day but the two of
+ * the changes each year), otherwise per hour: a history of ten years asks the zone a few thousand
+ * times, not once per hour of it.
+ */
+const offsetByUtcDay = new Map<number, number | null>();
 const offsetByUtcHour = new Map<number, number>();
-/** Offset at an instant, cached per UTC hour (New York changes offset on whole hours). */
+/** Offset at an instant (New York changes offset on whole hours). */
 function cachedZoneOffsetAt(epochMs: number): number {
+  const day = Math.floor(epochMs / DAY_MS);
+  let dayOffset = offsetByUtcDay.get(day);
+  if (dayOffset === undefined) {
+    const first = zoneOffsetAt(day * DAY_MS);
+    dayOffset = first === zoneOffsetAt(day * DAY_MS + 23 * HOUR_MS) ? first : null;
+    offsetByUtcDay.set(day, dayOffset);
+  }
+  if (dayOffset !== null) return dayOffset;
   const hour = Math.floor(epochMs / HOUR_MS);
   let offset = offsetByUtcHour.get(hour);
   if (offset === undefined) {
@@ -47,9 +61,19 @@ function cachedZoneOffsetAt(epochMs: number): number {
   return offset;
 }
 
+const offsetByLocalDay = new Map<number, number | null>();
 const offsetByLocalHour = new Map<number, number>();
-/** Offset to apply to a local wall time (given as if it were UTC), cached per local hour. */
+/** Offset to apply to a local wall time (given as if it were UTC), cached per local day or hour. */
 function offsetForLocalWallTime(wallMs: number): number {
+  const day = Math.floor(wallMs / DAY_MS);
+  let dayOffset = offsetByLocalDay.get(day);
+  if (dayOffset === undefined) {
+    // The same offset from 14 hours before the day to 14 hours after it: no change near the day.
+    const before = zoneOffsetAt(day * DAY_MS - 14 * HOUR_MS);
+    dayOffset = before === zoneOffsetAt((day + 1) * DAY_MS + 14 * HOUR_MS) ? before : null;
+    offsetByLocalDay.set(day, dayOffset);
+  }
+  if (dayOffset !== null) return dayOffset;
   const hour = Math.floor(wallMs / HOUR_MS);
   let offset = offsetByLocalHour.get(hour);
   if (offset === undefined) {

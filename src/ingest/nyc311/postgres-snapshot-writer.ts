@@ -10,8 +10,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { SnapshotContent, WriteProgress } from './snapshot-content.js';
-import { snapshotMetaValues } from './snapshot-content.js';
+import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
+import { snapshotMetaValues, streamOf } from './snapshot-content.js';
 import {
   SNAPSHOT_META_COLUMNS,
   createIndexesSql,
@@ -30,7 +30,7 @@ function copyValue(value: string | number | null): string {
     : value;
 }
 
-function* copyLines<T>(items: readonly T[], toValues: (item: T) => (string | number | null)[], onCount?: (n: number) => void): Generator<string> {
+function* copyLines<T>(items: Iterable<T>, toValues: (item: T) => (string | number | null)[], onCount?: (n: number) => void): Generator<string> {
   const lines: string[] = [];
   let count = 0;
   for (const item of items) {
@@ -50,7 +50,7 @@ async function copyInto<T>(
   client: pg.ClientBase,
   table: string,
   columns: readonly string[],
-  items: readonly T[],
+  items: Iterable<T>,
   toValues: (item: T) => (string | number | null)[],
   onCount?: (n: number) => void,
 ): Promise<void> {
@@ -58,44 +58,31 @@ async function copyInto<T>(
   await pipeline(Readable.from(copyLines(items, toValues, onCount)), stream);
 }
 
-/** Load the snapshot into the schema of an open client (one transaction, which this function opens). */
+/**
+ * Load the snapshot into the schema of an open client (one transaction, which this function opens):
+ * the rows with COPY as they come, the indexes, then the post-load step (storeSummaries).
+ */
 export async function writePostgresSnapshotWithClient(
   client: pg.ClientBase,
   schema: string,
-  content: SnapshotContent,
+  content: SnapshotContent | SnapshotStream,
   onProgress?: WriteProgress,
 ): Promise<void> {
-  const { rows, dailyStats, complaintTypeCounts, meta } = content;
+  const { rows, rowsExpected, summaries } = streamOf(content);
   const t = (name: string): string => tableName('postgres', name, schema);
   await client.query('BEGIN');
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
     for (const sql of dropTablesSql('postgres', schema)) await client.query(sql);
     for (const sql of createTablesSql('postgres', schema)) await client.query(sql);
-    await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, rows, (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) =>
-      onProgress?.(n, rows.length),
-    );
+    let written = 0;
+    await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, rows, (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) => {
+      written = n;
+      onProgress?.(n, Math.max(n, rowsExpected));
+    });
+    onProgress?.(written, written);
     for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
-    await copyInto(
-      client,
-      t('daily_stats'),
-      ['borough', 'complaint_type', 'day', 'opened', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close'],
-      dailyStats,
-      (d) => [d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close],
-    );
-    await copyInto(client, t('complaint_type_counts'), ['complaint_type', 'request_count'], complaintTypeCounts, (c) => [c.complaint_type, c.count]);
-    await copyInto(
-      client,
-      t('cleaning_rules'),
-      ['position', 'id', 'kind', 'description', 'rows_removed', 'values_changed', 'applied'],
-      meta.cleaning_rules.map((rule, i) => ({ rule, position: i + 1 })),
-      ({ rule, position }) => [position, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0],
-    );
-    await client.query(
-      `INSERT INTO ${t('snapshot_meta')} (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
-      snapshotMetaValues(meta),
-    );
-    for (const name of ['service_requests', 'daily_stats', 'complaint_type_counts']) await client.query(`ANALYZE ${t(name)}`);
+    await storeSummaries(client, schema, summaries());
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -103,10 +90,38 @@ export async function writePostgresSnapshotWithClient(
   }
 }
 
+/**
+ * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
+ * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
+ */
+async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): Promise<void> {
+  const t = (name: string): string => tableName('postgres', name, schema);
+  await copyInto(
+    client,
+    t('daily_stats'),
+    ['borough', 'complaint_type', 'day', 'opened', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close'],
+    dailyStats,
+    (d) => [d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close],
+  );
+  await copyInto(client, t('complaint_type_counts'), ['complaint_type', 'request_count'], complaintTypeCounts, (c) => [c.complaint_type, c.count]);
+  await copyInto(
+    client,
+    t('cleaning_rules'),
+    ['position', 'id', 'kind', 'description', 'rows_removed', 'values_changed', 'applied'],
+    meta.cleaning_rules.map((rule, i) => ({ rule, position: i + 1 })),
+    ({ rule, position }) => [position, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0],
+  );
+  await client.query(
+    `INSERT INTO ${t('snapshot_meta')} (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+    snapshotMetaValues(meta),
+  );
+  for (const name of ['service_requests', 'daily_stats', 'complaint_type_counts']) await client.query(`ANALYZE ${t(name)}`);
+}
+
 /** Connect to `url` (schema from its `schema` parameter, or `schemaOverride`) and load the snapshot. */
 export async function writePostgresSnapshot(
   url: string,
-  content: SnapshotContent,
+  content: SnapshotContent | SnapshotStream,
   options: { schema?: string; onProgress?: WriteProgress } = {},
 ): Promise<PostgresTarget> {
   const target = parsePostgresTarget(url, options.schema);

@@ -11,6 +11,31 @@ export interface SnapshotContent {
   meta: SnapshotMeta;
 }
 
+/**
+ * What a snapshot writer stores, as a stream: the rows, read once, then the summaries, which are
+ * complete only once every row has been read (the numbers and the content hash are computed as the
+ * rows pass). A writer stores the rows, builds the indexes, then calls `summaries()`.
+ */
+export interface SnapshotStream {
+  /** Sorted by (created_at, id); iterated once. */
+  rows: Iterable<ServiceRequest>;
+  /** The number of rows, or an upper bound (for progress). */
+  rowsExpected: number;
+  summaries: () => SnapshotSummaries;
+}
+
+export interface SnapshotSummaries {
+  dailyStats: Iterable<DailyStatRow>;
+  complaintTypeCounts: readonly ComplaintTypeCount[];
+  meta: SnapshotMeta;
+}
+
+/** Content held in memory as a stream. */
+export function streamOf(content: SnapshotContent | SnapshotStream): SnapshotStream {
+  if ('summaries' in content) return content;
+  return { rows: content.rows, rowsExpected: content.rows.length, summaries: () => content };
+}
+
 /** Progress of a writer: rows stored so far out of the total. */
 export type WriteProgress = (rowsWritten: number, rowsTotal: number) => void;
 

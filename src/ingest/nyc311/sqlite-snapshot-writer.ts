@@ -7,17 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { SnapshotContent, WriteProgress } from './snapshot-content.js';
-import { snapshotMetaValues } from './snapshot-content.js';
+import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
+import { snapshotMetaValues, streamOf } from './snapshot-content.js';
 import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from './service-request.js';
+import { SERVICE_REQUEST_FIELDS } from './service-request.js';
 
 const PROGRESS_EVERY = 10_000;
 /** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
 const INSERT_BATCH = 100;
 
 /** Write the snapshot into a new SQLite database at `path` (replacing any file there, atomically). */
-export function writeSqliteSnapshot(path: string, content: SnapshotContent, onProgress?: WriteProgress): void {
+export function writeSqliteSnapshot(path: string, content: SnapshotContent | SnapshotStream, onProgress?: WriteProgress): void {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
@@ -39,9 +39,12 @@ export function writeSqliteSnapshot(path: string, content: SnapshotContent, onPr
   }
 }
 
-/** Create the tables and store the content, in one transaction, into an open (empty) database. */
-export function writeSnapshotTables(db: Database.Database, content: SnapshotContent, onProgress?: WriteProgress): void {
-  const { rows, dailyStats, complaintTypeCounts, meta } = content;
+/**
+ * Create the tables and store the content, in one transaction, into an open (empty) database: the
+ * rows as they come, the indexes, then the post-load step (storeSummaries).
+ */
+export function writeSnapshotTables(db: Database.Database, content: SnapshotContent | SnapshotStream, onProgress?: WriteProgress): void {
+  const { rows, rowsExpected, summaries } = streamOf(content);
   const store = db.transaction(() => {
     for (const sql of createTablesSql('sqlite')) db.exec(sql);
     const columns = SERVICE_REQUEST_FIELDS.join(', ');
@@ -52,56 +55,69 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
     const insertOne = db.prepare(`INSERT INTO service_requests (${columns}) VALUES ${placeholders}`);
     const values: (string | number | null)[] = new Array<string | number | null>(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
     let written = 0;
-    const fullBatches = Math.floor(rows.length / INSERT_BATCH) * INSERT_BATCH;
-    for (; written < fullBatches; written += INSERT_BATCH) {
-      let k = 0;
-      for (let i = written; i < written + INSERT_BATCH; i++) {
-        const r = rows[i] as ServiceRequest;
-        values[k++] = r.id;
-        values[k++] = r.created_at;
-        values[k++] = r.closed_at;
-        values[k++] = r.status;
-        values[k++] = r.complaint_type;
-        values[k++] = r.descriptor;
-        values[k++] = r.location_type;
-        values[k++] = r.borough;
-        values[k++] = r.community_board;
-        values[k++] = r.council_district;
-        values[k++] = r.incident_zip;
-        values[k++] = r.channel;
-        values[k++] = r.latitude;
-        values[k++] = r.longitude;
-        values[k++] = r.days_to_close;
+    let k = 0;
+    for (const r of rows) {
+      values[k++] = r.id;
+      values[k++] = r.created_at;
+      values[k++] = r.closed_at;
+      values[k++] = r.status;
+      values[k++] = r.complaint_type;
+      values[k++] = r.descriptor;
+      values[k++] = r.location_type;
+      values[k++] = r.borough;
+      values[k++] = r.community_board;
+      values[k++] = r.council_district;
+      values[k++] = r.incident_zip;
+      values[k++] = r.channel;
+      values[k++] = r.latitude;
+      values[k++] = r.longitude;
+      values[k++] = r.days_to_close;
+      written++;
+      if (k === values.length) {
+        insertBatch.run(values);
+        k = 0;
+        if (written % PROGRESS_EVERY < INSERT_BATCH) onProgress?.(written, rowsExpected);
       }
-      insertBatch.run(values);
-      if (written % PROGRESS_EVERY < INSERT_BATCH) onProgress?.(written, rows.length);
     }
-    for (; written < rows.length; written++) {
-      const r = rows[written] as ServiceRequest;
-      insertOne.run(SERVICE_REQUEST_FIELDS.map((field) => r[field]));
-    }
-    onProgress?.(rows.length, rows.length);
+    for (let i = 0; i < k; i += SERVICE_REQUEST_FIELDS.length) insertOne.run(values.slice(i, i + SERVICE_REQUEST_FIELDS.length));
+    onProgress?.(written, written);
     for (const sql of createIndexesSql('sqlite')) db.exec(sql);
-    const insertDay = db.prepare(
-      'INSERT INTO daily_stats (borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    for (const d of dailyStats) {
-      insertDay.run(d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close);
-    }
-    const insertCount = db.prepare('INSERT INTO complaint_type_counts (complaint_type, request_count) VALUES (?, ?)');
-    for (const c of complaintTypeCounts) insertCount.run(c.complaint_type, c.count);
-    const insertRule = db.prepare(
-      'INSERT INTO cleaning_rules (position, id, kind, description, rows_removed, values_changed, applied) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    meta.cleaning_rules.forEach((rule, i) => {
-      insertRule.run(i + 1, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0);
-    });
-    db.prepare(
-      `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
-    ).run(...snapshotMetaValues(meta));
-    // Statistics for the query planner, from a sample of each index (enough for these few indexes).
-    db.pragma('analysis_limit = 1000');
-    db.exec('ANALYZE');
+    storeSummaries(db, summaries());
   });
   store();
+}
+
+/**
+ * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
+ * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
+ */
+function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): void {
+  const insertDays = (count: number): Database.Statement =>
+    db.prepare(
+      `INSERT INTO daily_stats (borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close) VALUES ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    );
+  const insertDayBatch = insertDays(INSERT_BATCH);
+  const days: (string | number | null)[] = [];
+  for (const d of dailyStats) {
+    days.push(d.borough, d.complaint_type, d.day, d.opened, d.closed_within_14_days, d.share_closed_within_14_days, d.median_days_to_close);
+    if (days.length === INSERT_BATCH * 7) {
+      insertDayBatch.run(days);
+      days.length = 0;
+    }
+  }
+  if (days.length > 0) insertDays(days.length / 7).run(days);
+  const insertCount = db.prepare('INSERT INTO complaint_type_counts (complaint_type, request_count) VALUES (?, ?)');
+  for (const c of complaintTypeCounts) insertCount.run(c.complaint_type, c.count);
+  const insertRule = db.prepare(
+    'INSERT INTO cleaning_rules (position, id, kind, description, rows_removed, values_changed, applied) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  meta.cleaning_rules.forEach((rule, i) => {
+    insertRule.run(i + 1, rule.id, rule.kind, rule.description, rule.rows_removed, rule.values_changed, rule.applied ? 1 : 0);
+  });
+  db.prepare(
+    `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
+  ).run(...snapshotMetaValues(meta));
+  // Statistics for the query planner, from a sample of each index (enough for these few indexes).
+  db.pragma('analysis_limit = 1000');
+  db.exec('ANALYZE');
 }

@@ -229,12 +229,13 @@ function lognormal(random: SeededRandom, median: number, sigma: number): number 
   return median * Math.exp(sigma * random.normal());
 }
 
-function allocateDailyCounts(random: SeededRandom, total: number): number[] {
+/** Requests per day for `days` days from `firstDayWall`, `total` in all; `seasonDay(d)` is the day of the season curves. */
+function allocateDailyCounts(random: SeededRandom, total: number, firstDayWall = PERIOD_START_WALL, days = PERIOD_DAYS, seasonDay = (d: number): number => d): number[] {
   const weights: number[] = [];
-  for (let d = 0; d < PERIOD_DAYS; d++) {
-    const weekday = new Date(PERIOD_START_WALL + d * DAY_MS).getUTCDay();
+  for (let d = 0; d < days; d++) {
+    const weekday = new Date(firstDayWall + d * DAY_MS).getUTCDay();
     let w = 0;
-    for (const c of COMPLAINTS) w += c.weight * c.season(d);
+    for (const c of COMPLAINTS) w += c.weight * c.season(seasonDay(d));
     // Storm and holiday days: a little noise.
     w *= (WEEKDAY_WEIGHTS[weekday] as number) * (0.9 + 0.2 * random.next());
     weights.push(w);
@@ -294,19 +295,45 @@ function plantChannelCode(random: SeededRandom): string {
   return random.chance(0.01) ? titleCase(channel) : channel;
 }
 
+/** True when the export's local time of the instant reads back as the same instant (false in the repeated autumn hour). */
+function readsBackExactly(epochMs: number): boolean {
+  return cityLocalTimeToEpochMs(epochMsToCityLocalTime(epochMs)) === epochMs;
+}
+
 function titleCase(text: string): string {
   return text.toLowerCase().replace(/\b[a-z]/g, (ch) => ch.toUpperCase());
 }
 
 class SyntheticExportBuilder {
   private readonly random: SeededRandom;
-  private readonly usedPlaces = new Set<string>();
+  /** Places taken (a history forgets them two days later: a repeat is only looked for within an hour). */
+  private usedPlaces = new Set<string>();
+  private previousPlaces = new Set<string>();
   private readonly hourTotal = HOUR_WEIGHTS.reduce((a, b) => a + b, 0);
   private readonly boroughWeights = BOROUGH_SPECS.map((b) => b.share);
   private placeCounter = 0;
 
-  constructor(seed: number) {
+  /**
+   * `exportInstant`: the moment of the export (statuses are as of then); `endLocal`: no repeated
+   * submission is created at or after this local time.
+   */
+  constructor(
+    seed: number,
+    private readonly exportInstant = EXPORT_INSTANT,
+    private readonly endLocal = SYNTHETIC_SNAPSHOT_DATE,
+  ) {
     this.random = new SeededRandom(seed);
+  }
+
+  /** The random draws, for a history generated day by day. */
+  get draws(): SeededRandom {
+    return this.random;
+  }
+
+  /** Forget the places taken before the previous call (a history calls it once a day). */
+  rotatePlaces(): void {
+    this.previousPlaces = this.usedPlaces;
+    this.usedPlaces = new Set<string>();
   }
 
   build(): { records: SyntheticRecord[]; counts: SyntheticExportCounts } {
@@ -351,31 +378,36 @@ class SyntheticExportBuilder {
 
   /** Rule repeated_submission: copies of a request at the same place, 1 to 55 minutes later. */
   private plantRepeatedSubmission(base: readonly SyntheticRecord[]): SyntheticRecord[] {
-    const random = this.random;
     const copies: SyntheticRecord[] = [];
-    for (const original of base) {
-      if (!random.chance(0.028)) continue;
-      const count = random.chance(0.15) ? 2 : 1;
-      for (let k = 0; k < count; k++) {
-        const createdMs = original.createdMs + random.int(1, 55) * MINUTE_MS + random.int(0, 59) * 1000;
-        if (epochMsToCityLocalTime(createdMs) >= '2025-07-01') continue;
-        const copy: SyntheticRecord = {
-          ...original,
-          createdMs,
-          complaintType: plantCanonicalSpelling(random, original.complaintType, 0.1),
-          descriptor: plantCanonicalSpelling(random, original.descriptor, 0.1),
-          channel: random.pick(['PHONE', 'ONLINE', 'MOBILE']),
-          resolution:
-            original.closedMs === null
-              ? original.resolution
-              : 'The Department of Transportation determined that this complaint is a duplicate of a previously filed complaint. The original complaint is being addressed.',
-          key: 0,
-        };
-        if (copy.closedMs !== null && copy.closedMs < createdMs) copy.closedMs = createdMs + random.int(1, 30) * MINUTE_MS;
-        copies.push(copy);
-      }
-    }
+    for (const original of base) this.plantRepeatsOf(original, copies);
     return copies;
+  }
+
+  /** Rule repeated_submission, for one request: none (most often), one or two copies, added to `copies`. */
+  plantRepeatsOf(original: SyntheticRecord, copies: SyntheticRecord[]): void {
+    const random = this.random;
+    if (!random.chance(0.028)) return;
+    const count = random.chance(0.15) ? 2 : 1;
+    for (let k = 0; k < count; k++) {
+      const createdMs = original.createdMs + random.int(1, 55) * MINUTE_MS + random.int(0, 59) * 1000;
+      if (epochMsToCityLocalTime(createdMs) >= this.endLocal) continue;
+      // Not in the hour that occurs twice in autumn: the export's local times would read it an hour off.
+      if (!readsBackExactly(original.createdMs) || !readsBackExactly(createdMs)) continue;
+      const copy: SyntheticRecord = {
+        ...original,
+        createdMs,
+        complaintType: plantCanonicalSpelling(random, original.complaintType, 0.1),
+        descriptor: plantCanonicalSpelling(random, original.descriptor, 0.1),
+        channel: random.pick(['PHONE', 'ONLINE', 'MOBILE']),
+        resolution:
+          original.closedMs === null
+            ? original.resolution
+            : 'The Department of Transportation determined that this complaint is a duplicate of a previously filed complaint. The original complaint is being addressed.',
+        key: 0,
+      };
+      if (copy.closedMs !== null && copy.closedMs < createdMs) copy.closedMs = createdMs + random.int(1, 30) * MINUTE_MS;
+      copies.push(copy);
+    }
   }
 
   /** A request of any complaint type (uniform, not weighted), created on any day of the period. */
@@ -390,11 +422,16 @@ class SyntheticExportBuilder {
     const records: SyntheticRecord[] = [];
     for (let i = 0; i < 430; i++) {
       const record = this.anyRequestInPeriod();
-      record.closedMs = record.createdMs - random.int(1, 3 * 24 * 60) * MINUTE_MS;
-      record.status = 'Closed';
-      records.push(record);
+      records.push(this.closeBeforeCreation(record, random));
     }
     return records;
+  }
+
+  /** The record, closed 1 minute to 3 days before it was created. */
+  closeBeforeCreation(record: SyntheticRecord, random: SeededRandom = this.random): SyntheticRecord {
+    record.closedMs = record.createdMs - random.int(1, 3 * 24 * 60) * MINUTE_MS;
+    record.status = 'Closed';
+    return record;
   }
 
   /** Rule agency_not_dot: 1,380 requests of other agencies, in the period. */
@@ -403,11 +440,16 @@ class SyntheticExportBuilder {
     const records: SyntheticRecord[] = [];
     for (let i = 0; i < 1_380; i++) {
       const record = this.anyRequestInPeriod();
-      const [agency, agencyName, type, descriptor] = random.pick(OTHER_AGENCIES);
-      Object.assign(record, { agency, agencyName, complaintType: type, descriptor, locationType: random.pick(['Street/Sidewalk', 'Residential Building/House', 'Street']) });
-      records.push(record);
+      records.push(this.ofOtherAgency(record, random));
     }
     return records;
+  }
+
+  /** The record, made a request of another agency. */
+  ofOtherAgency(record: SyntheticRecord, random: SeededRandom = this.random): SyntheticRecord {
+    const [agency, agencyName, type, descriptor] = random.pick(OTHER_AGENCIES);
+    Object.assign(record, { agency, agencyName, complaintType: type, descriptor, locationType: random.pick(['Street/Sidewalk', 'Residential Building/House', 'Street']) });
+    return record;
   }
 
   /** Rule created_outside_period: 160 DOT requests created in late December 2024 or early on 1 July 2025. */
@@ -439,10 +481,19 @@ class SyntheticExportBuilder {
     return withRepeats;
   }
 
+  /** Rule duplicate_unique_key, for one distinct request: true when it is to be written twice. */
+  repeatsUniqueKey(): boolean {
+    return this.random.chance(0.0007);
+  }
+
   /** A creation instant on day d of the period (hour by the daily pattern; never in the skipped hour). */
   private createdInDay(d: number): number {
+    return this.createdOnDay(PERIOD_START_WALL + d * DAY_MS);
+  }
+
+  /** A creation instant on the day starting at wall time `day` (hour by the daily pattern; never in a skipped hour). */
+  createdOnDay(day: number): number {
     const random = this.random;
-    const day = PERIOD_START_WALL + d * DAY_MS;
     let hour = random.weightedIndex(HOUR_WEIGHTS, this.hourTotal);
     // The hour skipped when daylight-saving time starts (2025-03-09 02:00-02:59) becomes the next one.
     if (!cityWallTimeExists(day + hour * HOUR_MS)) hour++;
@@ -451,7 +502,7 @@ class SyntheticExportBuilder {
   }
 
   /** A distinct request at its own place. */
-  private request(spec: ComplaintSpec, createdMs: number): SyntheticRecord {
+  request(spec: ComplaintSpec, createdMs: number): SyntheticRecord {
     const random = this.random;
     const borough = BOROUGH_SPECS[random.weightedIndex(this.boroughWeights)] as BoroughSpec;
     let latitude: number | null = null;
@@ -463,7 +514,7 @@ class SyntheticExportBuilder {
         latitude = borough.lat[0] + random.next() * (borough.lat[1] - borough.lat[0]);
         longitude = borough.lon[0] + random.next() * (borough.lon[1] - borough.lon[0]);
         const place = `${latitude.toFixed(5)},${longitude.toFixed(5)}`;
-        if (!this.usedPlaces.has(place)) {
+        if (!this.usedPlaces.has(place) && !this.previousPlaces.has(place)) {
           this.usedPlaces.add(place);
           break;
         }
@@ -478,7 +529,7 @@ class SyntheticExportBuilder {
     const cross2 = noCoordinates && atIntersection ? `${n} STREET` : random.pick(STREET_NAMES);
     const closeDays = random.chance(spec.neverClosed) ? Infinity : Math.max(5 / 1440, lognormal(random, spec.medianDays, spec.sigma));
     const closedAt = createdMs + closeDays * DAY_MS;
-    const closed = closedAt <= EXPORT_INSTANT;
+    const closed = closedAt <= this.exportInstant;
     let status: string;
     if (closed) status = 'Closed';
     else {
@@ -645,6 +696,104 @@ export function generateSyntheticExport(seed: number = SYNTHETIC_SEED): Syntheti
       }
     }
     if (lines.length > 0) yield lines.join('\n') + '\n';
+  }
+  return { chunks: { [Symbol.iterator]: chunks }, counts, seed };
+}
+
+/** A history: `rows` requests over the years `fromYear` to `toYear` (both whole). */
+export interface SyntheticHistoryOptions {
+  rows: number;
+  fromYear: number;
+  toYear: number;
+  seed?: number;
+}
+
+export function syntheticHistoryFileName({ rows, fromYear, toYear, seed = SYNTHETIC_SEED }: SyntheticHistoryOptions): string {
+  return `311_Service_Requests_synthetic-history_${fromYear}-${toYear}_${rows}-rows_seed${seed}.csv`;
+}
+
+/** Shares of the planted records of a history, per distinct request (about those of the synthetic export). */
+const HISTORY_OTHER_AGENCY_SHARE = 0.0124;
+const HISTORY_CLOSED_BEFORE_CREATED_SHARE = 0.0039;
+
+/**
+ * A history of the synthetic export's kind, written day by day: `rows` distinct requests (what the
+ * cleaning keeps without the DOT and period filters, other agencies' requests included) from
+ * 1 January of `fromYear` to 31 December of `toYear`, with the same shapes: hours, weekdays, the
+ * seasons of January to June mirrored into July to December, boroughs, closing times, and the dirt
+ * of the cleaning rules (repeated submissions, requests closed before they were created, records
+ * repeated with the same Unique Key, and the rewritten values). The file is sorted by creation.
+ *
+ * Deterministic for its options; memory holds a day of records and two days of places, whatever
+ * the number of rows. `counts` is complete once the chunks have been read to their end.
+ */
+export function generateSyntheticHistory(options: SyntheticHistoryOptions): SyntheticExport {
+  const { rows, fromYear, toYear, seed = SYNTHETIC_SEED } = options;
+  const counts: SyntheticExportCounts = { requests: 0, repeatedSubmissions: 0, closedBeforeCreation: 0, otherAgencies: 0, outsidePeriod: 0, duplicateUniqueKeys: 0, records: 0 };
+  function* chunks(): Generator<string> {
+    const firstDayWall = Date.UTC(fromYear, 0, 1);
+    const days = Math.round((Date.UTC(toYear + 1, 0, 1) - firstDayWall) / DAY_MS);
+    const endLocal = `${toYear + 1}-01-01`;
+    const builder = new SyntheticExportBuilder(seed, cityLocalTimeToEpochMs(`${endLocal}T06:00:00`), endLocal);
+    const random = builder.draws;
+    const seasonDay = (d: number): number => {
+      const wall = firstDayWall + d * DAY_MS;
+      const dayOfYear = Math.round((wall - Date.UTC(new Date(wall).getUTCFullYear(), 0, 1)) / DAY_MS);
+      return dayOfYear < PERIOD_DAYS ? dayOfYear : Math.max(0, 364 - dayOfYear);
+    };
+    const daily = allocateDailyCounts(random, rows, firstDayWall, days, seasonDay);
+    let key = 10_000_000 + random.int(0, 999);
+    let pending: SyntheticRecord[] = [];
+    yield SYNTHETIC_EXPORT_COLUMNS.map(csvField).join(',') + '\n';
+    for (let d = 0; d < days; d++) {
+      const dayWall = firstDayWall + d * DAY_MS;
+      const nextDayStart = cityWallTimeToEpochMs(dayWall + DAY_MS);
+      builder.rotatePlaces();
+      const weights = COMPLAINTS.map((c) => c.weight * c.season(seasonDay(d)));
+      const total = weights.reduce((a, b) => a + b, 0);
+      const today = pending;
+      pending = [];
+      const distinct = new Set<SyntheticRecord>();
+      const copies: SyntheticRecord[] = [];
+      for (let i = 0; i < (daily[d] as number); i++) {
+        const record = builder.request(COMPLAINTS[random.weightedIndex(weights, total)] as ComplaintSpec, builder.createdOnDay(dayWall));
+        if (random.chance(HISTORY_OTHER_AGENCY_SHARE)) {
+          builder.ofOtherAgency(record);
+          counts.otherAgencies++;
+        } else counts.requests++;
+        distinct.add(record);
+        today.push(record);
+        builder.plantRepeatsOf(record, copies);
+        if (random.chance(HISTORY_CLOSED_BEFORE_CREATED_SHARE)) {
+          const spec = COMPLAINTS[random.int(0, COMPLAINTS.length - 1)] as ComplaintSpec;
+          today.push(builder.closeBeforeCreation(builder.request(spec, builder.createdOnDay(dayWall))));
+          counts.closedBeforeCreation++;
+        }
+      }
+      counts.repeatedSubmissions += copies.length;
+      for (const copy of copies) (copy.createdMs < nextDayStart ? today : pending).push(copy);
+      today.sort((a, b) => a.createdMs - b.createdMs);
+      let lines: string[] = [];
+      for (const record of today) {
+        key += random.int(1, 29);
+        record.key = key;
+        const line = recordLine(record);
+        lines.push(line);
+        if (distinct.has(record) && builder.repeatsUniqueKey()) {
+          lines.push(line);
+          counts.duplicateUniqueKeys++;
+        }
+        if (lines.length >= SYNTHETIC_RECORDS_PER_CHUNK) {
+          counts.records += lines.length;
+          yield lines.join('\n') + '\n';
+          lines = [];
+        }
+      }
+      if (lines.length > 0) {
+        counts.records += lines.length;
+        yield lines.join('\n') + '\n';
+      }
+    }
   }
   return { chunks: { [Symbol.iterator]: chunks }, counts, seed };
 }

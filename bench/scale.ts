@@ -1,0 +1,206 @@
+/**
+ * The data API at several sizes of the snapshot, both backends side by side, in one run:
+ *
+ *   npx tsx bench/scale.ts [--scales 1,10,50] [--dir /tmp/scale-bench] [--seconds 3] [--before /tmp/before-worktree]
+ *
+ * Scale 1 is the synthetic export (109,915 requests, DOT January to June 2025, filters on); scale k > 1
+ * is a synthetic history of k x 109,915 requests (2021 to 2025 up to 10x, 2016 to 2025 beyond), loaded
+ * without the filters. Exports are written once into --dir and reused when present (prepared files).
+ * For each scale and backend: the snapshot command in a child process (wall time, peak RSS from
+ * /usr/bin/time, rows/s), the SQLite file or the PostgreSQL tables' size, the service started as
+ * `npm start` runs it (start to the first data answer, RSS after it), then p50/p99 at 10 connections
+ * for every route and filter kind, and the RSS at the end. With --before, the snapshot command of that
+ * worktree (a build of an earlier commit) is timed on the same files first, for the ingestion's
+ * before/after. PostgreSQL: $TEST_DATABASE_URL, a schema per scale, dropped at the end.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    scales: { type: 'string', default: '1,10' },
+    dir: { type: 'string', default: '/tmp/scale-bench' },
+    seconds: { type: 'string', default: '3' },
+    before: { type: 'string' },
+  },
+});
+const scales = values.scales.split(',').map(Number);
+const seconds = Number(values.seconds);
+const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const KEY = 'bench-key';
+const BASE_ROWS = 109_915;
+mkdirSync(values.dir, { recursive: true });
+
+const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
+const cliOf = (root: string): string => join(root, 'src/ingest/nyc311/cli.ts');
+
+/** The export of a scale: written once (the generator is not timed). */
+function exportFile(scale: number): string {
+  const file = join(values.dir, scale === 1 ? 'synthetic-1x.csv' : `history-${scale}x.csv`);
+  if (!existsSync(file)) {
+    const history = scale === 1 ? [] : ['--rows', String(BASE_ROWS * scale), '--from', scale > 10 ? '2016' : '2021', '--to', '2025'];
+    execFileSync(tsx, [cliOf(REPO_ROOT), ...history, '--write-synthetic-export', file], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return file;
+}
+
+interface Ingest {
+  seconds: number;
+  /** CPU time of the command (user + system), without the database server's. */
+  cpuSeconds: number;
+  peakRssMb: number;
+  rows: number;
+  rowsPerSecond: number;
+}
+
+/** The snapshot command of `root` (this worktree or --before) on `file` into `target` (--output FILE or --database URL --schema S). */
+function timed(root: string, scale: number, file: string, target: string[]): Ingest {
+  const args = ['-f', '%e %M %U %S', '-o', join(values.dir, 'time.txt'), tsx, cliOf(root), '--input', file, ...(scale === 1 ? [] : ['--no-filter']), ...target, '--quiet'];
+  const stdout = execFileSync('/usr/bin/time', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  const [wall = 0, kb = 0, user = 0, system = 0] = readFileSync(join(values.dir, 'time.txt'), 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  const rows = (JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { row_count?: number }).row_count ?? 0;
+  return { seconds: wall, cpuSeconds: user + system, peakRssMb: Math.round(kb / 1024), rows, rowsPerSecond: Math.round(rows / wall) };
+}
+
+interface Served {
+  startSeconds: number;
+  rssAfterStartMb: number;
+  rssAfterLoadMb: number;
+  loads: LoadResult[];
+}
+
+const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+/** The cases: every route, with no filter, one filter, a date range and one filter, and a combination. */
+function cases(firstYear: string, lastYear: string): [string, string][] {
+  const filters: [string, string][] = [
+    ['no filter', ''],
+    ['one filter', 'borough=brooklyn'],
+    ['range + one filter', `created_from=${lastYear}-03-01T00:00:00&created_to=${lastYear}-05-01T00:00:00&complaint_type=Street%20Condition`],
+    ['combination', 'borough=queens&status=closed&complaint_type=Street%20Light%20Condition'],
+  ];
+  const out: [string, string][] = [];
+  for (const [route, extra] of [
+    ['/v1/service-requests/count', ''],
+    ['/v1/facets', 'field=complaint_type'],
+    ['/v1/stats/daily', ''],
+    ['/v1/stats/weekly', ''],
+    ['/v1/stats/monthly', ''],
+  ] as const) {
+    for (const [kind, query] of filters) {
+      const q = [extra, query].filter(Boolean).join('&');
+      out.push([`${route} ${kind}`, `${route}${q ? `?${q}` : ''}`]);
+    }
+  }
+  out.push(['page of 50, no filter', '/v1/service-requests?limit=50']);
+  out.push(['page of 50, one filter', '/v1/service-requests?limit=50&borough=bronx']);
+  out.push(['page of 50, range + one filter', `/v1/service-requests?limit=50&created_from=${firstYear}-06-01T00:00:00&status=open`]);
+  return out;
+}
+
+async function serve(databaseUrlOrPath: string, firstYear: string, lastYear: string): Promise<Served> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: databaseUrlOrPath, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (;;) {
+      try {
+        const response = await fetch(`${base}/v1/service-requests?limit=1`, { headers: { 'x-api-key': KEY } });
+        if (response.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null || performance.now() - started > 300_000) throw new Error('the service did not answer');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const startSeconds = (performance.now() - started) / 1000;
+    const rssAfterStartMb = rssMb(child.pid!);
+    const loads: LoadResult[] = [];
+    for (const [name, path] of cases(firstYear, lastYear)) {
+      loads.push(await load(name, { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] }));
+    }
+    return { startSeconds, rssAfterStartMb, rssAfterLoadMb: rssMb(child.pid!), loads };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+async function postgresSize(schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0) AS bytes FROM pg_tables WHERE schemaname = $1`,
+      [schema],
+    );
+    return Number((result.rows[0] as { bytes: string }).bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
+
+const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
+const lines: string[] = [];
+const ingestLines: string[] = ['| scale | backend | build | rows | wall s | rows/s | CPU s | rows per CPU s | peak RSS MB |', '|---|---|---|---:|---:|---:|---:|---:|---:|'];
+const ingestLine = (scale: number, backend: string, build: string, i: Ingest): string =>
+  `| ${scale}x | ${backend} | ${build} | ${i.rows.toLocaleString('en-US')} | ${i.seconds} | ${i.rowsPerSecond.toLocaleString('en-US')} | ${i.cpuSeconds.toFixed(1)} | ${Math.round(i.rows / i.cpuSeconds).toLocaleString('en-US')} | ${i.peakRssMb} |`;
+const servedBy = new Map<string, Served>();
+const sizeLines: string[] = ['| scale | backend | size | start to first answer s | RSS after start MB | RSS after the load MB |', '|---|---|---|---:|---:|---:|'];
+
+// The service runs from the compiled build, as `npm start` runs it.
+execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
+for (const scale of scales) {
+  const file = exportFile(scale);
+  const firstYear = scale === 1 ? '2025' : scale > 10 ? '2016' : '2021';
+  const lastYear = '2025';
+  const sqlitePath = join(values.dir, `snapshot-${scale}x.sqlite`);
+  const schema = `scale_bench_${scale}x`;
+  const backends: [string, string[], string][] = [
+    ['SQLite', ['--output', sqlitePath], sqlitePath],
+    ['PostgreSQL', ['--database', databaseUrl, '--schema', schema], `${databaseUrl}?schema=${schema}`],
+  ];
+  for (const [backend, target, serveUrl] of backends) {
+    if (values.before !== undefined) {
+      ingestLines.push(ingestLine(scale, backend, 'before', timed(values.before, scale, file, target)));
+    }
+    ingestLines.push(ingestLine(scale, backend, 'after', timed(REPO_ROOT, scale, file, target)));
+    const size = backend === 'SQLite' ? statSync(sqlitePath).size : await postgresSize(schema);
+    const served = await serve(serveUrl, firstYear, lastYear);
+    servedBy.set(`${scale}x ${backend}`, served);
+    sizeLines.push(`| ${scale}x | ${backend} | ${mb(size)} | ${served.startSeconds.toFixed(2)} | ${served.rssAfterStartMb} | ${served.rssAfterLoadMb} |`);
+    if (backend === 'PostgreSQL') await dropSchema(schema);
+    process.stderr.write(`${scale}x ${backend} done\n`);
+  }
+}
+
+lines.push(`Files: ${values.dir}; ${seconds} s per case at 10 connections; Node ${process.version}.`, '', '### Ingestion', '', ...ingestLines, '', '### Size, start and memory', '', ...sizeLines, '');
+const keys = [...servedBy.keys()];
+lines.push('### p50 / p99 ms at 10 connections (errors + non-2xx)', '', `| case | ${keys.join(' | ')} |`, `|---|${keys.map(() => '---:').join('|')}|`);
+const caseNames = servedBy.get(keys[0]!)?.loads.map((l) => l.name) ?? [];
+caseNames.forEach((name, i) => {
+  const cells = keys.map((key) => {
+    const l = servedBy.get(key)!.loads[i]!;
+    const bad = l.errors + l.non2xx;
+    if (l.requestsPerSecond === 0 && l.p50Ms === 0) return `no answer in ${seconds} s`;
+    return `${l.p50Ms} / ${l.p99Ms}${bad > 0 ? ` (${bad})` : ''}`;
+  });
+  lines.push(`| ${name} | ${cells.join(' | ')} |`);
+});
+process.stdout.write(`${lines.join('\n')}\n`);
