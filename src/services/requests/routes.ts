@@ -117,7 +117,12 @@ function filteredAnswers<T>(answer: T) {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const csvText = Type.String({ description: 'RFC 4180 CSV with a header row' });
+const csvText = Type.String({
+  description:
+    'RFC 4180 CSV with a header row. Safe for spreadsheets: a text cell that begins with =, +, -, @, TAB or CR is written with a ' +
+    "leading ' (OWASP's rule against CSV injection), so that it is shown as text, never run as a formula; numbers (a negative one " +
+    'included), dates and ids are written unchanged.',
+});
 
 export interface RequestRouteDependencies {
   store: ServiceRequestStore;
