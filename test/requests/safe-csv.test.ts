@@ -58,7 +58,7 @@ function craftedExport(): string {
 }
 
 /** What a CSV cell must hold for a value of the JSON answer. */
-function expectedCell(value: unknown): string {
+function expectedCell(value: ServiceRequestRecord[keyof ServiceRequestRecord]): string {
   if (value === null) return '';
   if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return String(value);
