@@ -216,6 +216,14 @@ export async function startFloodTarget(root: string, service: FloodService, env:
     child.stdout.on('data', look);
     void exited.then(() => reject(new Error(`${service} exited: ${out}`)));
   });
+  // Ready (the model loaded, the snapshot open), then a second for what a service does once it
+  // listens (the deferred schema compilation, the keyset index read).
+  for (let tries = 0; tries < 600; tries++) {
+    const ready = await timedGet(new Agent(), `${baseUrl}/ready`, {});
+    if (ready.status === 200) break;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+  await new Promise((resolveWait) => setTimeout(resolveWait, 1_000));
   return {
     baseUrl,
     async stop() {
