@@ -136,7 +136,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   // The work budgets (docs/reliability.md, "Work budgets"): pages assemble up to 1000 rows (and may
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const budgeted = (workBudget: WorkBudget) => ({ config: { requiresApiKey: true, workBudget } }) as const;
-  const pages = budgeted(new WorkBudget('pages', { concurrency: 8, queue: 64, maxWaitMs: 2_000 }));
+  const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
   const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 8, maxWaitMs: 10_000 }));
   const rowWalks = budgeted(new WorkBudget('row walks', { concurrency: 1, queue: 32, maxWaitMs: 2_000 }));
   registerHealthRoutes(app, {
