@@ -31,6 +31,7 @@ import { rememberStartLine } from './start-line.js';
 import { buildValidatorCompiler } from './validation.js';
 import { DeferredCompilation } from './deferred-compilation.js';
 import { DocumentedOperations, type ComponentSchema } from './openapi-components.js';
+import { admitToBudget, refuseWhenFull } from './work-budget.js';
 
 type SerializerFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>;
 
@@ -209,6 +210,10 @@ export async function createServiceApp(
     }
     done();
   });
+  // A route's work budget (work-budget.ts): full, it refuses before the body is read (503 overloaded);
+  // otherwise the handler runs when the budget gives the request a place.
+  app.addHook('onRequest', refuseWhenFull);
+  app.addHook('preHandler', admitToBudget);
   app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
   app.addHook('preValidation', refuseUnusableParameters);
   app.addHook('onSend', addPolicyToHtml);

@@ -158,6 +158,12 @@ export const ERROR_REGISTRY = {
     when: 'The database cannot be read',
     definedIn: 'conventions.md',
   },
+  overloaded: {
+    status: 503,
+    message: 'The service is busy with work of this kind; retry after the number of seconds in Retry-After',
+    when: 'Too many requests of this kind are running or waiting (Retry-After says when to try again)',
+    definedIn: 'docs/decisions.md',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 /** Every error code of the services: a key of the registry. */
@@ -241,9 +247,24 @@ export function errorResponses<C extends ErrorCode>(...codes: C[]): { [S in Stat
   }
   const responses: Record<number, TRef> = {};
   for (const [status, listed] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[status] = Type.Ref(ERROR_RESPONSE_SCHEMA_ID, { description: responseDescription(listed) });
+    const response = Type.Ref(ERROR_RESPONSE_SCHEMA_ID, { description: responseDescription(listed) });
+    CODES_OF_RESPONSE.set(response, listed);
+    responses[status] = response;
   }
   return responses;
+}
+
+/** The codes each response made by errorResponses lists (to add one: withErrorCode). */
+const CODES_OF_RESPONSE = new WeakMap<object, readonly ErrorCode[]>();
+
+/**
+ * The entry of `code`'s status, with `code` added to the codes `response` (an entry made by
+ * errorResponses, or none) lists: how the platform adds an answer of its own to a route's schema.
+ */
+export function withErrorCode(response: unknown, code: ErrorCode): TRef {
+  const listed = typeof response === 'object' && response !== null ? CODES_OF_RESPONSE.get(response) : [];
+  if (listed === undefined) throw new Error(`the ${errorDefinition(code).status} answer must be made by errorResponses to add ${code} to it`);
+  return errorResponses(...listed, code)[errorDefinition(code).status as StatusOf<ErrorCode>];
 }
 
 function responseDescription(codes: readonly ErrorCode[]): string {

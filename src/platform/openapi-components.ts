@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import type { RouteOptions } from 'fastify';
-import { errorResponses } from './error-registry.js';
+import { errorResponses, withErrorCode } from './error-registry.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
 /**
@@ -13,7 +13,9 @@ import { isRateLimitedPath } from './rate-limit.js';
  *   the route is registered, so that a route without them stops the start (and every test);
  * - the security requirement of an operation follows its `requiresApiKey` configuration;
  * - the routes a rate limit counts (/v1/) always describe its 429 `rate_limited` answer and the
- *   `RateLimit-*` headers, each saying it applies only when the service runs with RATE_LIMIT.
+ *   `RateLimit-*` headers, each saying it applies only when the service runs with RATE_LIMIT;
+ * - the routes with a work budget (work-budget.ts) describe its 503 `overloaded` answer (with the
+ *   route's other 503 codes) and its `Retry-After` header.
  */
 
 /** A schema that is an OpenAPI component: it has the name it is listed under. */
@@ -115,6 +117,11 @@ const RATE_LIMIT_HEADERS = {
 
 const RETRY_AFTER_HEADER = { 'Retry-After': integerHeader('seconds to wait before the next request counts') };
 
+/** Retry-After on the 503 of a route with a work budget. */
+const OVERLOADED_RETRY_AFTER = {
+  'Retry-After': { description: 'With code overloaded: seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } } satisfies OpenApiHeader,
+};
+
 function isHeadOnly(method: RouteOptions['method']): boolean {
   return Array.isArray(method) ? method.every((one) => one === 'HEAD') : method === 'HEAD';
 }
@@ -138,6 +145,7 @@ function addRateLimitHeaders(operation: OpenApiOperation): void {
 export class DocumentedOperations {
   private readonly additions = new Map<string, OperationAdditions>();
   private readonly rateLimited = new Set<string>();
+  private readonly budgeted = new Set<string>();
 
   constructor(private readonly usesApiKey: boolean) {}
 
@@ -158,6 +166,10 @@ export class DocumentedOperations {
     if (isRateLimitedPath(route.url)) {
       this.rateLimited.add(operationId);
       schema.response[429] ??= RATE_LIMITED_RESPONSE as DocumentedResponse;
+    }
+    if (route.config?.workBudget !== undefined) {
+      this.budgeted.add(operationId);
+      schema.response[503] = withErrorCode(schema.response[503], 'overloaded') as DocumentedResponse;
     }
     const responses = Object.entries(schema.response);
     const additions: OperationAdditions = { body: schema.body?.examples?.[0], responses: {}, parameters: {} };
@@ -196,6 +208,8 @@ export class DocumentedOperations {
           parameter.description ??= additions.parameters[parameter.name];
         }
         if (operation.operationId !== undefined && this.rateLimited.has(operation.operationId)) addRateLimitHeaders(operation);
+        const overloaded = operation.operationId !== undefined && this.budgeted.has(operation.operationId) ? operation.responses?.['503'] : undefined;
+        if (overloaded) overloaded.headers = { ...overloaded.headers, ...OVERLOADED_RETRY_AFTER };
       }
     }
     return document;

@@ -4,6 +4,7 @@ import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { componentRef } from '../../platform/openapi-components.js';
+import { mapInPieces, WorkBudget } from '../../platform/work-budget.js';
 import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './estimating.js';
 import { House } from './house.js';
 import type { HouseModel } from './house-model.js';
@@ -63,10 +64,13 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       return answer(request.body, current);
     };
 
-  /** A batch: every house checked (paths houses.<index>.<field>), then the answers in order. */
+  /**
+   * A batch: every house checked (paths houses.<index>.<field>), then the answers in order, computed
+   * `piece` houses at a time with a pause for other requests between pieces (work-budget.ts).
+   */
   const answerBatch =
-    <T>(answer: (houses: readonly House[], model: HouseModel) => T[]) =>
-    (request: FastifyRequest<{ Body: BatchRequest }>): { estimates: T[] } => {
+    <T>(answer: (houses: readonly House[], model: HouseModel) => T[], piece: number) =>
+    async (request: FastifyRequest<{ Body: BatchRequest }>): Promise<{ estimates: T[] }> => {
       const body: unknown = request.body;
       // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
       const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
@@ -78,7 +82,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       const current = loadedModel();
       const valid = request.body.houses;
       refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
-      return { estimates: answer(valid, current) };
+      return { estimates: await mapInPieces(valid, piece, (houses) => answer(houses, current)) };
     };
 
   /**
@@ -88,12 +92,13 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
   const postHouses = (
     path: string,
     doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
+    workBudget: WorkBudget | null,
     handler: (request: FastifyRequest<{ Body: never }>) => unknown,
   ): void => {
     app.post<{ Body: never }>(
       path,
       {
-        config: { requiresApiKey: true },
+        config: workBudget === null ? { requiresApiKey: true } : { requiresApiKey: true, workBudget },
         attachValidation: true,
         schema: {
           tags: ['estimates'],
@@ -108,6 +113,15 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     );
   };
 
+  // The work budgets of the expensive estimates (docs/reliability.md, "Work budgets"; one estimate is
+  // cheaper than its own admission); a batch is computed in pieces of a few milliseconds (an explained
+  // house is about 0.4 ms on two threads, an estimate a few microseconds).
+  const budgets = {
+    estimateBatches: new WorkBudget('estimate batches', { concurrency: 1, queue: 32, maxWaitMs: 2_000 }),
+    explanations: new WorkBudget('explanations', { concurrency: 1, queue: 64, maxWaitMs: 2_000 }),
+    explanationBatches: new WorkBudget('explanation batches', { concurrency: 1, queue: 16, maxWaitMs: 2_000 }),
+  };
+
   postHouses(
     '/v1/estimates',
     {
@@ -120,6 +134,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       body: componentRef(House, { examples: [ESTIMATE_EXAMPLE.request] }),
       ok: componentRef(Estimate, { description: 'The estimate of the house', examples: [ESTIMATE_EXAMPLE.answer] }),
     },
+    null,
     answerOne(estimateHouse),
   );
 
@@ -132,7 +147,8 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       body: componentRef(BatchRequest, { examples: [BATCH_EXAMPLE.request] }),
       ok: componentRef(BatchAnswer, { description: 'One estimate per house, in the order of the houses', examples: [BATCH_EXAMPLE.answer] }),
     },
-    answerBatch(estimateHouses),
+    budgets.estimateBatches,
+    answerBatch(estimateHouses, 50),
   );
 
   postHouses(
@@ -149,6 +165,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       body: componentRef(House, { examples: [EXPLAIN_EXAMPLE.request] }),
       ok: componentRef(ExplainedEstimate, { description: 'The estimate of the house, explained', examples: [EXPLAIN_EXAMPLE.answer] }),
     },
+    budgets.explanations,
     answerOne(explainHouse),
   );
 
@@ -164,7 +181,8 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         examples: [EXPLAIN_BATCH_EXAMPLE.answer],
       }),
     },
-    answerBatch(explainHouses),
+    budgets.explanationBatches,
+    answerBatch(explainHouses, 10),
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { TimeSlice } from '../../platform/work-budget.js';
 import type { CursorPosition } from './cursor.js';
 import type { ListFilters } from './list-filters.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from './row-formats.js';
@@ -28,7 +29,11 @@ async function* exportTexts(store: ServiceRequestStore, filters: ListFilters, fo
   yield Buffer.from(format === 'csv' ? CSV_HEADER : FEATURE_COLLECTION_START);
   let after: CursorPosition | null = null;
   let first = true;
+  // The reads are synchronous on SQLite and a fast reader's socket never makes the stream wait: the
+  // export gives way to the other requests every few milliseconds (work-budget.ts).
+  const slice = new TimeSlice();
   for (;;) {
+    await slice.pause();
     const ids = await store.listIds({ filters, after, fetch: EXPORT_CHUNK_ROWS });
     if (ids.length === 0) break;
     const rows = new Map((await store.rowsById(ids)).map((row) => [row.id, row]));

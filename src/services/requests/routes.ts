@@ -5,6 +5,7 @@ import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { componentRef } from '../../platform/openapi-components.js';
+import { WorkBudget } from '../../platform/work-budget.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
@@ -117,7 +118,12 @@ function filteredAnswers<T>(answer: T) {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const csvText = Type.String({ description: 'RFC 4180 CSV with a header row' });
+const csvText = Type.String({
+  description:
+    'RFC 4180 CSV with a header row. Safe for spreadsheets: a text cell that begins with =, +, -, @, TAB or CR is written with a ' +
+    "leading ' (OWASP's rule against CSV injection), so that it is shown as text, never run as a formula; numbers (a negative one " +
+    'included), dates and ids are written unchanged.',
+});
 
 export interface RequestRouteDependencies {
   store: ServiceRequestStore;
@@ -127,6 +133,12 @@ export interface RequestRouteDependencies {
 }
 
 export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
+  // The work budgets (docs/reliability.md, "Work budgets"): pages assemble up to 1000 rows (and may
+  // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
+  const budgeted = (workBudget: WorkBudget) => ({ config: { requiresApiKey: true, workBudget } }) as const;
+  const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
+  const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 8, maxWaitMs: 10_000 }));
+  const rowWalks = budgeted(new WorkBudget('row walks', { concurrency: 1, queue: 32, maxWaitMs: 2_000 }));
   registerHealthRoutes(app, {
     unavailableCode: 'database_unavailable',
     check: () => store.ping(),
@@ -135,7 +147,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   app.get(
     '/v1/service-requests',
     {
-      ...secured,
+      ...pages,
       preValidation: [repeatableParameters, integerTextCheck('query', 'limit')],
       schema: {
         tags: ['service-requests'],
@@ -194,7 +206,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   app.get(
     '/v1/service-requests/count',
     {
-      ...secured,
+      ...rowWalks,
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
@@ -216,7 +228,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   app.get(
     '/v1/exports/service-requests',
     {
-      ...secured,
+      ...exports,
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
@@ -289,7 +301,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   app.get(
     '/v1/complaint-types',
     {
-      ...secured,
+      ...rowWalks,
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
@@ -318,7 +330,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   app.get(
     '/v1/facets',
     {
-      ...secured,
+      ...rowWalks,
       preValidation: repeatableParameters,
       schema: {
         tags: ['service-requests'],
@@ -363,7 +375,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
     app.get(
       path,
       {
-        ...secured,
+        ...rowWalks,
         preValidation: repeatableParameters,
         schema: {
           tags: ['statistics'],

@@ -43,10 +43,23 @@ export function chooseFormat<F extends RowFormat>(parameter: F | undefined, acce
   return fallback;
 }
 
+/** What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`, TAB, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell as a spreadsheet will show it, never run it: a text that begins like a formula gets a
+ * leading `'` (OWASP's rule; docs/requests.md, "Safe CSV"). Only text is touched: numbers (ids,
+ * council district, coordinates, days to close) are written as they are, a negative one included, and
+ * the dates (`YYYY-MM-DDTHH:MM:SS`) and enumerations never begin with one of those characters.
+ */
+function safeCsvText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled; null is empty. */
 function csvField(value: ServiceRequestRecord[keyof ServiceRequestRecord] | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = String(value);
+  const text = typeof value === 'string' ? safeCsvText(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

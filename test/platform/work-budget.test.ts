@@ -1,0 +1,190 @@
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Type } from 'typebox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceApp, type PlatformApp } from '../../src/platform/app.js';
+import { errorResponses } from '../../src/platform/error-registry.js';
+import { readPlatformSettings } from '../../src/platform/settings.js';
+import { mapInPieces, TimeSlice, TIME_SLICE_MS, WorkBudget, type WorkBudgetLimits } from '../../src/platform/work-budget.js';
+import { expectError } from '../support/http.js';
+
+/**
+ * Work budgets (docs/reliability.md, "Work budgets"): a route declares its budget; at most
+ * `concurrency` of its requests run at once, `queue` more wait in order of arrival, each at most
+ * `maxWaitMs`; past that 503 overloaded with Retry-After, in the error object. Long synchronous work
+ * gives way to the event loop every few milliseconds.
+ */
+const info = { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: true };
+const KEY = 'k';
+
+interface Harness {
+  app: PlatformApp;
+  budget: WorkBudget;
+  /** The order in which handlers started, by the `n` query parameter. */
+  started: number[];
+  /** Lets every started handler answer. */
+  finishAll: () => void;
+}
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  harness?.finishAll();
+  await harness?.app.close();
+  harness = undefined;
+});
+
+/** A service whose budgeted route waits until the test lets it answer. */
+async function serviceWithBudget(limits: WorkBudgetLimits): Promise<Harness> {
+  const budget = new WorkBudget('test work', limits);
+  const started: number[] = [];
+  let waiting: (() => void)[] = [];
+  const app = await createServiceApp(
+    {
+      name: 'test',
+      openapi: info,
+      registerRoutes(service) {
+        service.get(
+          '/v1/work',
+          {
+            config: { requiresApiKey: true, workBudget: budget },
+            schema: {
+              operationId: 'doWork',
+              querystring: Type.Object({ n: Type.Integer() }),
+              response: { 200: Type.Object({ n: Type.Integer() }, { description: 'Done' }), ...errorResponses('unauthorized', 'model_unavailable') },
+            },
+          },
+          async (request) => {
+            started.push(request.query.n);
+            await new Promise<void>((resolve) => waiting.push(resolve));
+            return { n: request.query.n };
+          },
+        );
+      },
+    },
+    readPlatformSettings({ API_KEY: KEY }, 0),
+    { logger: false },
+  );
+  await app.ready();
+  const finishAll = () => {
+    const now = waiting;
+    waiting = [];
+    for (const finish of now) finish();
+  };
+  harness = { app, budget, started, finishAll };
+  return harness;
+}
+
+/** A request sent at once (light-my-request sends when its answer is awaited). */
+const work = async (app: PlatformApp, n: number) => app.inject({ method: 'GET', url: `/v1/work?n=${n}`, headers: { 'x-api-key': KEY } });
+
+/** Lets the event loop turn a few times (the budget starts the next job on the next turn). */
+const turns = async (count = 5) => {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('work budgets', () => {
+  it('at most `concurrency` requests run at once; the others wait and start in order of arrival', async () => {
+    const { app, budget, started, finishAll } = await serviceWithBudget({ concurrency: 2, queue: 4, maxWaitMs: 5_000 });
+    const answers = [1, 2, 3, 4, 5].map((n) => work(app, n));
+    await turns();
+    expect(started).toEqual([1, 2]);
+    expect(budget.load).toEqual({ running: 2, waiting: 3 });
+    finishAll();
+    await turns(10);
+    expect(started.slice(0, 4)).toEqual([1, 2, 3, 4]);
+    for (;;) {
+      finishAll();
+      await turns();
+      if (started.length === 5 && budget.load.running === 0) break;
+    }
+    expect(started).toEqual([1, 2, 3, 4, 5]);
+    expect((await Promise.all(answers)).map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('past the queue bound: 503 overloaded with Retry-After, the error object with the request id', async () => {
+    const { app, finishAll } = await serviceWithBudget({ concurrency: 1, queue: 1, maxWaitMs: 5_000 });
+    const running = work(app, 1);
+    const queued = work(app, 2);
+    await turns();
+    const refused = await work(app, 3);
+    expectError(refused, 503, 'overloaded', [], 'The service is busy with work of this kind; retry after the number of seconds in Retry-After');
+    expect(refused.headers['retry-after']).toBe('1');
+    finishAll();
+    await turns(10);
+    finishAll();
+    expect([(await running).statusCode, (await queued).statusCode]).toEqual([200, 200]);
+  });
+
+  it('a request that waited its longest is answered 503 overloaded', async () => {
+    const { app, budget } = await serviceWithBudget({ concurrency: 1, queue: 4, maxWaitMs: 50 });
+    void work(app, 1);
+    const waited = await work(app, 2);
+    expectError(waited, 503, 'overloaded', []);
+    expect(waited.headers['retry-after']).toBe('1');
+    expect(budget.load).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('a client that goes away gives its place back, running or waiting', async () => {
+    const { app, budget, started } = await serviceWithBudget({ concurrency: 1, queue: 4, maxWaitMs: 5_000 });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const leave = (n: number) => {
+      const sent = request({ host: '127.0.0.1', port, path: `/v1/work?n=${n}`, headers: { 'x-api-key': KEY } });
+      sent.on('error', () => undefined);
+      sent.end();
+      return sent;
+    };
+    const first = leave(1);
+    const second = leave(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(budget.load).toEqual({ running: 1, waiting: 1 });
+    second.destroy();
+    first.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+    expect(started).toEqual([1]);
+    expect(url).toMatch(/^http:/);
+  });
+
+  it('the OpenAPI description of a budgeted route lists 503 overloaded with the route\'s other 503 codes, and Retry-After', async () => {
+    const { app } = await serviceWithBudget({ concurrency: 1, queue: 1, maxWaitMs: 1_000 });
+    const spec = app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>> };
+    const unavailable = spec.paths['/v1/work']?.get?.responses['503'];
+    expect(unavailable?.description).toBe(
+      'code model_unavailable: No usable model is loaded; code overloaded: Too many requests of this kind are running or waiting (Retry-After says when to try again)',
+    );
+    expect(Object.keys(unavailable?.headers ?? {})).toContain('Retry-After');
+    expect(unavailable?.headers?.['Retry-After']).toMatchObject({ description: 'With code overloaded: seconds to wait before trying again' });
+  });
+});
+
+describe('work on the event loop gives way every few milliseconds', () => {
+  it('a loop that pauses on a TimeSlice lets the event loop turn within a slice or so of work', async () => {
+    const slice = new TimeSlice();
+    const loop = { turned: false };
+    setImmediate(() => (loop.turned = true));
+    const started = performance.now();
+    let turnedAfterMs = Infinity;
+    while (performance.now() - started < 100) {
+      const busy = performance.now() + 0.5;
+      while (performance.now() < busy);
+      await slice.pause();
+      if (loop.turned && turnedAfterMs === Infinity) turnedAfterMs = performance.now() - started;
+    }
+    // The first pause after TIME_SLICE_MS of work gives way (a generous bound on a shared machine).
+    expect(turnedAfterMs).toBeLessThan(TIME_SLICE_MS * 4);
+  });
+
+  it('a loop that never pauses would not have let it turn (the control of the test above)', () => {
+    const loop = { turned: false };
+    setImmediate(() => (loop.turned = true));
+    const started = performance.now();
+    while (performance.now() - started < 20);
+    expect(loop.turned).toBe(false);
+  });
+
+  it('mapInPieces gives the same results, in order, as one call', async () => {
+    const items = Array.from({ length: 103 }, (_, i) => i);
+    expect(await mapInPieces(items, 10, (piece) => piece.map((x) => x * 2))).toEqual(items.map((x) => x * 2));
+  });
+});
