@@ -13,7 +13,47 @@ export interface Readiness {
   unavailableCode: ErrorCode;
 }
 
-export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): void {
+/**
+ * /ready answers within this time: a check that has not finished by then (a database that does not
+ * answer) is a 503 with the service's unavailable code. Probes (Kubernetes' default timeout is 1 s)
+ * then see a replica that cannot answer as not ready, instead of waiting on it.
+ */
+export const READINESS_DEADLINE_MS = 500;
+
+/**
+ * The service's check with a deadline. One check runs at a time: the probes that arrive while it
+ * runs share it (a hung database gets one more query per check, not one per probe); a check still
+ * running past the deadline goes on in the background, bounded by the store's own deadlines.
+ */
+function checkWithDeadline(readiness: Readiness, deadlineMs: number): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= (async () => {
+      try {
+        await readiness.check();
+      } finally {
+        running = undefined;
+      }
+    })();
+    const check = running;
+    return new Promise<void>((resolveCheck, rejectCheck) => {
+      const timer = setTimeout(() => rejectCheck(new ApiError(readiness.unavailableCode)), deadlineMs);
+      check.then(
+        () => {
+          clearTimeout(timer);
+          resolveCheck();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          rejectCheck(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  };
+}
+
+export function registerHealthRoutes(app: PlatformApp, readiness: Readiness, deadlineMs = READINESS_DEADLINE_MS): void {
+  const check = checkWithDeadline(readiness, deadlineMs);
   app.get(
     '/health',
     {
@@ -43,7 +83,7 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
     },
     async () => {
       try {
-        await readiness.check();
+        await check();
       } catch (error) {
         throw error instanceof ApiError ? error : new ApiError(readiness.unavailableCode);
       }

@@ -2,12 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/app.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
-import { LogCapture, type AnyResponse } from '../support/http.js';
+import { expectError, LogCapture, type AnyResponse } from '../support/http.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { startStallingProxy, type StallingProxy } from '../support/stalling-proxy.js';
+import { createPostgresFixture, TEST_POSTGRES_URL, type FixtureDatabase } from '../requests/support/fixture-database.js';
+import { startTestApp, type TestApp } from '../requests/support/requests-app.js';
+import { REQUESTS } from './services.js';
 
 /**
  * Every wait on a dependency has a deadline (docs/reliability.md, "Dependencies with deadlines").
  * Redis: a private redis-server, hung with SIGSTOP and resumed with SIGCONT (never the shared one).
+ * PostgreSQL: the shared server behind a TCP proxy of the test's own that stops forwarding.
  */
 const KEY = 'deadline-test-key';
 const LIMIT = 10;
@@ -89,4 +94,63 @@ describe('Redis hung (SIGSTOP) under RATE_LIMIT_REDIS_URL', () => {
     expect(warnings(OPEN_WARNING)).toBe(1);
     expect(warnings(CLOSED_WARNING)).toBe(1);
   });
+});
+
+describe.skipIf(!REQUESTS.available)('PostgreSQL that stops answering (a proxy that stops forwarding)', () => {
+  let fixture: FixtureDatabase;
+  let proxy: StallingProxy;
+  let service: TestApp;
+  const ready = async () => {
+    const started = performance.now();
+    const response = await service.app.inject({ method: 'GET', url: '/ready' });
+    return { response, ms: performance.now() - started };
+  };
+  beforeAll(async () => {
+    fixture = await createPostgresFixture();
+    const target = new URL(TEST_POSTGRES_URL);
+    proxy = await startStallingProxy(target.hostname, Number(target.port || 5432));
+    const viaProxy = new URL(fixture.databaseUrl);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    service = await startTestApp(viaProxy.toString());
+  });
+  afterAll(async () => {
+    proxy.resume();
+    await service.app.close();
+    await proxy.close();
+    await fixture.drop();
+  });
+
+  it('/ready: 200 while the database answers, 503 database_unavailable within 1 s while it hangs, 200 again after', async () => {
+    expect((await ready()).response.statusCode).toBe(200);
+    expect((await service.get('/v1/service-requests?limit=2')).statusCode).toBe(200);
+    proxy.stall();
+    for (let probe = 0; probe < 3; probe++) {
+      const { response, ms } = await ready();
+      expectError(response, 503, 'database_unavailable', [], 'The database cannot be read');
+      expect(ms).toBeLessThan(1_000);
+    }
+    // Liveness never waits on the database.
+    expect((await service.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    proxy.resume();
+    const started = Date.now();
+    let status = 0;
+    while (status !== 200 && Date.now() - started < 5_000) {
+      status = (await ready()).response.statusCode;
+      if (status !== 200) await sleep(100);
+    }
+    expect(status).toBe(200);
+  });
+
+  it('a query waiting on the hung database ends 503 database_unavailable at its deadline, never hangs', async () => {
+    proxy.stall();
+    try {
+      const started = Date.now();
+      const response = await service.get('/v1/service-requests/count?borough=queens');
+      expectError(response, 503, 'database_unavailable', []);
+      // The pool's connection deadline (3 s) or the query's (6 s), whichever the request met.
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      proxy.resume();
+    }
+  }, 15_000);
 });
