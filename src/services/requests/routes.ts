@@ -4,6 +4,7 @@ import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
+import { cutAnswerAfter } from '../../platform/long-answers.js';
 import { componentRef } from '../../platform/openapi-components.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
@@ -124,9 +125,11 @@ export interface RequestRouteDependencies {
   texts: ServiceRequestTexts;
   cursors: CursorCodec;
   caching: FrozenSnapshotCaching;
+  /** EXPORT_MAX_SECONDS in milliseconds: an export still being sent then is cut. */
+  exportMaxMs: number;
 }
 
-export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
+export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching, exportMaxMs }: RequestRouteDependencies): void {
   registerHealthRoutes(app, {
     unavailableCode: 'database_unavailable',
     check: () => store.ping(),
@@ -250,6 +253,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       reply.header('Vary', 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;
       const extension = format === 'csv' ? 'csv' : 'geojson';
+      cutAnswerAfter(reply, exportMaxMs);
       return reply
         .type(MEDIA_TYPES[format])
         .header('Content-Disposition', `attachment; filename="service-requests.${extension}"`)
