@@ -5,6 +5,7 @@ import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { cutAnswerAfter } from '../../platform/long-answers.js';
+import { addVary } from '../../platform/vary.js';
 import { componentRef } from '../../platform/openapi-components.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
@@ -179,7 +180,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
-      reply.header('Vary', 'Accept');
+      addVary(reply, 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
       const ids = await store.listIds({ filters, after, fetch: limit + 1 });
       const more = ids.length > limit;
@@ -250,7 +251,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const format = chooseFormat(request.query.format, request.headers.accept, EXPORT_FORMATS, 'csv');
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
-      reply.header('Vary', 'Accept');
+      addVary(reply, 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;
       const extension = format === 'csv' ? 'csv' : 'geojson';
       cutAnswerAfter(reply, exportMaxMs);
