@@ -19,9 +19,8 @@ function canonicalName(name: string): string {
     .join('-');
 }
 
-/** The names of a Vary value (a string, a list, or nothing), canonical, each once; `*` alone stands for all. */
-function varyNames(value: unknown): string[] {
-  const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : '';
+/** The names of a Vary text, canonical, each once; `*` alone stands for all. */
+function varyNames(text: string): string[] {
   const names: string[] = [];
   for (const part of text.split(',')) {
     const name = part.trim();
@@ -33,27 +32,37 @@ function varyNames(value: unknown): string[] {
   return names;
 }
 
+/**
+ * The canonical text of a Vary value, kept per text met: Vary is written only by this code and its
+ * plugins, so a handful of texts, and an answer costs one map look-up (a page's Vary is rewritten on
+ * every answer). At most 64 are kept, in case.
+ */
+const canonicalTexts = new Map<string, string>();
+
+function canonicalText(text: string): string {
+  let canonical = canonicalTexts.get(text);
+  if (canonical === undefined) {
+    canonical = varyNames(text).join(', ');
+    if (canonicalTexts.size < 64) canonicalTexts.set(text, canonical);
+  }
+  return canonical;
+}
+
+function textOf(value: unknown): string {
+  return Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : '';
+}
+
 /** Adds `name` to the answer's Vary (once, canonical). */
 export function addVary(reply: FastifyReply, name: string): void {
   const current = reply.getHeader('Vary');
-  // The common cases in one look: no Vary yet, or the name already there as written here.
-  if (current === undefined) {
-    reply.header('Vary', canonicalName(name));
-    return;
-  }
-  const names = varyNames(current);
-  const canonical = canonicalName(name);
-  if (names[0] === '*' || names.includes(canonical)) {
-    if (names.join(', ') !== current) reply.header('Vary', names.join(', '));
-    return;
-  }
-  reply.header('Vary', [...names, canonical].join(', '));
+  const text = canonicalText(current === undefined ? name : `${textOf(current)}, ${name}`);
+  if (text !== current) reply.header('Vary', text);
 }
 
 /** Rewrites the answer's Vary, if any, in the one spelling (each name once, canonical, `, `). */
 export function canonicalVary(reply: FastifyReply): void {
   const current = reply.getHeader('Vary');
   if (current === undefined) return;
-  const text = varyNames(current).join(', ');
+  const text = canonicalText(textOf(current));
   if (text !== current) reply.header('Vary', text);
 }

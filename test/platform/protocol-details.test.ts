@@ -66,7 +66,7 @@ describe('Vary: one spelling everywhere', () => {
   it('a 304 varies as the answer it stands for', async () => {
     for (const path of ['/v1/exports/service-requests', '/v1/service-requests?limit=100']) {
       for (const encoding of [undefined, 'gzip']) {
-        const headers = encoding === undefined ? {} : { 'accept-encoding': encoding };
+        const headers: Record<string, string> = encoding === undefined ? {} : { 'accept-encoding': encoding };
         const first = await plain.get(path, headers);
         const cached = await plain.get(path, { ...headers, 'if-none-match': String(first.headers.etag) });
         expect(cached.statusCode).toBe(304);

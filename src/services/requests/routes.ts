@@ -230,7 +230,8 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'Every request matching the filters of GET /v1/service-requests, in list order, in one streamed answer: CSV (the default;',
           'RFC 4180, a header row) or GeoJSON (a FeatureCollection), chosen by the `format` parameter or else by the Accept header.',
           'The answer is sent as it is read, with a Content-Disposition file name; a database failure after the first bytes ends',
-          'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count).',
+          'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count). An export still being',
+          'sent EXPORT_MAX_SECONDS after the request (300 by default) is cut the same way: the chunked answer ends without its last chunk.',
         ].join(' '),
         querystring: ExportQuery,
         response: {
