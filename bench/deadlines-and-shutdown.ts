@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { resolve } from 'node:path';
+import { startPrivateRedis } from '../test/support/private-redis.js';
 import { freePort, percentile, REPO_ROOT } from './support.js';
 
 /**
@@ -75,24 +76,21 @@ async function classifyLatencies(url: string, count: number): Promise<{ medianMs
 }
 
 async function redisHang(root: string): Promise<Record<string, unknown>> {
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await sleep(300);
-  const service = await startService(root, 'src/services/tickets/main.ts', { RATE_LIMIT: '1000000/day', RATE_LIMIT_REDIS_URL: `redis://127.0.0.1:${port}` });
+  const redis = await startPrivateRedis();
+  const service = await startService(root, 'src/services/tickets/main.ts', { RATE_LIMIT: '1000000/day', RATE_LIMIT_REDIS_URL: redis.url });
   try {
     await classifyLatencies(service.url, 20);
     const answering = await classifyLatencies(service.url, 40);
-    redis.kill('SIGSTOP');
+    redis.hang();
     const hung = await classifyLatencies(service.url, 40);
-    redis.kill('SIGCONT');
+    redis.resume();
     await sleep(5_000);
     const after = await classifyLatencies(service.url, 40);
     return { answering, hung, after };
   } finally {
-    redis.kill('SIGCONT');
     service.child.kill('SIGKILL');
-    redis.kill('SIGKILL');
     await service.exited;
+    await redis.stop();
   }
 }
 

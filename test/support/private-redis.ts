@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 /**
  * A redis-server of the test's own, on a free port, that the test may hang (SIGSTOP) and resume
@@ -13,14 +13,6 @@ export interface PrivateRedis {
   hang(): void;
   resume(): void;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolveClose) => server.close(resolveClose));
-  return port;
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
