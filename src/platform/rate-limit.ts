@@ -108,6 +108,39 @@ if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return current
 `;
 
+/**
+ * Rejects when `work` has not settled `ms` after now. The verdict waits one more turn of the event
+ * loop (setImmediate, after the I/O phase): a reply that arrived while the process was busy or
+ * descheduled, and is read in the same turn as the timer, is in time. ioredis's own commandTimeout
+ * would fire first there (timers run before I/O) and open the breaker for a Redis that answered.
+ */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolveWork, rejectWork) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (settled) return;
+        settled = true;
+        rejectWork(new Error(`Redis did not answer within ${ms} ms`));
+      });
+    }, ms);
+    work.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolveWork(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        rejectWork(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 interface RedisWithScript extends Redis {
   incrementInWindow(key: string, ttlMs: number): Promise<number>;
 }
@@ -184,7 +217,7 @@ export class RedisBreaker {
   private async tryAgain(): Promise<void> {
     if (this.redis.status === 'ready') {
       try {
-        await this.redis.ping();
+        await withinDeadline(this.redis.ping(), REDIS_COMMAND_TIMEOUT_MS);
         this.close();
         return;
       } catch {
@@ -211,7 +244,7 @@ class RedisOrLocalStore implements CounterStore {
     const now = Date.now();
     const window = Math.floor(now / timeWindow);
     const ttl = Math.max(1, (window + 1) * timeWindow - now);
-    this.breaker.redis.incrementInWindow(`${this.prefix}${key}:${window}`, ttl).then(
+    withinDeadline(this.breaker.redis.incrementInWindow(`${this.prefix}${key}:${window}`, ttl), REDIS_COMMAND_TIMEOUT_MS).then(
       (current) => callback(null, { current, ttl }),
       (error: unknown) => {
         this.breaker.open(error instanceof Error ? error.message : String(error));
@@ -229,10 +262,10 @@ class RedisOrLocalStore implements CounterStore {
 function connectRedis(url: string): RedisWithScript {
   const { Redis: RedisClient } = require('ioredis') as typeof IoRedis;
   const redis = new RedisClient(url, {
-    // Commands fail at once while disconnected (no queue), are never sent twice, and never wait long.
+    // Commands fail at once while disconnected (no queue) and are never sent twice; each waits at
+    // most REDIS_COMMAND_TIMEOUT_MS (withinDeadline).
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: 1_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
   });

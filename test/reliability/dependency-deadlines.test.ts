@@ -67,9 +67,11 @@ describe('Redis hung (SIGSTOP) under RATE_LIMIT_REDIS_URL', () => {
     // Local counting from the first hung request on (this replica's own counter).
     expect(during.map(({ response }) => response.headers['ratelimit-remaining'])).toEqual(['9', '8', '7', '6', '5', '4']);
     const [first, ...rest] = during.map(({ ms }) => ms);
-    // The first request waits for the command timeout (50 ms), the others not at all (generous bounds: shared CPU).
-    expect(first).toBeLessThan(250);
-    for (const ms of rest) expect(ms).toBeLessThan(50);
+    // The first request waits for the command's deadline (50 ms), the others not at all: before, each
+    // waited 250 ms. Generous bounds: the CPU is shared with other work.
+    expect(first).toBeLessThan(240);
+    expect(Math.max(...rest)).toBeLessThan(150);
+    expect(rest.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(250);
     await sleep(1_200); // retries (PINGs) go unanswered meanwhile: still one warning
     expect((await timed(app)).response.statusCode).toBe(200);
     expect(warnings(OPEN_WARNING)).toBe(1);
