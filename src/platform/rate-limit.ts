@@ -181,7 +181,7 @@ export class RedisBreaker {
     if (this.stopped) return;
     if (this.closedState) {
       this.closedState = false;
-      this.log.warn({ reason }, 'rate limit: Redis did not answer in time; counting locally until it answers');
+      this.log.warn({ reason }, 'rate limit: Redis does not answer (in time); counting locally until it answers');
     }
     this.scheduleRetry();
   }

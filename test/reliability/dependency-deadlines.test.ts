@@ -16,7 +16,7 @@ import { REQUESTS } from './services.js';
  */
 const KEY = 'deadline-test-key';
 const LIMIT = 10;
-const OPEN_WARNING = 'rate limit: Redis did not answer in time; counting locally until it answers';
+const OPEN_WARNING = 'rate limit: Redis does not answer (in time); counting locally until it answers';
 const CLOSED_WARNING = 'rate limit: Redis answers again; counters shared';
 
 async function timed(app: PlatformApp): Promise<{ response: AnyResponse; ms: number }> {
