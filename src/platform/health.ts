@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { PlatformApp } from './app.js';
+import { withinDeadline } from './deadline.js';
 import { ApiError, type ErrorCode, errorResponses } from './error-registry.js';
 
 /**
@@ -28,27 +29,16 @@ export const READINESS_DEADLINE_MS = 500;
 function checkWithDeadline(readiness: Readiness, deadlineMs: number): () => Promise<void> {
   let running: Promise<void> | undefined;
   return () => {
-    running ??= (async () => {
-      try {
-        await readiness.check();
-      } finally {
-        running = undefined;
-      }
-    })();
-    const check = running;
-    return new Promise<void>((resolveCheck, rejectCheck) => {
-      const timer = setTimeout(() => rejectCheck(new ApiError(readiness.unavailableCode)), deadlineMs);
-      check.then(
-        () => {
-          clearTimeout(timer);
-          resolveCheck();
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          rejectCheck(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
+    if (running === undefined) {
+      // Started in a microtask, so that a check that throws at once is forgotten like any other.
+      const current = Promise.resolve().then(() => readiness.check());
+      const forget = () => {
+        if (running === current) running = undefined;
+      };
+      current.then(forget, forget);
+      running = current;
+    }
+    return withinDeadline(running, deadlineMs, () => new ApiError(readiness.unavailableCode));
   };
 }
 

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import type { Redis } from 'ioredis';
 import type * as IoRedis from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
+import { withinDeadline } from './deadline.js';
 import { ApiError } from './error-registry.js';
 import { SettingsError, quoted, readText, type Env } from './settings.js';
 
@@ -108,38 +109,7 @@ if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return current
 `;
 
-/**
- * Rejects when `work` has not settled `ms` after now. The verdict waits one more turn of the event
- * loop (setImmediate, after the I/O phase): a reply that arrived while the process was busy or
- * descheduled, and is read in the same turn as the timer, is in time. ioredis's own commandTimeout
- * would fire first there (timers run before I/O) and open the breaker for a Redis that answered.
- */
-function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolveWork, rejectWork) => {
-    let settled = false;
-    const timer = setTimeout(() => {
-      setImmediate(() => {
-        if (settled) return;
-        settled = true;
-        rejectWork(new Error(`Redis did not answer within ${ms} ms`));
-      });
-    }, ms);
-    work.then(
-      (value) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolveWork(value);
-      },
-      (error: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        rejectWork(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
+const redisLate = () => new Error(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`);
 
 interface RedisWithScript extends Redis {
   incrementInWindow(key: string, ttlMs: number): Promise<number>;
@@ -217,7 +187,7 @@ export class RedisBreaker {
   private async tryAgain(): Promise<void> {
     if (this.redis.status === 'ready') {
       try {
-        await withinDeadline(this.redis.ping(), REDIS_COMMAND_TIMEOUT_MS);
+        await withinDeadline(this.redis.ping(), REDIS_COMMAND_TIMEOUT_MS, redisLate);
         this.close();
         return;
       } catch {
@@ -244,7 +214,7 @@ class RedisOrLocalStore implements CounterStore {
     const now = Date.now();
     const window = Math.floor(now / timeWindow);
     const ttl = Math.max(1, (window + 1) * timeWindow - now);
-    withinDeadline(this.breaker.redis.incrementInWindow(`${this.prefix}${key}:${window}`, ttl), REDIS_COMMAND_TIMEOUT_MS).then(
+    withinDeadline(this.breaker.redis.incrementInWindow(`${this.prefix}${key}:${window}`, ttl), REDIS_COMMAND_TIMEOUT_MS, redisLate).then(
       (current) => callback(null, { current, ttl }),
       (error: unknown) => {
         this.breaker.open(error instanceof Error ? error.message : String(error));
@@ -263,7 +233,7 @@ function connectRedis(url: string): RedisWithScript {
   const { Redis: RedisClient } = require('ioredis') as typeof IoRedis;
   const redis = new RedisClient(url, {
     // Commands fail at once while disconnected (no queue) and are never sent twice; each waits at
-    // most REDIS_COMMAND_TIMEOUT_MS (withinDeadline).
+    // most REDIS_COMMAND_TIMEOUT_MS (withinDeadline, deadline.ts).
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1_000,

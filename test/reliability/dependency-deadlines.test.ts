@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import { createServiceApp, type PlatformApp } from '../../src/platform/app.js';
+import { registerHealthRoutes } from '../../src/platform/health.js';
+import { readPlatformSettings } from '../../src/platform/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, LogCapture, type AnyResponse } from '../support/http.js';
@@ -155,4 +157,52 @@ describe.skipIf(!REQUESTS.available)('PostgreSQL that stops answering (a proxy t
       proxy.resume();
     }
   }, 15_000);
+});
+
+describe('/ready: the readiness check has a deadline', () => {
+  /** A service whose readiness check is `check` (counted). */
+  async function serviceWithCheck(check: () => Promise<void> | void): Promise<PlatformApp> {
+    const app = await createServiceApp(
+      {
+        name: 'test',
+        openapi: { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: false },
+        registerRoutes: (service) => registerHealthRoutes(service, { check, unavailableCode: 'database_unavailable' }),
+      },
+      readPlatformSettings({}, 0),
+      { logger: false },
+    );
+    await app.ready();
+    return app;
+  }
+
+  it('a check that never ends: 503 at the deadline; probes meanwhile share the one check', async () => {
+    let checks = 0;
+    const app = await serviceWithCheck(() => {
+      checks++;
+      return new Promise<void>(() => undefined);
+    });
+    try {
+      const started = performance.now();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => app.inject({ method: 'GET', url: '/ready' })));
+      for (const response of answers) expectError(response, 503, 'database_unavailable', []);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(checks).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a check that throws at once, then passes: 503, then 200 (a failed check is not kept)', async () => {
+    let ready = false;
+    const app = await serviceWithCheck(() => {
+      if (!ready) throw new Error('not yet');
+    });
+    try {
+      expectError(await app.inject({ method: 'GET', url: '/ready' }), 503, 'database_unavailable', []);
+      ready = true;
+      expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
 });
