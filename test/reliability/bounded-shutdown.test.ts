@@ -15,41 +15,51 @@ import { REQUESTS } from './services.js';
  * the process exits; an export past EXPORT_MAX_SECONDS is cut. A cut chunked answer ends without its
  * terminating chunk, so the client knows it is incomplete. The exports here are about 60,000 rows
  * (copies of the fixture rows, about 10 MB of CSV), more than the socket buffers hold, read by a
- * client that takes about 1 MB a second: the service is still sending when the bound comes. The
- * client reads what the kernel already holds (a few MB), then the end without the last chunk.
+ * client that takes about 100 KB a second: the service is still sending when the bound comes. Once
+ * the cut is made, the client reads what the kernel already holds at full speed (`drain`), then
+ * sees the end without the last chunk.
  */
 const EXPORT = '/v1/exports/service-requests';
-const READ_BYTES_PER_SECOND = 1_000_000;
+const SLOW_BYTES_PER_SECOND = 100_000;
 
 interface SlowRead {
   response: Promise<IncomingMessage>;
   /** Resolves when the answer ended or was cut: `complete` is false when the connection closed before its end. */
-  ended: Promise<{ complete: boolean; bytes: number; error?: string; endedAt: number }>;
+  ended: Promise<{ complete: boolean; bytes: number; error?: string }>;
   bytes: () => number;
+  /** From now on, reads as fast as the bytes come. */
+  drain: () => void;
 }
 
-/** GET `path` with the key, read at about READ_BYTES_PER_SECOND (or at once with `fast`). */
-function slowRead(baseUrl: string, path: string, fast = false): SlowRead {
+/** GET `path` with the key, read at about `bytesPerSecond`. */
+function slowRead(baseUrl: string, path: string, bytesPerSecond = SLOW_BYTES_PER_SECOND): SlowRead {
   let bytes = 0;
+  let fast = false;
+  let current: IncomingMessage | undefined;
   let gotResponse!: (response: IncomingMessage) => void;
   const response = new Promise<IncomingMessage>((resolveResponse) => (gotResponse = resolveResponse));
-  const ended = new Promise<{ complete: boolean; bytes: number; error?: string; endedAt: number }>((resolveEnd) => {
+  const ended = new Promise<{ complete: boolean; bytes: number; error?: string }>((resolveEnd) => {
     const req = request(`${baseUrl}${path}`, { headers: { 'x-api-key': TEST_API_KEY }, agent: false }, (res) => {
+      current = res;
       gotResponse(res);
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         if (fast) return;
         res.pause();
-        setTimeout(() => res.resume(), (chunk.length / READ_BYTES_PER_SECOND) * 1_000);
+        setTimeout(() => res.resume(), (chunk.length / bytesPerSecond) * 1_000);
       });
       let error: string | undefined;
       res.on('error', (failure: NodeJS.ErrnoException) => (error = failure.code ?? failure.message));
-      res.on('close', () => resolveEnd({ complete: res.complete, bytes, endedAt: Date.now(), ...(error === undefined ? {} : { error }) }));
+      res.on('close', () => resolveEnd({ complete: res.complete, bytes, ...(error === undefined ? {} : { error }) }));
     });
-    req.on('error', (failure: NodeJS.ErrnoException) => resolveEnd({ complete: false, bytes, error: failure.code ?? failure.message, endedAt: Date.now() }));
+    req.on('error', (failure: NodeJS.ErrnoException) => resolveEnd({ complete: false, bytes, error: failure.code ?? failure.message }));
     req.end();
   });
-  return { response, ended, bytes: () => bytes };
+  const drain = () => {
+    fast = true;
+    current?.resume();
+  };
+  return { response, ended, bytes: () => bytes, drain };
 }
 
 const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
@@ -84,8 +94,8 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
       expect(exportResponse.statusCode).toBe(200);
       expect(exportResponse.headers['transfer-encoding']).toBe('chunked');
       await sleep(500);
-      // A page of 1000 rows, read at the same pace: about 2 s at most, it ends within the grace.
-      const page = slowRead(running.baseUrl, '/v1/service-requests?limit=1000');
+      // A page of 1000 rows, read at about 1 MB/s: it ends within the grace.
+      const page = slowRead(running.baseUrl, '/v1/service-requests?limit=1000', 1_000_000);
       expect((await page.response).statusCode).toBe(200);
       const bytesAtSigterm = exportRead.bytes();
       const signalledAt = Date.now();
@@ -97,6 +107,7 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
       // The grace (2 s), and a margin for the cut and the exit on a machine shared with other work.
       expect(exitedAfterMs).toBeGreaterThanOrEqual(1_900);
       expect(exitedAfterMs).toBeLessThan(7_000);
+      exportRead.drain();
       const exported = await exportRead.ended;
       // The reader kept reading during the grace, then its answer was cut: no terminating chunk.
       expect(exported.complete).toBe(false);
@@ -129,6 +140,7 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
       expect(cutAfterMs).toBeGreaterThanOrEqual(950);
       // The timer may wait for the event loop (the export's reads): a generous bound on a shared machine.
       expect(cutAfterMs).toBeLessThan(3_000);
+      exportRead.drain();
       const exported = await exportRead.ended;
       expect(exported.complete).toBe(false);
       expect(exported.bytes).toBeGreaterThan(0);
@@ -136,7 +148,7 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
     }, 20_000);
 
     it('an export that ends within its time bound ends normally (with its terminating chunk)', async () => {
-      const exported = await slowRead(baseUrl, `${EXPORT}?borough=queens&created_from=2025-01-01&created_to=2025-01-02`, true).ended;
+      const exported = await slowRead(baseUrl, `${EXPORT}?borough=queens&created_from=2025-01-01&created_to=2025-01-02`, Number.POSITIVE_INFINITY).ended;
       expect(exported).toMatchObject({ complete: true });
     });
   });
