@@ -2,21 +2,13 @@ import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from '../test/support/free-port.js';
 
 /** Shared pieces of the benchmarks: a free loopback port, a service in a child process, autocannon. */
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort };
 
 /** CPU time (user + system, seconds) a process has used so far, from /proc. */
 export function cpuSeconds(pid: number): number {

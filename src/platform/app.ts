@@ -26,7 +26,7 @@ import { registerMetrics, type ServiceMetricsRegistration } from './metrics.js';
 import { registerRateLimit } from './rate-limit.js';
 import { logRequest, loggerOptions } from './request-log.js';
 import { requestIdFor } from './request-id.js';
-import type { PlatformSettings } from './settings.js';
+import { SHUTDOWN_GRACE_DEFAULT_MS, type PlatformSettings } from './settings.js';
 import { rememberStartLine } from './start-line.js';
 import { buildValidatorCompiler } from './validation.js';
 import { DeferredCompilation } from './deferred-compilation.js';
@@ -171,6 +171,7 @@ export async function createServiceApp(
   for (const component of components) app.addSchema(component);
   app.setValidatorCompiler(buildValidatorCompiler(components, deferred));
   app.decorate('deferredCompilation', deferred);
+  app.decorate('shutdownGraceMs', settings.shutdownGraceMs ?? SHUTDOWN_GRACE_DEFAULT_MS);
 
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
   const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);

@@ -5,6 +5,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformApp } from './app.js';
 import { ByteBoundedLru } from './byte-bounded-lru.js';
+import { addVary, canonicalVary } from './vary.js';
 
 /** Answers smaller than this are sent as they are: compressing them saves too little. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -151,6 +152,8 @@ function tagEncodedRepresentation(_request: FastifyRequest, reply: FastifyReply,
 }
 
 function encodedRepresentationPayload(reply: FastifyReply, payload: unknown): unknown {
+  // The plugin (just before) writes `accept-encoding` its own way: one spelling of Vary (vary.ts).
+  canonicalVary(reply);
   const etag = reply.getHeader('ETag');
   // The common case (a small answer that no cache revalidates, e.g. a classification) costs one look.
   if (etag === undefined && !isLarge(payload)) return payload;
@@ -162,21 +165,6 @@ function encodedRepresentationPayload(reply: FastifyReply, payload: unknown): un
     reply.header('ETag', `${etag.slice(0, -1)}-${encoding}"`);
   }
   return payload;
-}
-
-function addVary(reply: FastifyReply, name: string): void {
-  const current = reply.getHeader('Vary');
-  // One name already there (the requests service's `Vary: Accept`): no split, no arrays.
-  if (typeof current === 'string' && !current.includes(',')) {
-    const only = current.trim();
-    if (only === '*' || only.toLowerCase() === name.toLowerCase()) return;
-    reply.header('Vary', only === '' ? name : `${only}, ${name}`);
-    return;
-  }
-  const text = Array.isArray(current) ? current.join(', ') : typeof current === 'string' ? current : '';
-  const names = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
-  if (names.some((part) => part === '*' || part.toLowerCase() === name.toLowerCase())) return;
-  reply.header('Vary', [...names, name].join(', '));
 }
 
 const ENCODING_SUFFIX = /-(?:gzip|br)"$/;

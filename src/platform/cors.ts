@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { addVary } from './vary.js';
 
 /**
  * Browser access (ticket-classifier.md, "Browser access (CORS)"; the same in all three services).
@@ -54,7 +55,7 @@ export class CorsPolicy {
   /** Headers for a real (non-preflight) request; called for every response. */
   decorate(request: FastifyRequest, reply: FastifyReply): void {
     if (!this.enabled) return;
-    reply.header('Vary', 'Origin');
+    addVary(reply, 'Origin');
     const origin = request.headers.origin;
     if (this.allows(origin)) {
       reply.header('Access-Control-Allow-Origin', origin);
@@ -65,7 +66,7 @@ export class CorsPolicy {
   /** Answers a preflight; only called when CORS is enabled and the path exists. */
   answerPreflight(request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const origin = request.headers.origin;
-    reply.header('Vary', 'Origin');
+    addVary(reply, 'Origin');
     if (!this.allows(origin)) {
       reply.removeHeader('Access-Control-Allow-Origin');
       return reply.code(400).type('text/plain; charset=utf-8').send(DISALLOWED_ORIGIN_TEXT);

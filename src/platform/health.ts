@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { PlatformApp } from './app.js';
+import { withinDeadline } from './deadline.js';
 import { ApiError, type ErrorCode, errorResponses } from './error-registry.js';
 
 /**
@@ -13,7 +14,36 @@ export interface Readiness {
   unavailableCode: ErrorCode;
 }
 
-export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): void {
+/**
+ * /ready answers within this time: a check that has not finished by then (a database that does not
+ * answer) is a 503 with the service's unavailable code. Probes (Kubernetes' default timeout is 1 s)
+ * then see a replica that cannot answer as not ready, instead of waiting on it.
+ */
+export const READINESS_DEADLINE_MS = 500;
+
+/**
+ * The service's check with a deadline. One check runs at a time: the probes that arrive while it
+ * runs share it (a hung database gets one more query per check, not one per probe); a check still
+ * running past the deadline goes on in the background, bounded by the store's own deadlines.
+ */
+function checkWithDeadline(readiness: Readiness, deadlineMs: number): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    if (running === undefined) {
+      // Started in a microtask, so that a check that throws at once is forgotten like any other.
+      const current = Promise.resolve().then(() => readiness.check());
+      const forget = () => {
+        if (running === current) running = undefined;
+      };
+      current.then(forget, forget);
+      running = current;
+    }
+    return withinDeadline(running, deadlineMs, () => new ApiError(readiness.unavailableCode));
+  };
+}
+
+export function registerHealthRoutes(app: PlatformApp, readiness: Readiness, deadlineMs = READINESS_DEADLINE_MS): void {
+  const check = checkWithDeadline(readiness, deadlineMs);
   app.get(
     '/health',
     {
@@ -43,7 +73,7 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness): vo
     },
     async () => {
       try {
-        await readiness.check();
+        await check();
       } catch (error) {
         throw error instanceof ApiError ? error : new ApiError(readiness.unavailableCode);
       }

@@ -11,7 +11,7 @@ import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './settings.j
  *
  * - off unless `METRICS_KEY` is set (then /metrics answers 404 like any unknown path, and nothing
  *   is counted: no cost per request);
- * - with `METRICS_KEY` set, /metrics answers only `Authorization: Bearer <METRICS_KEY>` (what
+ * - with `METRICS_KEY` set, /metrics answers only `Authorization: Bearer <METRICS_KEY>` (the scheme in any case; what
  *   Prometheus sends with `authorization: {credentials: ...}` in a scrape config), 401 otherwise;
  * - never in the OpenAPI description, never rate limited.
  *
@@ -139,9 +139,16 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * `Authorization: Bearer <key>`: the scheme in any case (`bearer`, `BEARER`: auth schemes are
+ * case-insensitive, RFC 9110 11.1), then one or more spaces and the credentials (11.4).
+ */
+const BEARER_CREDENTIALS = /^bearer +(\S+)$/i;
+
 /** The bearer key of an Authorization header, compared in constant time like the API keys. */
 function bearerMatches(header: unknown, expected: ApiKeyChecker): boolean {
-  return typeof header === 'string' && header.startsWith('Bearer ') && expected.accepts(header.slice('Bearer '.length));
+  const key = typeof header === 'string' ? BEARER_CREDENTIALS.exec(header)?.[1] : undefined;
+  return key !== undefined && expected.accepts(key);
 }
 
 /**

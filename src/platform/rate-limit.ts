@@ -1,10 +1,11 @@
 import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type FastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as IoRedis from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
+import { withinDeadline } from './deadline.js';
 import { ApiError } from './error-registry.js';
 import { SettingsError, quoted, readText, type Env } from './settings.js';
 
@@ -20,9 +21,10 @@ import { SettingsError, quoted, readText, type Env } from './settings.js';
  * - Every answer of a limited route carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`
  *   (seconds); over the limit: 429 `rate_limited` with the error object and `Retry-After` (seconds).
  * - `RATE_LIMIT_REDIS_URL` shares the counters of several replicas in Redis (one fixed window per
- *   counter, the plugin's Lua script). When Redis cannot be reached, each replica counts locally
- *   (the limit then holds per replica) until Redis answers again: the service keeps answering and
- *   still limits.
+ *   counter, aligned on the epoch, its number in the key; one Lua script). Every Redis command has
+ *   REDIS_COMMAND_TIMEOUT_MS and a circuit breaker (RedisBreaker): when Redis is down, hangs or is
+ *   slow, each replica counts locally at once (the limit then holds per replica) until Redis answers
+ *   again: the service keeps answering, still limits, and never waits on Redis more than once.
  */
 export interface RateLimitSettings {
   max: number;
@@ -84,61 +86,161 @@ interface CounterStore {
   child(routeOptions: unknown): CounterStore;
 }
 
-// The plugin, its own stores (plain CommonJS constructors, not in its type declarations) and the Redis
-// client are loaded when a limit is set, not at every start (ioredis alone is about 0.1 s of loading).
+// The plugin, its local store (a plain CommonJS constructor, not in its type declarations) and the
+// Redis client are loaded when a limit is set, not at every start (ioredis alone is about 0.1 s of loading).
 const require = createRequire(import.meta.url);
-type RedisStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, prefix: string) => CounterStore;
 type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean) => CounterStore;
 
-/** Counts in Redis while it answers, locally while it does not. */
+/** How long a Redis command may take before the request is counted locally and the breaker opens. */
+export const REDIS_COMMAND_TIMEOUT_MS = 50;
+/** The first wait before an open breaker tries Redis again; doubled after each failed try, up to the next. */
+export const REDIS_RETRY_FIRST_MS = 500;
+export const REDIS_RETRY_MAX_MS = 5_000;
+
+/**
+ * One fixed window per counter, its number in the key (`...:<window>`, windows aligned on the epoch):
+ * an increment that Redis runs late (it hung with the command in its input) lands in the window the
+ * request was made in, never in a later one. INCR and PEXPIRE in one script: a counter never lives on
+ * without its expiry.
+ */
+const INCREMENT_IN_WINDOW = `
+local current = redis.call('INCR', KEYS[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return current
+`;
+
+const redisLate = () => new Error(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`);
+
+interface RedisWithScript extends Redis {
+  incrementInWindow(key: string, ttlMs: number): Promise<number>;
+}
+
+/**
+ * The circuit breaker in front of Redis. Closed: counters are in Redis, each command given
+ * REDIS_COMMAND_TIMEOUT_MS. Any failure (a timeout, a refused or lost connection, an error reply)
+ * opens it: every request is counted locally at once, without a Redis command, and one warning is
+ * logged. While open, a PING tries Redis after a back-off (REDIS_RETRY_FIRST_MS doubling up to
+ * REDIS_RETRY_MAX_MS, and at once when the client reconnects); an answer in time closes it, with one
+ * warning again. Never one line per request.
+ */
+export class RedisBreaker {
+  private closedState = true;
+  private retryMs = REDIS_RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly redis: RedisWithScript,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    redis.on('error', (error: Error) => this.open(`unreachable (${error.message})`));
+    redis.on('close', () => this.open('connection closed'));
+    redis.on('ready', () => {
+      if (this.closedState) return;
+      this.cancelRetry();
+      void this.tryAgain();
+    });
+  }
+
+  /** Counters go to Redis now. */
+  get usable(): boolean {
+    return this.closedState && this.redis.status === 'ready';
+  }
+
+  open(reason: string): void {
+    if (this.stopped) return;
+    if (this.closedState) {
+      this.closedState = false;
+      this.log.warn({ reason }, 'rate limit: Redis does not answer (in time); counting locally until it answers');
+    }
+    this.scheduleRetry();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelRetry();
+  }
+
+  private close(): void {
+    this.cancelRetry();
+    this.retryMs = REDIS_RETRY_FIRST_MS;
+    if (this.closedState || this.stopped) return;
+    this.closedState = true;
+    this.log.warn('rate limit: Redis answers again; counters shared');
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.tryAgain();
+    }, this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, REDIS_RETRY_MAX_MS);
+  }
+
+  private cancelRetry(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private async tryAgain(): Promise<void> {
+    if (this.redis.status === 'ready') {
+      try {
+        await withinDeadline(this.redis.ping(), REDIS_COMMAND_TIMEOUT_MS, redisLate);
+        this.close();
+        return;
+      } catch {
+        // Still hung or failing: wait longer.
+      }
+    }
+    this.scheduleRetry();
+  }
+}
+
+/** Counts in Redis while the breaker is closed, locally (this replica alone) while it is open. */
 class RedisOrLocalStore implements CounterStore {
   constructor(
-    private readonly redis: Redis,
-    private readonly shared: CounterStore,
+    private readonly breaker: RedisBreaker,
+    private readonly prefix: string,
     private readonly local: CounterStore,
   ) {}
 
   incr(key: string, callback: CountCallback, timeWindow: number, max: number): void {
-    if (this.redis.status !== 'ready') {
+    if (!this.breaker.usable) {
       this.local.incr(key, callback, timeWindow, max);
       return;
     }
-    this.shared.incr(key, (error, result) => {
-      if (error) this.local.incr(key, callback, timeWindow, max);
-      else callback(null, result);
-    }, timeWindow, max);
+    const now = Date.now();
+    const window = Math.floor(now / timeWindow);
+    const ttl = Math.max(1, (window + 1) * timeWindow - now);
+    withinDeadline(this.breaker.redis.incrementInWindow(`${this.prefix}${key}:${window}`, ttl), REDIS_COMMAND_TIMEOUT_MS, redisLate).then(
+      (current) => callback(null, { current, ttl }),
+      (error: unknown) => {
+        this.breaker.open(error instanceof Error ? error.message : String(error));
+        this.local.incr(key, callback, timeWindow, max);
+      },
+    );
   }
 
   child(routeOptions: unknown): CounterStore {
-    return new RedisOrLocalStore(this.redis, this.shared.child(routeOptions), this.local.child(routeOptions));
+    const route = (routeOptions as { routeInfo?: { method?: string; url?: string } }).routeInfo;
+    return new RedisOrLocalStore(this.breaker, `${this.prefix}${route?.method ?? ''}${route?.url ?? ''}-`, this.local.child(routeOptions));
   }
 }
 
-/** How long a Redis command may take before the request is counted locally instead. */
-const REDIS_COMMAND_TIMEOUT_MS = 250;
-
-function connectRedis(app: FastifyInstance, url: string): Redis {
+function connectRedis(url: string): RedisWithScript {
   const { Redis: RedisClient } = require('ioredis') as typeof IoRedis;
   const redis = new RedisClient(url, {
-    // Commands fail at once while disconnected (no queue), and never wait long: requests go on.
+    // Commands fail at once while disconnected (no queue) and are never sent twice; each waits at
+    // most REDIS_COMMAND_TIMEOUT_MS (withinDeadline, deadline.ts).
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: 1_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
   });
-  let reachable = true;
-  redis.on('error', (error: Error) => {
-    if (!reachable) return;
-    reachable = false;
-    app.log.warn({ err: { message: error.message } }, 'rate limit: Redis unreachable; counting locally until it answers');
-  });
-  redis.on('ready', () => {
-    if (reachable) return;
-    reachable = true;
-    app.log.info('rate limit: Redis answers again; counters shared');
-  });
-  return redis;
+  redis.defineCommand('incrementInWindow', { numberOfKeys: 1, lua: INCREMENT_IN_WINDOW });
+  return redis as RedisWithScript;
 }
 
 /** How long a start waits for Redis: a replica that starts with Redis up shares its counters at once. */
@@ -171,19 +273,20 @@ export async function registerRateLimit(
   const fastifyRateLimit = require('@fastify/rate-limit') as typeof FastifyRateLimit;
   let store: (new () => CounterStore) | undefined;
   if (settings.redisUrl !== null) {
-    const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as RedisStoreClass;
     const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
-    const redis = connectRedis(app, settings.redisUrl);
+    const redis = connectRedis(settings.redisUrl);
+    const breaker = new RedisBreaker(redis, app.log);
     await firstContact(redis);
+    if (redis.status !== 'ready') breaker.open('no answer at start');
     const prefix = `city-services:rate-limit:${service}:`;
-    const shared = new RedisStore(false, false, redis, prefix);
     // The plugin constructs its store itself (`new store(options)`): a subclass bound to this Redis.
     store = class extends RedisOrLocalStore {
       constructor() {
-        super(redis, shared, new LocalStore(false, false));
+        super(breaker, prefix, new LocalStore(false, false));
       }
     };
     app.addHook('onClose', (_instance, done) => {
+      breaker.stop();
       redis.disconnect();
       done();
     });

@@ -1,13 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { SettingsError, quoted } from './settings.js';
+import { cutOpenConnections } from './long-answers.js';
+import { SHUTDOWN_GRACE_DEFAULT_MS, SettingsError, quoted } from './settings.js';
 import { startLineFor } from './start-line.js';
 
 /**
  * Starting and stopping. A setting with an invalid value stops the start with one clear line naming
- * the variable (exit 1). SIGTERM (and SIGINT): stop accepting, finish the requests in flight, exit 0.
+ * the variable (exit 1). SIGTERM (and SIGINT): stop accepting, finish the requests in flight within
+ * the grace (SHUTDOWN_GRACE_SECONDS), cut what is still open, exit 0.
  */
+
+/**
+ * After the grace the connections still open are cut; if the services have still not closed this
+ * long after that (a close hook waiting on a dependency), the process exits anyway, with code 1.
+ */
+export const SHUTDOWN_EXIT_MARGIN_MS = 2_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** SHUTDOWN_GRACE_SECONDS of this service, in milliseconds. */
+    shutdownGraceMs: number;
+  }
+}
 
 /**
  * How long a stopping service keeps its open keep-alive connections before closing the idle ones.
@@ -61,16 +76,33 @@ export async function listen(app: FastifyInstance, host: string, port: number, p
   }
 }
 
+/**
+ * SIGTERM and SIGINT: (1) drain: no new connection, requests on open connections answered with
+ * `Connection: close` (at most DRAIN_GRACE_MS, and never past the grace); (2) Fastify's close: what
+ * is in flight finishes; (3) at the end of the grace (the largest of the services', from the
+ * signal), every connection still open is cut (long exports end without their last chunk); (4) exit 0
+ * once closed, or 1 when a close failed or was still not done SHUTDOWN_EXIT_MARGIN_MS after the cut.
+ */
 export function closeOnSignals(apps: readonly FastifyInstance[], exit: (code: number) => void = (code) => process.exit(code)): void {
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    for (const app of apps) app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    const graceMs = Math.max(0, ...apps.map((app) => (app.hasDecorator('shutdownGraceMs') ? app.shutdownGraceMs : SHUTDOWN_GRACE_DEFAULT_MS)));
+    for (const app of apps) app.log.info({ signal, grace_seconds: graceMs / 1_000 }, 'shutting down: finishing requests in flight');
+    const cut = setTimeout(() => {
+      for (const app of apps) cutOpenConnections(app);
+    }, graceMs);
+    const giveUp = setTimeout(() => {
+      for (const app of apps) app.log.error('shutdown: still not closed after the connections were cut; exiting');
+      exit(1);
+    }, graceMs + SHUTDOWN_EXIT_MARGIN_MS);
     const results = await Promise.allSettled(apps.map(async (app) => {
-      await drain(app);
+      await drain(app, Math.min(DRAIN_GRACE_MS, graceMs));
       await app.close();
     }));
+    clearTimeout(cut);
+    clearTimeout(giveUp);
     const failed = results.some((result) => result.status === 'rejected');
     exit(failed ? 1 : 0);
   };

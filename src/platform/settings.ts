@@ -198,6 +198,29 @@ export function readAllowedOrigins(env: Env): string[] {
   return normalized;
 }
 
+/**
+ * A whole number of seconds from `min` to `max` (decimal digits), in milliseconds; the default when
+ * unset.
+ */
+export function readSeconds(env: Env, variable: string, limits: { min: number; max: number; defaultSeconds: number }): number {
+  const expected = `a whole number of seconds from ${limits.min} to ${limits.max}`;
+  const value = readText(env, variable, { expected });
+  if (value === undefined) return limits.defaultSeconds * 1_000;
+  const seconds = /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds >= limits.min && seconds <= limits.max)) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
+  return seconds * 1_000;
+}
+
+/**
+ * SHUTDOWN_GRACE_SECONDS (default 10, under Kubernetes' 30 s): after SIGTERM, what finishes within
+ * this time finishes; then the connections still open are cut and the process exits (server.ts).
+ */
+export function readShutdownGrace(env: Env): number {
+  return readSeconds(env, 'SHUTDOWN_GRACE_SECONDS', { min: 0, max: 3600, defaultSeconds: SHUTDOWN_GRACE_DEFAULT_MS / 1_000 });
+}
+
+export const SHUTDOWN_GRACE_DEFAULT_MS = 10_000;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -219,6 +242,8 @@ export interface PlatformSettings {
   metricsKey?: string | null;
   /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null: no limit (rate-limit.ts). */
   rateLimit?: RateLimitSettings | null;
+  /** SHUTDOWN_GRACE_SECONDS in milliseconds (server.ts); unset here: the default. */
+  shutdownGraceMs?: number;
 }
 
 export function readPlatformSettings(env: Env, defaultPort: number): PlatformSettings {
@@ -231,5 +256,6 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     logLevel: readLogLevel(env),
     metricsKey: readMetricsKey(env),
     rateLimit: readRateLimit(env),
+    shutdownGraceMs: readShutdownGrace(env),
   };
 }

@@ -85,6 +85,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
           cursors: new CursorCodec(settings.cursorSecrets),
           // The ETags follow the signing secret: next_cursor texts depend on it.
           caching: new FrozenSnapshotCaching(settings.cursorSecrets[0] as Buffer),
+          exportMaxMs: settings.exportMaxMs,
         });
         registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });
       },

@@ -4,6 +4,8 @@ import type { PlatformApp } from '../../platform/app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';
+import { cutAnswerAfter } from '../../platform/long-answers.js';
+import { addVary } from '../../platform/vary.js';
 import { componentRef } from '../../platform/openapi-components.js';
 import { WorkBudget } from '../../platform/work-budget.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
@@ -130,9 +132,11 @@ export interface RequestRouteDependencies {
   texts: ServiceRequestTexts;
   cursors: CursorCodec;
   caching: FrozenSnapshotCaching;
+  /** EXPORT_MAX_SECONDS in milliseconds: an export still being sent then is cut. */
+  exportMaxMs: number;
 }
 
-export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching }: RequestRouteDependencies): void {
+export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, cursors, caching, exportMaxMs }: RequestRouteDependencies): void {
   // The work budgets (docs/reliability.md, "Work budgets"): pages assemble up to 1000 rows (and may
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const budgeted = (workBudget: WorkBudget) => ({ config: { requiresApiKey: true, workBudget } }) as const;
@@ -188,7 +192,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
       const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
-      reply.header('Vary', 'Accept');
+      addVary(reply, 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
       const ids = await store.listIds({ filters, after, fetch: limit + 1 });
       const more = ids.length > limit;
@@ -238,7 +242,8 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'Every request matching the filters of GET /v1/service-requests, in list order, in one streamed answer: CSV (the default;',
           'RFC 4180, a header row) or GeoJSON (a FeatureCollection), chosen by the `format` parameter or else by the Accept header.',
           'The answer is sent as it is read, with a Content-Disposition file name; a database failure after the first bytes ends',
-          'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count).',
+          'the answer early (the file is then cut short: compare its rows with GET /v1/service-requests/count). An export still being',
+          'sent EXPORT_MAX_SECONDS after the request (300 by default) is cut the same way: the chunked answer ends without its last chunk.',
         ].join(' '),
         querystring: ExportQuery,
         response: {
@@ -259,9 +264,10 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const format = chooseFormat(request.query.format, request.headers.accept, EXPORT_FORMATS, 'csv');
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
-      reply.header('Vary', 'Accept');
+      addVary(reply, 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;
       const extension = format === 'csv' ? 'csv' : 'geojson';
+      cutAnswerAfter(reply, exportMaxMs);
       return reply
         .type(MEDIA_TYPES[format])
         .header('Content-Disposition', `attachment; filename="service-requests.${extension}"`)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
-import { SettingsError, quoted, readBoolean, readPlatformSettings, readSecretList, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { SettingsError, quoted, readBoolean, readPlatformSettings, readSeconds, readSecretList, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
 import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
@@ -27,6 +27,8 @@ export interface RequestSettings extends PlatformSettings {
   generatedApiKey: string | null;
   /** SHOW_DASHBOARD (default true): false turns off /dashboard and its files (404). */
   showDashboard: boolean;
+  /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
+  exportMaxMs: number;
 }
 
 /**
@@ -89,10 +91,11 @@ export function readRequestSettings(env: Env): RequestSettings {
   const database = readDatabaseLocation(env);
   const cursor = readCursorSecrets(env);
   const showDashboard = readBoolean(env, 'SHOW_DASHBOARD', true);
+  const exportMaxMs = readSeconds(env, 'EXPORT_MAX_SECONDS', { min: 1, max: 86_400, defaultSeconds: 300 });
   let generatedApiKey: string | null = null;
   if (platform.apiKeys.length === 0) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }
-  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard };
+  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard, exportMaxMs };
 }
