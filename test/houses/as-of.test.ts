@@ -134,12 +134,7 @@ describe('as_of on the batch and explain routes', () => {
 
 describe('price levels (model/price-level.ts)', () => {
   const index: ModelFile['price_index'] = {
-    months: [
-      { month: '2014-11', level: -0.03, sales: 1 },
-      { month: '2014-12', level: 0.01, sales: 1 },
-      { month: '2015-01', level: 0.02, sales: 1 },
-      { month: '2015-02', level: 0.05, sales: 1 },
-    ],
+    months: ['2014-11', '2014-12', '2015-01', '2015-02'].map((month, i) => ({ month, level: [-0.03, 0.01, 0.02, 0.05][i] as number, sales: 1 })),
     as_of_month: '2015-01',
     extrapolation: { rule: 'trend', trend_months: 3, max_months_past_data: 2 },
   };
