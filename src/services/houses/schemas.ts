@@ -179,7 +179,11 @@ export const Explanation = namedComponent(
   'Explanation',
   Type.Object(
     {
-      baseline: Type.Number({ description: "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value)" }),
+      baseline: Type.Number({
+        description:
+          "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value), plus the price level " +
+          'of the month the prices are as of (prices_as_of)',
+      }),
       raw: Type.Number({ description: "The model's raw value for this house, log(price / sqft_living); estimate = exp(raw) x sqft_living" }),
       baseline_usd_per_sqft: Type.Number({ description: 'exp(baseline): the typical price per square foot the trees start from' }),
       starting_usd: Type.Number({
