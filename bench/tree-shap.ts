@@ -17,7 +17,7 @@ import { REPO_ROOT } from './support.js';
  * Usage: npx tsx bench/tree-shap.ts [module.ts ...]; about 20 s per module.
  */
 const modules = process.argv.length > 2 ? process.argv.slice(2).map((path) => resolve(path)) : [resolve(REPO_ROOT, 'src/services/houses/model/tree-shap.ts')];
-const model = parseModelFile(readFileSync(resolve(REPO_ROOT, 'models/kc-hgb-2015-02.json')));
+const model = parseModelFile(readFileSync(resolve(REPO_ROOT, 'models/kc-hgb-drift-2015-02.json')));
 const evaluator = createEvaluator(model);
 const inputs = readSales(CSV_PATH).map((sale) => Float64Array.from(evaluator.features(sale.house)));
 const n = model.features.length;

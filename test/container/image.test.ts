@@ -75,12 +75,12 @@ describe('the model check at start', () => {
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('refuses a tampered model file: 503 model_unavailable, the SHA-256 mismatch in the log', async () => {
-    const original = readFileSync(join(REPO_ROOT, 'models/kc-hgb-2015-02.json'));
+    const original = readFileSync(join(REPO_ROOT, 'models/kc-hgb-drift-2015-02.json'));
     const tampered = Buffer.from(original.toString('utf8').replace(/"learning_rate":\s*[0-9.]+/, '"learning_rate": 0.5'));
     expect(tampered.equals(original)).toBe(false);
-    const path = join(folder, 'kc-hgb-2015-02.json');
+    const path = join(folder, 'kc-hgb-drift-2015-02.json');
     writeFileSync(path, tampered);
-    const name = await start('tampered', { SERVICE: 'houses' }, ['--volume', `${path}:/app/models/kc-hgb-2015-02.json:ro,Z`]);
+    const name = await start('tampered', { SERVICE: 'houses' }, ['--volume', `${path}:/app/models/kc-hgb-drift-2015-02.json:ro,Z`]);
     const base = await publishedUrl(name, 8002);
     await waitFor200(`${base}/health`);
     const ready = await fetch(`${base}/ready`);

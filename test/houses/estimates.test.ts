@@ -16,6 +16,9 @@ const FILE = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as {
   model_area: { lat_min: number; lat_max: number; long_min: number; long_max: number };
 };
 
+/** The model's own month: no extrapolation. */
+const AT_MODEL_DATE = { month: '2015-02', monthsPastData: 0, pricesAsOf: '2015-02-28' };
+
 const app = appDuringSuite(() => buildFixtureApp());
 
 const estimate = async (body: unknown) => {
@@ -83,8 +86,8 @@ describe('warnings', () => {
   it('high_value starts at exactly $1,000,000 of the rounded estimate', () => {
     const model = { rareValueGroups: [], highValueUsd: 1_000_000 };
     const valid = VALID_HOUSE as unknown as House;
-    expect(warningsFor(valid, 999_999, model)).toEqual([]);
-    expect(warningsFor(valid, 1_000_000, model).map((warning) => warning.code)).toEqual(['high_value']);
+    expect(warningsFor(valid, 999_999, model, AT_MODEL_DATE)).toEqual([]);
+    expect(warningsFor(valid, 1_000_000, model, AT_MODEL_DATE).map((warning) => warning.code)).toEqual(['high_value']);
   });
   it("high_value starts at the model file's high_value_usd, and its message says that amount", () => {
     const file = JSON.parse(readFileSync(FIXTURE_MODEL_PATH, 'utf8')) as { high_value_usd: number };
@@ -92,8 +95,8 @@ describe('warnings', () => {
     const model: HouseModel = parseHouseModel(Buffer.from(JSON.stringify(file)));
     expect(model.highValueUsd).toBe(250_000);
     const valid = VALID_HOUSE as unknown as House;
-    expect(warningsFor(valid, 249_999, model)).toEqual([]);
-    expect(warningsFor(valid, 250_000, model)).toEqual([
+    expect(warningsFor(valid, 249_999, model, model.levels.asOf)).toEqual([]);
+    expect(warningsFor(valid, 250_000, model, model.levels.asOf)).toEqual([
       { code: 'high_value', fields: [], message: 'Estimates of $250,000 or more are much less reliable' },
     ]);
   });

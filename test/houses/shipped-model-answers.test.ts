@@ -59,7 +59,7 @@ describe('the shipped model', () => {
     expect((await app.inject({ url: '/ready' })).statusCode).toBe(200);
     const card = (await app.inject({ url: '/v1/model' })).json<{ model_version: string; prices_as_of: string }>();
     expect(card.model_version).toBe(REVIEWED_MODEL.version);
-    expect(card.model_version).toBe('kc-hgb-2015-02');
+    expect(card.model_version).toBe('kc-hgb-drift-2015-02');
     expect(card.prices_as_of).toBe('2015-02-28');
   });
 });

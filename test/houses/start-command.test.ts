@@ -16,14 +16,14 @@ describe('start command of the house-price service', () => {
         body: JSON.stringify(house()),
       });
       expect(ok.status).toBe(200);
-      expect(await ok.json()).toMatchObject({ model_version: 'kc-hgb-2015-02', prices_as_of: '2015-02-28' });
+      expect(await ok.json()).toMatchObject({ model_version: 'kc-hgb-drift-2015-02', prices_as_of: '2015-02-28' });
       expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
       expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
     } finally {
       await service.stop();
     }
     expect(await service.exited).toBe(0);
-    expect(service.stdout()).toMatch(/"msg":"model kc-hgb-2015-02 loaded from [^"]*models\/kc-hgb-2015-02\.json"/);
+    expect(service.stdout()).toMatch(/"msg":"model kc-hgb-drift-2015-02 loaded from [^"]*models\/kc-hgb-drift-2015-02\.json"/);
     expect(service.stdout()).not.toContain('house-key');
   });
 

@@ -67,8 +67,8 @@ def test_signed_error_by_month():
 def test_shipped_file_holds_the_table_and_the_drift(real_csv):
     from training.tests.conftest import REPO_ROOT
 
-    doc = json.loads((REPO_ROOT / "models/kc-hgb-2015-02.json").read_text())
-    assert doc["format_version"] == 2
+    doc = json.loads((REPO_ROOT / "models/kc-hgb-drift-2015-02.json").read_text())
+    assert doc["format_version"] == 3
     table = doc["comparable_sales"]
     assert table["sales"] == doc["card"]["training"]["sales"]  # training sales only
     assert max(d for d, _ in table["date_runs"]) <= doc["prices_as_of"]
@@ -76,5 +76,9 @@ def test_shipped_file_holds_the_table_and_the_drift(real_csv):
     assert [m["month"] for m in months] == ["2015-03", "2015-04", "2015-05"]
     assert all(m["median_error_pct"] < 0 for m in months)  # ran low, more so later
     assert months[0]["median_error_pct"] > months[-1]["median_error_pct"]
-    assert any("rising market" in c for c in doc["card"]["caveats"])
+    # with as_of at the sale's month the drift is mostly gone
+    by_sale_month = doc["card"]["test"]["as_of_sale_month"]["signed_error_by_month"]
+    assert all(abs(s["median_error_pct"]) < abs(m["median_error_pct"])
+               for s, m in zip(by_sale_month, months))
+    assert any("Prices rose after that date" in c for c in doc["card"]["caveats"])
     assert any("rising market" in s for s in doc["card"]["not_for"])

@@ -1,6 +1,7 @@
 import type { House } from './house.js';
 import type { HouseModel, PriceExplanation } from './house-model.js';
 import { dollarAnswer, formatUsd } from './model/dollars.js';
+import type { PriceLevel } from './model/price-level.js';
 import type { Estimate, ExplainedEstimate } from './schemas.js';
 import { warningsFor } from './warnings.js';
 
@@ -9,25 +10,27 @@ import { warningsFor } from './warnings.js';
  * through model/dollars.ts's dollarAnswer, the function the parity test checks the model card with:
  * estimate_usd = Math.round(model dollars);
  * range_usd.low = Math.round(estimate_usd x low_factor), range_usd.high = Math.round(estimate_usd x high_factor).
+ * The prices are as of the month `at` (the as_of parameter; by default the model's prices_as_of): its
+ * price level is added to the trees' baseline, and prices_as_of is its last day.
  */
-export function estimateHouse(house: House, model: HouseModel): Estimate {
-  return answerFor(house, model.priceInDollars(house), model);
+export function estimateHouse(house: House, model: HouseModel, at: PriceLevel = model.levels.asOf): Estimate {
+  return answerFor(house, model.priceInDollars(house, at.level), model, at);
 }
 
 /** The answers for several houses, in order; the trees are evaluated for all houses at once. */
-export function estimateHouses(houses: readonly House[], model: HouseModel): Estimate[] {
-  const dollars = model.pricesInDollars(houses);
-  return houses.map((house, index) => answerFor(house, dollars[index] ?? NaN, model));
+export function estimateHouses(houses: readonly House[], model: HouseModel, at: PriceLevel = model.levels.asOf): Estimate[] {
+  const dollars = model.pricesInDollars(houses, at.level);
+  return houses.map((house, index) => answerFor(house, dollars[index] ?? NaN, model, at));
 }
 
-function answerFor(house: House, dollars: number, model: HouseModel): Estimate {
+function answerFor(house: House, dollars: number, model: HouseModel, at: PriceLevel): Estimate {
   const { estimate_usd, range_usd } = dollarAnswer(dollars, model.range);
   return {
     estimate_usd,
     range_usd,
     model_version: model.version,
-    prices_as_of: model.pricesAsOf,
-    warnings: warningsFor(house, estimate_usd, model),
+    prices_as_of: at.pricesAsOf,
+    warnings: warningsFor(house, estimate_usd, model, at),
   };
 }
 
@@ -40,14 +43,14 @@ function byEffect(a: { contribution: number; index: number }, b: { contribution:
  * The answer of POST /v1/estimates/explain for one valid house inside the model area: the same Estimate
  * as POST /v1/estimates, the explanation (docs/houses.md, "Explanations") and the comparable sales.
  */
-export function explainHouse(house: House, model: HouseModel): ExplainedEstimate {
-  return explainedAnswer(house, estimateHouse(house, model), model.explain(house));
+export function explainHouse(house: House, model: HouseModel, at: PriceLevel = model.levels.asOf): ExplainedEstimate {
+  return explainedAnswer(house, estimateHouse(house, model, at), model.explain(house, at.level));
 }
 
 /** The answers for several houses, in order (the estimates exactly as estimateHouses gives them). */
-export function explainHouses(houses: readonly House[], model: HouseModel): ExplainedEstimate[] {
-  const estimates = estimateHouses(houses, model);
-  const whys = model.explainMany(houses);
+export function explainHouses(houses: readonly House[], model: HouseModel, at: PriceLevel = model.levels.asOf): ExplainedEstimate[] {
+  const estimates = estimateHouses(houses, model, at);
+  const whys = model.explainMany(houses, at.level);
   return houses.map((house, index) => explainedAnswer(house, estimates[index] as Estimate, whys[index] as PriceExplanation));
 }
 

@@ -1,5 +1,6 @@
 import type { House, HouseField, ModelArea, RareValueGroup } from './house.js';
 import type { ComparableSale } from './model/comparable-sales.js';
+import type { PriceLevels } from './model/price-level.js';
 
 /**
  * What the service needs from a loaded model file, independent of the file's layout
@@ -18,21 +19,29 @@ export interface HouseModel {
   range: { low_factor: number; high_factor: number };
   /** The model card, as stored in the model file (GET /v1/model). */
   card: Record<string, unknown>;
-  /** The model's price for a valid house inside the area, in US dollars (not rounded). */
-  priceInDollars(house: House): number;
+  /** The price level of each month an answer's prices may be as of (the as_of parameter). */
+  levels: PriceLevels;
+  /**
+   * The model's price for a valid house inside the area, in US dollars (not rounded), at a month's
+   * price level (default: the model's prices_as_of).
+   */
+  priceInDollars(house: House, level?: number): number;
   /** The same for several houses at once (identical to priceInDollars on each, faster). */
-  pricesInDollars(houses: readonly House[]): number[];
+  pricesInDollars(houses: readonly House[], level?: number): number[];
   /** Why the model gave its raw value, field by field, and the training sales most like the house. */
-  explain(house: House): PriceExplanation;
+  explain(house: House, level?: number): PriceExplanation;
   /** The same for several houses (identical to explain on each, faster). */
-  explainMany(houses: readonly House[]): PriceExplanation[];
+  explainMany(houses: readonly House[], level?: number): PriceExplanation[];
   /** Releases what the model holds beyond memory (TreeSHAP's worker thread). */
   close(): Promise<void>;
 }
 
 /** docs/houses.md, "Explanations" and "Comparable sales". */
 export interface PriceExplanation {
-  /** The model's expected raw value (log of the price per square foot), path-dependent TreeSHAP. */
+  /**
+   * The model's expected raw value (log of the price per square foot), path-dependent TreeSHAP, the
+   * price level of the month the prices are as of included.
+   */
   baseline: number;
   /** The model's raw value for the house: baseline + the sum of the contributions. */
   raw: number;

@@ -35,7 +35,7 @@ export const HOUSE_LIMITS = {
 const L = HOUSE_LIMITS;
 
 /**
- * The shipped model's area (models/kc-hgb-2015-02.json, model_area), for the documentation only: the
+ * The shipped model's area (models/kc-hgb-drift-2015-02.json, model_area), for the documentation only: the
  * check uses the area of the loaded model file. A test keeps these figures equal to the shipped file.
  */
 export const SHIPPED_MODEL_AREA = { lat_min: 47.14, lat_max: 47.79, long_min: -122.53, long_max: -121.3 } as const;

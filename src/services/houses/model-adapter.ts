@@ -4,6 +4,7 @@ import { createComparableSalesFinder } from './model/comparable-sales.js';
 import { createEvaluator } from './model/evaluator.js';
 import { createFieldAttributor, type FieldAttribution } from './model/field-attribution.js';
 import { parseModelFile } from './model/model-file.js';
+import { createPriceLevels } from './model/price-level.js';
 
 /**
  * Joins the model file parser (model/model-file.ts) and the tree evaluator (model/evaluator.ts)
@@ -29,11 +30,12 @@ export function parseHouseModel(bytes: Buffer): HouseModel {
     highValueUsd: file.high_value_usd,
     range: file.range,
     card: file.card,
-    priceInDollars: (house: House) => evaluator.predict(house).estimate,
-    pricesInDollars: (houses: readonly House[]) => evaluator.predictMany(houses).map((prediction) => prediction.estimate),
-    explain: (house: House) => explanation(house, attributor.explain(house)),
-    explainMany(houses: readonly House[]) {
-      const attributions = attributor.explainMany(houses);
+    levels: createPriceLevels(file.price_index, file.prices_as_of),
+    priceInDollars: (house: House, level?: number) => evaluator.predict(house, level).estimate,
+    pricesInDollars: (houses: readonly House[], level?: number) => evaluator.predictMany(houses, level).map((prediction) => prediction.estimate),
+    explain: (house: House, level?: number) => explanation(house, attributor.explain(house, level)),
+    explainMany(houses: readonly House[], level?: number) {
+      const attributions = attributor.explainMany(houses, level);
       return houses.map((house, i) => explanation(house, attributions[i] as FieldAttribution));
     },
     close: () => attributor.close(),

@@ -4,6 +4,7 @@ import { ApiError } from '../../platform/error-registry.js';
 import { FieldProblems, listedFieldNames } from '../../platform/errors.js';
 import { addValidationProblems } from '../../platform/validation.js';
 import type { House, ModelArea } from './house.js';
+import type { PriceLevel, PriceLevels } from './model/price-level.js';
 import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
 
 /**
@@ -12,8 +13,31 @@ import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
  * problems of the fields that passed and answers them all at once.
  */
 export function schemaErrorsOf(request: FastifyRequest): readonly ErrorObject[] {
-  const error = request.validationError as (Error & { validation?: ErrorObject[] }) | undefined;
-  return error?.validation ?? [];
+  const error = request.validationError as (Error & { validation?: ErrorObject[]; validationContext?: string }) | undefined;
+  return error?.validationContext === 'body' ? (error.validation ?? []) : [];
+}
+
+/**
+ * 422 invalid_request naming the query parameters that fail the query's schema (an unknown parameter,
+ * an as_of that is not YYYY-MM). Fastify checks the query after the body, so it is reached only with a
+ * valid body.
+ */
+export function refuseInvalidQuery(request: FastifyRequest): void {
+  const error = request.validationError as (Error & { validation?: ErrorObject[]; validationContext?: string }) | undefined;
+  if (error?.validationContext === 'querystring') throw addValidationProblems(error.validation ?? [], 'querystring').toError();
+}
+
+/** The price level of the as_of month asked (the model's prices_as_of without one); 422 invalid_request outside the allowed months. */
+export function priceLevelAsked(asOf: string | undefined, levels: PriceLevels): PriceLevel {
+  if (asOf === undefined) return levels.asOf;
+  const level = levels.at(asOf);
+  if (level) return level;
+  throw new FieldProblems('parameter')
+    .add(
+      'as_of',
+      `must be a month from ${levels.firstMonth} to ${levels.lastMonth} (the model's data run from ${levels.firstMonth} to ${levels.lastDataMonth})`,
+    )
+    .toError();
 }
 
 /** Throws 422 invalid_request naming every offending field path when the schema or a cross-field rule fails. */

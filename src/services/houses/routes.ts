@@ -9,8 +9,9 @@ import { estimateHouse, estimateHouses, explainHouse, explainHouses } from './es
 import { House } from './house.js';
 import type { HouseModel } from './house-model.js';
 import type { ModelState } from './model-loading.js';
-import { refuseInvalidHouses, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
-import { BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, ModelCard } from './schemas.js';
+import type { PriceLevel } from './model/price-level.js';
+import { priceLevelAsked, refuseInvalidHouses, refuseInvalidQuery, refuseOutsideArea, schemaErrorsOf } from './request-checks.js';
+import { AsOfQuery, BATCH_MAX_HOUSES, BatchAnswer, BatchRequest, Estimate, ExplainedBatchAnswer, ExplainedEstimate, ModelCard } from './schemas.js';
 import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from './openapi-example.js';
 
 /** 503 model_unavailable: the same answer whatever the reason (missing, refused, unparseable); no internals. */
@@ -56,12 +57,14 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
 
   /** One house: the checks in the documented order, then the answer. */
   const answerOne =
-    <T>(answer: (house: House, model: HouseModel) => T) =>
-    (request: FastifyRequest<{ Body: House }>): T => {
+    <T>(answer: (house: House, model: HouseModel, at: PriceLevel) => T) =>
+    (request: FastifyRequest<{ Body: House; Querystring: AsOfQuery }>): T => {
       refuseInvalidHouses(schemaErrorsOf(request), [{ house: request.body, prefix: '' }]);
+      refuseInvalidQuery(request);
       const current = loadedModel();
+      const at = priceLevelAsked(request.query.as_of, current.levels);
       refuseOutsideArea([request.body], current.area, () => '');
-      return answer(request.body, current);
+      return answer(request.body, current, at);
     };
 
   /**
@@ -69,8 +72,8 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
    * `piece` houses at a time with a pause for other requests between pieces (work-budget.ts).
    */
   const answerBatch =
-    <T>(answer: (houses: readonly House[], model: HouseModel) => T[], piece: number) =>
-    async (request: FastifyRequest<{ Body: BatchRequest }>): Promise<{ estimates: T[] }> => {
+    <T>(answer: (houses: readonly House[], model: HouseModel, at: PriceLevel) => T[], piece: number) =>
+    async (request: FastifyRequest<{ Body: BatchRequest; Querystring: AsOfQuery }>): Promise<{ estimates: T[] }> => {
       const body: unknown = request.body;
       // A batch of a size outside 1 to 100 is refused on its size alone: no house of it is looked at.
       const batch = typeof body === 'object' && body !== null ? (body as { houses?: unknown }).houses : undefined;
@@ -79,10 +82,12 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
         schemaErrorsOf(request),
         houses.map((house, index) => ({ house, prefix: `houses.${index}.` })),
       );
+      refuseInvalidQuery(request);
       const current = loadedModel();
+      const at = priceLevelAsked(request.query.as_of, current.levels);
       const valid = request.body.houses;
       refuseOutsideArea(valid, current.area, (index) => `houses.${index}.`);
-      return { estimates: await mapInPieces(valid, piece, (houses) => answer(houses, current)) };
+      return { estimates: await mapInPieces(valid, piece, (houses) => answer(houses, current, at)) };
     };
 
   /**
@@ -93,9 +98,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
     path: string,
     doc: { operationId: string; summary: string; description: string; body: TSchema; ok: TSchema },
     workBudget: WorkBudget | null,
-    handler: (request: FastifyRequest<{ Body: never }>) => unknown,
+    handler: (request: FastifyRequest<{ Body: never; Querystring: never }>) => unknown,
   ): void => {
-    app.post<{ Body: never }>(
+    app.post<{ Body: never; Querystring: never }>(
       path,
       {
         config: workBudget === null ? { requiresApiKey: true } : { requiresApiKey: true, workBudget },
@@ -106,6 +111,7 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
           summary: doc.summary,
           description: doc.description,
           body: doc.body,
+          querystring: AsOfQuery,
           response: { 200: doc.ok, ...ESTIMATE_ERRORS },
         },
       },
@@ -129,8 +135,9 @@ export function registerHouseRoutes(app: PlatformApp, state: ModelState): void {
       summary: 'Estimate the price of one house',
       description:
         'A first indication of the price in US dollars, with a range meant to hold 80 percent of sales. Not for lending, underwriting or ' +
-        'insurance decisions about a person. Order of checks: body size (413), key (401), validation (422 invalid_request), ' +
-        'model (503 model_unavailable), model area (422 outside_model_area). Needs X-API-Key when the service has keys.',
+        'insurance decisions about a person. Order of checks: body size (413), key (401), validation of the body then of the query ' +
+        '(422 invalid_request), model (503 model_unavailable), as_of month allowed (422 invalid_request), model area (422 ' +
+        'outside_model_area). Needs X-API-Key when the service has keys.',
       body: componentRef(House, { examples: [ESTIMATE_EXAMPLE.request] }),
       ok: componentRef(Estimate, { description: 'The estimate of the house', examples: [ESTIMATE_EXAMPLE.answer] }),
     },

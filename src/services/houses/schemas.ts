@@ -4,11 +4,32 @@ import { House, HouseFieldName, ModelArea } from './house.js';
 
 export const BATCH_MAX_HOUSES = 100;
 
+/** The query of the estimate and explain routes: optionally the month the prices are to be as of. */
+export const AsOfQuery = Type.Object(
+  {
+    as_of: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+        description:
+          'YYYY-MM: the month the prices are to be as of (its price level; prices_as_of is then its last day), from the first month ' +
+          "of the model's training sales to at most 3 months past its data (2014-05 to 2015-05 for the shipped model); past the data " +
+          "the level carries on the last three months' trend and the answer warns extrapolated_price_level. Another month answers 422 " +
+          "invalid_request (fields as_of) naming the allowed range. Default: the model's prices_as_of.",
+        examples: ['2015-04'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AsOfQuery = Static<typeof AsOfQuery>;
+
 export const WarningCode = namedComponent(
   'WarningCode',
-  Type.Enum(['rare_value', 'high_value'], {
+  Type.Enum(['rare_value', 'high_value', 'extrapolated_price_level'], {
     type: 'string',
-    description: 'rare_value: some values are unusual for the sales the model learned from; high_value: estimate of $1,000,000 or more',
+    description:
+      'rare_value: some values are unusual for the sales the model learned from; high_value: estimate of $1,000,000 or more; ' +
+      "extrapolated_price_level: the prices are as of a month after the model's data (as_of), at a price level carried on from the trend",
   }),
 );
 
@@ -17,7 +38,7 @@ export const EstimateWarning = namedComponent(
   Type.Object(
     {
       code: componentRef(WarningCode),
-      fields: Type.Array(Type.String(), { description: 'The fields the warning is about (rare_value), empty for high_value' }),
+      fields: Type.Array(Type.String(), { description: 'The fields the warning is about (rare_value), empty for high_value and extrapolated_price_level' }),
       message: Type.String({ description: 'Human-readable explanation' }),
     },
     { additionalProperties: false, description: 'Something to know about an estimate' },
@@ -37,8 +58,11 @@ export const Estimate = namedComponent(
         },
         { additionalProperties: false, description: 'Range meant to hold 80 percent of sales; factors from the model card (range)' },
       ),
-      model_version: Type.String({ description: 'Version of the model that answered, e.g. kc-hgb-2015-02' }),
-      prices_as_of: Type.String({ format: 'date', description: 'Date to which the prices refer, e.g. 2015-02-28' }),
+      model_version: Type.String({ description: 'Version of the model that answered, e.g. kc-hgb-drift-2015-02' }),
+      prices_as_of: Type.String({
+        format: 'date',
+        description: "Date to which the prices refer: the model's, e.g. 2015-02-28, or the last day of the as_of month when one is given",
+      }),
       warnings: Type.Array(componentRef(EstimateWarning), { description: 'One object per warning; possibly empty' }),
     },
     { additionalProperties: false, description: 'A first indication of the price; not for lending, underwriting or insurance decisions about a person' },
@@ -155,7 +179,11 @@ export const Explanation = namedComponent(
   'Explanation',
   Type.Object(
     {
-      baseline: Type.Number({ description: "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value)" }),
+      baseline: Type.Number({
+        description:
+          "The model's expected raw value, log(price / sqft_living), over the training sales (TreeSHAP's expected value), plus the price level " +
+          'of the month the prices are as of (prices_as_of)',
+      }),
       raw: Type.Number({ description: "The model's raw value for this house, log(price / sqft_living); estimate = exp(raw) x sqft_living" }),
       baseline_usd_per_sqft: Type.Number({ description: 'exp(baseline): the typical price per square foot the trees start from' }),
       starting_usd: Type.Number({

@@ -1,6 +1,7 @@
 import { isRareFor, type House } from './house.js';
 import type { HouseModel } from './house-model.js';
 import { formatUsd } from './model/dollars.js';
+import type { PriceLevel } from './model/price-level.js';
 import type { EstimateWarning } from './schemas.js';
 
 function listOfFields(fields: readonly string[]): string {
@@ -12,9 +13,15 @@ function listOfFields(fields: readonly string[]): string {
  * The warnings of one estimate, in this order: one rare_value per group of fields of the model file's
  * thresholds that the house exceeds (sqft_lot and sqft_lot15 form one group, so one warning), then
  * high_value when the rounded estimate is the model file's high_value_usd ($1,000,000 for the shipped
- * model, house-prices.md) or more.
+ * model, house-prices.md) or more, then extrapolated_price_level when the prices are as of a month past
+ * the data (the as_of parameter), whose price level is carried on from the trend, not measured.
  */
-export function warningsFor(house: House, estimateUsd: number, model: Pick<HouseModel, 'rareValueGroups' | 'highValueUsd'>): EstimateWarning[] {
+export function warningsFor(
+  house: House,
+  estimateUsd: number,
+  model: Pick<HouseModel, 'rareValueGroups' | 'highValueUsd'>,
+  at: Pick<PriceLevel, 'month' | 'monthsPastData' | 'pricesAsOf'>,
+): EstimateWarning[] {
   const warnings: EstimateWarning[] = [];
   for (const group of model.rareValueGroups) {
     if (isRareFor(group, house)) {
@@ -31,6 +38,15 @@ export function warningsFor(house: House, estimateUsd: number, model: Pick<House
       code: 'high_value',
       fields: [],
       message: `Estimates of ${formatUsd(model.highValueUsd)} or more are much less reliable`,
+    });
+  }
+  if (at.monthsPastData > 0) {
+    warnings.push({
+      code: 'extrapolated_price_level',
+      fields: [],
+      message:
+        `Prices as of ${at.pricesAsOf}, ${at.monthsPastData} month${at.monthsPastData > 1 ? 's' : ''} past the model's data: the price level of ` +
+        `${at.month} carries on the last three months' trend, it was not measured`,
     });
   }
   return warnings;

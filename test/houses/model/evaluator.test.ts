@@ -27,7 +27,10 @@ const HOUSE: House = {
   sqft_lot15: 6000,
 };
 
-/** A tiny model: split on lat_plus_long (feature 2) then on waterfront (feature 1). */
+/**
+ * A tiny model: split on lat_plus_long (feature 2) then on waterfront (feature 1); price levels of four
+ * months, 0.0625 at prices_as_of (2015-02), rising by 0.03125 a month over the last three.
+ */
 function tinyModel(): ModelFile {
   const real = parseModelFile(readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path)));
   return {
@@ -39,6 +42,16 @@ function tinyModel(): ModelFile {
       { name: 'yr_last_work', kind: 'max', x: 'yr_built', y: 'yr_renovated' },
     ],
     baseline: 5,
+    price_index: {
+      months: [
+        { month: '2014-11', level: -0.03125, sales: 10 },
+        { month: '2014-12', level: 0, sales: 10 },
+        { month: '2015-01', level: 0.03125, sales: 10 },
+        { month: '2015-02', level: 0.0625, sales: 10 },
+      ],
+      as_of_month: '2015-02',
+      extrapolation: { rule: 'the last three months trend', trend_months: 3, max_months_past_data: 3 },
+    },
     trees: [
       {
         feature: [2, -1, 1, -1, -1],
@@ -71,21 +84,29 @@ describe('house model evaluator', () => {
     expect(Array.from(e.features({ ...HOUSE, waterfront: true, yr_renovated: 0 }))).toEqual([2000, 1, 47.55 + -122.25, 1965]);
   });
 
-  it('walks the trees and sums baseline + tree0 + tree1', () => {
+  it("walks the trees and sums (baseline + the level of prices_as_of) + tree0 + tree1", () => {
     const e = createEvaluator(tinyModel());
     // lat + long = -74.7 exactly? 47.55 + -122.25 = -74.7 in float64 -> goes left
     expect(47.55 + -122.25 <= -74.7).toBe(true);
-    expect(e.predictRaw(HOUSE)).toBe(0 + 5 + -0.25 + 0.02);
+    expect(e.asOfLevel).toBe(0.0625);
+    expect(e.predictRaw(HOUSE)).toBe(0 + (5 + 0.0625) + -0.25 + 0.02);
     const east = { ...HOUSE, long: -122.2 };
-    expect(e.predictRaw(east)).toBe(5 + 0.125 + 0.02);
-    expect(e.predictRaw({ ...east, waterfront: true, yr_renovated: 0 })).toBe(5 + 0.5 + 0.01);
+    expect(e.predictRaw(east)).toBe(5 + 0.0625 + 0.125 + 0.02);
+    expect(e.predictRaw({ ...east, waterfront: true, yr_renovated: 0 })).toBe(5 + 0.0625 + 0.5 + 0.01);
     const p = e.predict(HOUSE);
     expect(p.estimate).toBe(Math.exp(p.raw) * 2000);
   });
 
   it('sends a missing value the way missing_go_to_left says', () => {
     const e = createEvaluator(tinyModel());
-    expect(e.predictRaw({ ...HOUSE, lat: Number.NaN })).toBe(5 + -0.25 + 0.02);
+    expect(e.predictRaw({ ...HOUSE, lat: Number.NaN })).toBe(5 + 0.0625 + -0.25 + 0.02);
+  });
+
+  it('adds the level given to the baseline, one house or several', () => {
+    const e = createEvaluator(tinyModel());
+    expect(e.predictRaw(HOUSE, -0.03125)).toBe(0 + (5 + -0.03125) + -0.25 + 0.02);
+    expect(e.predictMany([HOUSE, HOUSE], -0.03125).map((p) => p.raw)).toEqual([e.predictRaw(HOUSE, -0.03125), e.predictRaw(HOUSE, -0.03125)]);
+    expect(e.predictMany([HOUSE]).map((p) => p.raw)).toEqual([e.predictRaw(HOUSE)]);
   });
 
   it('answers in whole dollars with the range from the rounded estimate', () => {

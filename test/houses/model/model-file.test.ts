@@ -25,8 +25,14 @@ describe('model file parser', () => {
   it('refuses a malformed file with a clear message', () => {
     expect(() => parseModelFile('{"format_version": 1')).toThrow(/malformed model file: not JSON/);
     expect(() => parseModelFile('[]')).toThrow(/malformed model file: must be object/);
-    expect(() => parseModelFile('{"format_version": 2}')).toThrow(/malformed model file: model_version, prices_as_of, features, .*comparable_sales: missing/);
+    expect(() => parseModelFile('{"format_version": 3}')).toThrow(/malformed model file: model_version, prices_as_of, features, .*comparable_sales: missing/);
     refuses((d) => (d.format_version = 1), /format_version: unsupported 1/);
+    refuses((d) => (d.format_version = 2), /format_version: unsupported 2, expected 3/);
+    refuses((d) => delete d.price_index, /malformed model file: price_index: missing/);
+    refuses((d) => (d.price_index.months[1].month = '2014-07'), /price_index\.months\[1\]: expected the month after the previous one/);
+    refuses((d) => (d.price_index.months[0].month = '2014-13'), /price_index\.months\[0\]\.month: /);
+    refuses((d) => (d.price_index.as_of_month = '2015-01'), /price_index\.as_of_month: expected the month of prices_as_of, a month of the index/);
+    refuses((d) => (d.price_index.months = d.price_index.months.slice(-3)), /price_index\.months: fewer months than the trend needs/);
     refuses((d) => (d.trees[2].count[1] = 0), /trees\[2\]\.count\[1\]: must be >= 1/);
     refuses((d) => (d.trees[2].count[0] = Number(d.trees[2].count[0]) + 1), /trees\[2\]\.node 0: count \d+ is not the sum of its children's \(\d+ \+ \d+\)/);
     refuses((d) => (d.trees[0].left[0] = d.trees[0].right[0]), /trees\[0\]\.node 0: a child of two splits/);

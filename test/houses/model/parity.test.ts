@@ -27,6 +27,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
 import { estimateHouses } from '../../../src/services/houses/estimating.js';
+import type { Estimate } from '../../../src/services/houses/schemas.js';
 import { HOUSE_FIELD_INDEX, type HouseField } from '../../../src/services/houses/house.js';
 import type { HouseModel } from '../../../src/services/houses/house-model.js';
 import { parseHouseModel } from '../../../src/services/houses/model-adapter.js';
@@ -227,5 +228,32 @@ describe.skipIf(absent.length > 0)('house model parity with scikit-learn (all ro
     expect(round(covered / test.length, 4)).toBe(model.card.range.measured_test_coverage);
     expect(model.card.range).toEqual(model.range);
     console.log(`card reproduced from the service's answers: ${JSON.stringify({ ...figures, coverage: model.range.measured_test_coverage })}`);
+  });
+
+  it("reproduces the card's figures as of each sale's month from the service's answers with as_of", () => {
+    const test = sales.filter((sale) => sale.date > model.prices_as_of && !(sk[sale.row] as SkPrediction).excluded);
+    // Each sale estimated as POST /v1/estimates?as_of=<its month> answers it (levels carried on past the data).
+    const answers = test.map((sale) => estimateHouses([sale.house], served, served.levels.at(sale.date.slice(0, 7)))[0] as Estimate);
+    const prices = test.map((sale) => sale.price);
+    const errPct = answers.map((a, i) => ((a.estimate_usd - (prices[i] as number)) / (prices[i] as number)) * 100);
+    const absErr = errPct.map((e) => Math.abs(e));
+    const covered = answers.filter((a, i) => a.range_usd.low <= (prices[i] as number) && (prices[i] as number) <= a.range_usd.high).length;
+    const card = (model.card.test as unknown as { as_of_sale_month: Record<string, unknown> }).as_of_sale_month;
+    const figures = {
+      median_error_pct: round(median(absErr), 2),
+      mape_pct: round(absErr.reduce((t, v) => t + v, 0) / absErr.length, 2),
+      within_10pct: round(absErr.filter((e) => e <= 10).length / test.length, 4),
+      over_by_10pct_or_more: round(errPct.filter((e) => e >= 10).length / test.length, 4),
+      measured_coverage: round(covered / test.length, 4),
+    };
+    expect(figures).toEqual({
+      median_error_pct: card.median_error_pct,
+      mape_pct: card.mape_pct,
+      within_10pct: card.within_10pct,
+      over_by_10pct_or_more: card.over_by_10pct_or_more,
+      measured_coverage: card.measured_coverage,
+    });
+    expect(answers.filter((a) => a.warnings.some((w) => w.code === 'extrapolated_price_level'))).toHaveLength(test.length);
+    console.log(`card as of the sale month reproduced from the service's answers: ${JSON.stringify(figures)}`);
   });
 });

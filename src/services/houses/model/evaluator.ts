@@ -1,15 +1,17 @@
 /**
  * Evaluates the model file's trees for one house, in float64, exactly as scikit-learn's
- * HistGradientBoostingRegressor does: raw = 0 + baseline + tree0 + tree1 + ... (in that
- * order), each tree walked with `value <= threshold` going left and NaN following
+ * HistGradientBoostingRegressor does: raw = 0 + (baseline + level) + tree0 + tree1 + ... (in that
+ * order, level the price level of the month the prices are as of, model/price-level.ts: the
+ * file's prices_as_of unless another is given), each tree walked with `value <= threshold` going left and NaN following
  * missing_go_to_left. All trees are flattened into typed arrays once, at load; a
  * prediction allocates nothing per tree.
  */
 import { fieldAsNumber, HOUSE_FIELD_INDEX, HOUSE_FIELDS, type House, type HouseField } from '../house.js';
 import type { FeatureSpec, ModelFile } from './model-file.js';
+import { createPriceLevels } from './price-level.js';
 
 export interface Prediction {
-  /** The trees' sum, log(price / sqft_living). */
+  /** baseline + level + the trees' sum, log(price / sqft_living). */
   raw: number;
   /** Estimated price in US dollars, float64, not rounded: exp(raw) * sqft_living. */
   estimate: number;
@@ -18,15 +20,18 @@ export interface Prediction {
 export interface Evaluator {
   readonly featureCount: number;
   readonly treeCount: number;
+  /** The price level of the file's prices_as_of, the default level of every prediction. */
+  readonly asOfLevel: number;
   /** The model's input vector of a house (the derived features computed as in training). */
   features(house: House): Float64Array;
-  predictRaw(house: House): number;
-  predict(house: House): Prediction;
+  /** level: the price level of the month the prices are as of (default: the file's prices_as_of). */
+  predictRaw(house: House, level?: number): number;
+  predict(house: House, level?: number): Prediction;
   /**
    * Predictions of several houses, identical to predict() on each: the trees are walked
    * tree by tree over all houses (better cache use), each house's sum in the same order.
    */
-  predictMany(houses: readonly House[]): Prediction[];
+  predictMany(houses: readonly House[], level?: number): Prediction[];
 }
 
 // Feature program: kind 0 input, 1 add_scaled (x + c * y), 2 max(x, y); x and y index the
@@ -89,6 +94,7 @@ export function createEvaluator(model: ModelFile): Evaluator {
     offset += order.length;
   });
   const baseline = model.baseline;
+  const asOfLevel = createPriceLevels(model.price_index, model.prices_as_of).asOf.level;
   const fields = new Float64Array(HOUSE_FIELDS.length);
   const xs = new Float64Array(prog.n);
 
@@ -106,12 +112,12 @@ export function createEvaluator(model: ModelFile): Evaluator {
     return xs;
   }
 
-  function predictRaw(house: House): number {
+  function predictRaw(house: House, level = asOfLevel): number {
     const x = fill(house);
     let hasNaN = false;
     for (let k = 0; k < x.length; k++) if (Number.isNaN(x[k])) hasNaN = true;
     let sum = 0;
-    sum += baseline;
+    sum += baseline + level;
     if (!hasNaN) {
       for (let t = 0; t < nTrees; t++) {
         let i = roots[t] as number;
@@ -140,18 +146,19 @@ export function createEvaluator(model: ModelFile): Evaluator {
     return sum;
   }
 
-  function predictMany(houses: readonly House[]): Prediction[] {
+  function predictMany(houses: readonly House[], level = asOfLevel): Prediction[] {
     const n = houses.length;
     const width = prog.n;
     const X = new Float64Array(n * width);
     const sums = new Float64Array(n);
     let hasNaN = false;
+    const start = baseline + level;
     for (let h = 0; h < n; h++) {
       X.set(fill(houses[h] as House), h * width);
-      sums[h] = 0 + baseline; // as predictRaw: 0, then += baseline
+      sums[h] = 0 + start; // as predictRaw: 0, then += baseline + level
     }
     for (let k = 0; k < X.length; k++) if (Number.isNaN(X[k])) hasNaN = true;
-    if (hasNaN) return houses.map((house) => predictOne(house));
+    if (hasNaN) return houses.map((house) => predictOne(house, level));
     for (let t = 0; t < nTrees; t++) {
       const root = roots[t] as number;
       for (let h = 0; h < n; h++) {
@@ -171,14 +178,15 @@ export function createEvaluator(model: ModelFile): Evaluator {
     });
   }
 
-  function predictOne(house: House): Prediction {
-    const raw = predictRaw(house);
+  function predictOne(house: House, level = asOfLevel): Prediction {
+    const raw = predictRaw(house, level);
     return { raw, estimate: Math.exp(raw) * house.sqft_living };
   }
 
   return {
     featureCount: prog.n,
     treeCount: nTrees,
+    asOfLevel,
     features: (house) => Float64Array.from(fill(house)),
     predictRaw,
     predict: predictOne,

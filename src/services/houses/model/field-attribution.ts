@@ -19,7 +19,10 @@ import type { ModelFile } from './model-file.js';
 import { createSharedTreeShap } from './shared-tree-shap.js';
 
 export interface FieldAttribution {
-  /** shap's expected value of the raw output (log of the price per square foot). */
+  /**
+   * shap's expected value of the raw output (log of the price per square foot), with the price level
+   * of the month the prices are as of (model/price-level.ts) as part of it.
+   */
   baseline: number;
   /** The model's raw output for the house (the same number the estimate comes from). */
   raw: number;
@@ -30,16 +33,19 @@ export interface FieldAttribution {
 }
 
 export interface FieldAttributor {
+  /** The expected value at the level of the file's prices_as_of. */
   readonly baseline: number;
-  explain(house: House): FieldAttribution;
+  /** level: the price level of the month the prices are as of (default: the file's prices_as_of). */
+  explain(house: House, level?: number): FieldAttribution;
   /** The same for several houses (their TreeSHAP shared with the worker thread house by house). */
-  explainMany(houses: readonly House[]): FieldAttribution[];
+  explainMany(houses: readonly House[], level?: number): FieldAttribution[];
   /** Stops TreeSHAP's worker thread (model/shared-tree-shap.ts). */
   close(): Promise<void>;
 }
 
 export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): FieldAttributor {
   const shap = createSharedTreeShap(model);
+  const asOfLevel = evaluator.asOfLevel;
   const n = model.features.length;
   // Per feature: kind 0 input / 1 add_scaled / 2 max, the fields x, y and x's share (add_scaled).
   const kind = new Uint8Array(n);
@@ -62,7 +68,7 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
   });
 
   /** The fields' shares of the features' SHAP values phi (the rules of this file's header). */
-  function attribution(house: House, phi: Float64Array): FieldAttribution {
+  function attribution(house: House, phi: Float64Array, level: number): FieldAttribution {
     const fields = new Float64Array(HOUSE_FIELDS.length);
     for (let i = 0; i < n; i++) {
       const p = phi[i] as number;
@@ -78,23 +84,23 @@ export function createFieldAttributor(model: ModelFile, evaluator: Evaluator): F
         fields[winner] = (fields[winner] as number) + p;
       }
     }
-    return { baseline: shap.expectedValue, raw: evaluator.predictRaw(house), features: phi, fields };
+    return { baseline: shap.expectedValue + level, raw: evaluator.predictRaw(house, level), features: phi, fields };
   }
 
   return {
-    baseline: shap.expectedValue,
-    explain(house: House): FieldAttribution {
+    baseline: shap.expectedValue + asOfLevel,
+    explain(house: House, level = asOfLevel): FieldAttribution {
       const phi = new Float64Array(n);
       shap.shapValues(evaluator.features(house), phi);
-      return attribution(house, phi);
+      return attribution(house, phi, level);
     },
-    explainMany(houses: readonly House[]): FieldAttribution[] {
+    explainMany(houses: readonly House[], level = asOfLevel): FieldAttribution[] {
       const phis = houses.map(() => new Float64Array(n));
       shap.shapValuesMany(
         houses.map((house) => evaluator.features(house)),
         phis,
       );
-      return houses.map((house, i) => attribution(house, phis[i] as Float64Array));
+      return houses.map((house, i) => attribution(house, phis[i] as Float64Array, level));
     },
     close: () => shap.close(),
   };

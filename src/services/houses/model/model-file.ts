@@ -8,8 +8,11 @@ import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { HOUSE_FIELDS, HouseFieldName, ModelArea, RareValueGroup, type HouseField } from '../house.js';
 
-/** 2: the trees carry each node's training sample count, and the file holds the comparable sales. */
-export const SUPPORTED_FORMAT_VERSION = 2;
+/**
+ * 2: the trees carry each node's training sample count, and the file holds the comparable sales.
+ * 3: price_index, the monthly levels of the market's drift (model/price-level.ts).
+ */
+export const SUPPORTED_FORMAT_VERSION = 3;
 
 const Text = Type.String({ minLength: 1 });
 const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
@@ -112,6 +115,18 @@ const ModelCard = Type.Object({
   features: Type.Array(Type.Unknown()),
 });
 
+const MonthText = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' });
+
+/**
+ * The market's drift (training/drift.py): per month of the data, in order and without a gap, the level
+ * added to the baseline for prices as of that month; the month of prices_as_of; the rule past the data.
+ */
+const PriceIndex = Type.Object({
+  months: Type.Array(Type.Object({ month: MonthText, level: Type.Number(), sales: PositiveInteger }), { minItems: 1 }),
+  as_of_month: MonthText,
+  extrapolation: Type.Object({ rule: Text, trend_months: PositiveInteger, max_months_past_data: Type.Integer({ minimum: 0 }) }),
+});
+
 const ModelFileSchema = Type.Object({
   format_version: Type.Literal(SUPPORTED_FORMAT_VERSION),
   model_version: Text,
@@ -121,6 +136,7 @@ const ModelFileSchema = Type.Object({
   baseline: Type.Number(),
   trees: Type.Array(TreeArrays, { minItems: 1 }),
   range: RangeSpec,
+  price_index: PriceIndex,
   model_area: Type.Object({ ...ModelArea.properties, margin_deg: Type.Number() }),
   rare_value_thresholds: Type.Array(RareValueGroup),
   /** Estimates at or above this many dollars get the high_value warning. */
@@ -253,10 +269,24 @@ function contentProblem(file: ModelFile): MalformedModelFile | undefined {
   }
   if (!table.columns.sqft_living.every((v) => v > 0)) return new MalformedModelFile('comparable_sales.columns.sqft_living', 'expected positive numbers');
   if (!file.card.not_for.some((s) => /lending/i.test(s))) return new MalformedModelFile('card.not_for', 'must state: not for lending');
+  const index = file.price_index;
+  const gap = index.months.findIndex((m, i) => i > 0 && monthAfter((index.months[i - 1] as { month: string }).month) !== m.month);
+  if (gap > 0) return new MalformedModelFile(`price_index.months[${gap}]`, 'expected the month after the previous one');
+  if (index.months.length <= index.extrapolation.trend_months) return new MalformedModelFile('price_index.months', 'fewer months than the trend needs');
+  if (!file.prices_as_of.startsWith(`${index.as_of_month}-`) || !index.months.some((m) => m.month === index.as_of_month)) {
+    return new MalformedModelFile('price_index.as_of_month', 'expected the month of prices_as_of, a month of the index');
+  }
   if (file.card.model_version !== file.model_version || file.card.prices_as_of !== file.prices_as_of) {
     return new MalformedModelFile('card', 'model_version / prices_as_of differ from the file');
   }
   return undefined;
+}
+
+/** The month after a `YYYY-MM` month. */
+function monthAfter(month: string): string {
+  const year = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 12 ? `${String(year + 1).padStart(4, '0')}-01` : `${month.slice(0, 5)}${String(m + 1).padStart(2, '0')}`;
 }
 
 /** Parse and check a model file (its text, bytes, or already JSON-parsed value); the file as it is, typed. */
