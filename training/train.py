@@ -61,7 +61,15 @@ FIXED_PARAMS = {
     "random_state": RANDOM_STATE,
 }
 # 15 leaves: the explanation budget (TreeSHAP's cost grows with the leaves and the trees).
-GRID = [{"max_leaf_nodes": 15, "min_samples_leaf": msl} for msl in (20, 40)]
+GRID = [{"max_leaf_nodes": 15, "min_samples_leaf": msl} for msl in (5, 10, 20, 40)]
+# The explanation budget on the depth: every estimate walks one path per tree, and every
+# explanation walks it too before TreeSHAP. The cost of a candidate is the mean number of splits
+# on the path of a training sale's leaf (each tree's leaves weighted by their training counts,
+# averaged over the candidate's trees), measured on the candidate fitted to the whole training
+# period (the model that would ship; the windows' models, fitted on fewer sales, have longer
+# paths and are not comparable). Only candidates at or under the model before the drift
+# (kc-hgb-2015-02: 2.891 splits, 950 trees of 15 leaves) are considered.
+MAX_SPLITS_PER_PATH = 2.891
 # The model that does not see the date, whose out-of-fold residuals give the price index:
 # fixed settings (not chosen on anything).
 INDEX_PARAMS = {"max_leaf_nodes": 15, "min_samples_leaf": 40}
@@ -168,6 +176,22 @@ def validation_windows(origins=ORIGINS, months=VALIDATION_MONTHS,
     return windows
 
 
+def splits_per_path(model) -> np.ndarray:
+    """For n = 1..number of trees, the mean number of splits on a training sale's path over the
+    first n trees (each tree's leaves weighted by their training counts)."""
+    per_tree = []
+    for (predictor,) in model._predictors:
+        nodes = predictor.nodes
+        depth = np.zeros(len(nodes), dtype=np.int64)
+        for i in range(len(nodes)):
+            if not nodes["is_leaf"][i]:
+                depth[nodes["left"][i]] = depth[nodes["right"][i]] = depth[i] + 1
+        leaf = nodes["is_leaf"].astype(bool)
+        counts = nodes["count"][leaf].astype(np.float64)
+        per_tree.append(float(np.dot(counts, depth[leaf]) / counts.sum()))
+    return np.cumsum(per_tree) / np.arange(1, len(per_tree) + 1)
+
+
 def fit_index(sales: list[data.Sale]) -> list[dict]:
     """The monthly price index of these sales (drift.py): the median out-of-fold residual
     of a model that does not see the date, folds split by house."""
@@ -199,6 +223,8 @@ def select(train: list[data.Sale], log=print):
                                      for s in val_part]),
             "X_val": matrix(val_part), "prices": [s.price for s in val_part],
         })
+    index_all = fit_index(train)
+    X_all, y_all = matrix(train), detrended_target(train, index_all)
     results = []
     staged_by_params = []
     for params in GRID:
@@ -209,12 +235,24 @@ def select(train: list[data.Sale], log=print):
             with threadpool_limits(limits=1):
                 staged_windows.append(list(model.staged_predict(w["X_val"])))
         staged_by_params.append(staged_windows)
+        # The first n trees of a fit of MAX_ITER trees are the fit of n trees (no early stopping).
+        splits = splits_per_path(fit_model(X_all, y_all, params, MAX_ITER))
         for n_iter in range(ITER_STEP, MAX_ITER + 1, ITER_STEP):
             mapes = [metrics.card_figures(
                 estimates_usd(staged[n_iter - 1] + w["origin_level"], w["val"]),
                 w["prices"])["mape_pct"] for w, staged in zip(windows, staged_windows)]
-            results.append(({**params, "max_iter": n_iter}, math.fsum(mapes) / len(mapes)))
-    chosen, mean_mape = min(results, key=lambda r: r[1])  # the first of equals
+            results.append(({**params, "max_iter": n_iter}, math.fsum(mapes) / len(mapes),
+                            float(splits[n_iter - 1])))
+        mine = [r for r in results if r[0]["min_samples_leaf"] == params["min_samples_leaf"]]
+        log(f"  {params}: splits per path {splits[-1]:.3f} at {MAX_ITER} trees; best mean "
+            f"mape {min(r[1] for r in mine):.3f}; within the budget "
+            f"{min((r[1] for r in mine if r[2] <= MAX_SPLITS_PER_PATH), default=math.nan):.3f}")
+    affordable = [r for r in results if r[2] <= MAX_SPLITS_PER_PATH]
+    if not affordable:
+        raise SystemExit(f"no setting within {MAX_SPLITS_PER_PATH} splits per path")
+    chosen, mean_mape, chosen_splits = min(affordable, key=lambda r: r[1])  # the first of equals
+    best_over = min((r for r in results if r[2] > MAX_SPLITS_PER_PATH), key=lambda r: r[1],
+                    default=None)
     staged_windows = staged_by_params[GRID.index(
         {k: v for k, v in chosen.items() if k != "max_iter"})]
     pooled_est, pooled_prices, per_window = [], [], []
@@ -244,8 +282,9 @@ def select(train: list[data.Sale], log=print):
             f"training sales up to the end of that month and measured on the sales of the "
             f"next {VALIDATION_MONTHS} months, at the level of the origin month (as the "
             f"service answers a sale after prices_as_of); grid {len(GRID)} settings x number "
-            f"of trees {ITER_STEP}..{MAX_ITER} step {ITER_STEP}, lowest mean mape_pct over "
-            f"the windows wins. The range factors are the {(1 - RANGE_COVERAGE) / 2:.2f} and "
+            f"of trees {ITER_STEP}..{MAX_ITER} step {ITER_STEP}; among those within the "
+            f"explanation budget (explanation_budget), the lowest mean mape_pct over the "
+            f"windows wins. The range factors are the {(1 - RANGE_COVERAGE) / 2:.2f} and "
             f"{(1 + RANGE_COVERAGE) / 2:.2f} quantiles of price / estimate over the "
             f"validation sales of the windows (3 decimals, outward). Then the index and the "
             f"chosen settings are refitted on the whole training period. The held-out "
@@ -253,6 +292,18 @@ def select(train: list[data.Sale], log=print):
         ),
         "windows": per_window,
         "validation_mape_pct": round(mean_mape, 2),
+        "explanation_budget": {
+            "splits_per_path_max": MAX_SPLITS_PER_PATH,
+            "splits_per_path_chosen": round(chosen_splits, 3),
+            "measure": (
+                "the mean number of splits on the path of a training sale's leaf (each tree's "
+                "leaves weighted by their training counts, averaged over the trees) of the "
+                "candidate fitted to the whole training period; only candidates at or under "
+                "the model before the drift (kc-hgb-2015-02) were considered"),
+            "best_over_budget": [] if best_over is None else [{
+                **best_over[0], "validation_mape_pct": round(best_over[1], 2),
+                "splits_per_path": round(best_over[2], 3)}],
+        },
         "validation_coverage": round(
             metrics.coverage(pooled_est, pooled_prices, low, high), 4),
         "grid": GRID,
@@ -343,6 +394,9 @@ def build(sales: list[data.Sale], csv_sha256: str, log=print):
     model = fit_model(matrix(train), detrended_target(train, index), params,
                       chosen["max_iter"])
     baseline, trees = export_trees(model)
+    shipped_splits = round(float(splits_per_path(model)[-1]), 3)
+    selection["explanation_budget"]["splits_per_path_shipped"] = shipped_splits
+    log(f"  shipped model: splits per path {shipped_splits}")
 
     X_all = matrix(sales)
     # The exported trees must give exactly sklearn's raw predictions.

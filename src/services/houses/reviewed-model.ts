@@ -8,5 +8,5 @@ export const REVIEWED_MODEL = {
   version: 'kc-hgb-drift-2015-02',
   /** Relative to the repository root. */
   path: 'models/kc-hgb-drift-2015-02.json',
-  sha256: '4c7e341d30e83766bc9ad9dfd49ed1bcaaf9977aa0cea7b1b328e221529bf285',
+  sha256: '8ca97f0b0afc8e29b0ed1e993b9bdeed3a7e71752731992068f3ab8d0fab4e34',
 } as const;
