@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Property-based API tests from the OpenAPI descriptions (issue 7): Schemathesis 4.x (pinned in
+# Property-based API tests from the OpenAPI descriptions (the reliability decisions): Schemathesis 4.x (pinned in
 # tools/schemathesis/requirements.txt) against each service running in its own process on a free
 # loopback port, with every default check (no server error, status codes, content types, headers and
 # bodies conforming to the description, negative data rejected, positive data accepted, 405 for

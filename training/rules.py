@@ -1,7 +1,7 @@
 """The house-price service's validation rules, as constants.
 
 A sale whose house the service would refuse (422) is left out of training and
-of testing. These are the decided rules of the service (issue 3); keep them in
+of testing. These are the decided rules of the service (the model file decision); keep them in
 step with the service's request schema. Latitude/longitude must lie inside the
 model area, which is derived from the training sales themselves and so always
 holds for them: it is not checked here.

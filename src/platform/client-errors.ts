@@ -71,7 +71,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 
 /**
  * A request body must arrive completely within the time limit of the request's start, whatever the
- * method (issue 11, item 4: a GET announcing 1 GB and trickling it was not cut off). Node's
+ * method (the hostile-input decisions: a GET announcing 1 GB and trickling it was not cut off). Node's
  * requestTimeout cuts off slow headers, but a body trickled in a byte a second was not cut off (found
  * by bench/reliability.ts); after the limit the client gets 408 `request_timeout` and the connection
  * is closed (only closed when an answer was already sent: a GET is answered without its body). Every

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * Backpressure for pipelined requests (issue 11, item 2; docs/reliability.md, "Pipelining").
+ * Backpressure for pipelined requests (the hostile-input decisions; docs/reliability.md, "Pipelining").
  *
  * Node's HTTP server parses every request of a chunk it reads (up to 64 KiB: a thousand small
  * pipelined requests) and emits them all at once; each answer is then computed and kept in memory

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 
 /**
- * Schema compilation out of the start (issue 13, a warm start under 2 s): ajv's validators and
+ * Schema compilation out of the start (the warm-start decision, a warm start under 2 s): ajv's validators and
  * fast-json-stringify's serializers of every route cost about a quarter of a second of CPU for the
  * three services, which a start would otherwise spend before listening. Each route gets a stand-in
  * that compiles its function on its first call; once the service listens, `compilePending` compiles

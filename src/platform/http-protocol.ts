@@ -4,7 +4,7 @@ import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDon
 import { ApiError } from './error-registry.js';
 
 /**
- * HTTP-layer refusals answered with the error object (issue 11, item 6; docs/reliability.md).
+ * HTTP-layer refusals answered with the error object (the hostile-input decisions; docs/reliability.md).
  * Node's HTTP server answers some requests itself, with an empty body and no request id: an
  * HTTP/1.1 request without `Host` (400), an `Expect` other than `100-continue` (417). Here those
  * requests reach Fastify like any other (Node's `requireHostHeader` is off, see app.ts, and its

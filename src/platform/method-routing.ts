@@ -13,7 +13,7 @@ import { CorsPolicy } from './cors.js';
 const STANDARD_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY'];
 
 /**
- * Every method Node's parser accepts (PROPFIND, PURGE, SEARCH, LOCK, ...: issue 11, item 5), the
+ * Every method Node's parser accepts (PROPFIND, PURGE, SEARCH, LOCK, ...: the hostile-input decisions), the
  * standard ones first (the order of `Allow`). CONNECT is not routed: Node hands it to a `connect`
  * listener or closes the connection.
  */

@@ -73,7 +73,7 @@ describe('batch error paths', () => {
     const houses = [house({ lat: 46 }), house({ grade: 0 })];
     expectError(await batch({ houses }), 422, 'invalid_request', ['houses.1.grade']);
   });
-  it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (issue 11)', async () => {
+  it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (the hostile-input decisions)', async () => {
     const houses = variedHouses(101);
     houses[5] = house({ floors: 1.25 });
     expectError(await batch({ houses }), 422, 'invalid_request', ['houses'], 'The request is not valid: houses must hold from 1 to 100 items');

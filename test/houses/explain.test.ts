@@ -6,7 +6,7 @@ import { expectError } from '../support/http.js';
 import { buildFixtureApp, house, houseWithout, postJson, type HouseBody } from './support.js';
 
 /**
- * POST /v1/estimates/explain and /v1/estimates/explain/batch (issue 15; docs/houses.md, "Explanations"
+ * POST /v1/estimates/explain and /v1/estimates/explain/batch (the explained-estimates decisions; docs/houses.md, "Explanations"
  * and "Comparable sales"): the same checks and Estimate as POST /v1/estimates and its batch, plus the
  * explanation and the comparable sales. On the fixture model (test/fixtures/houses/tiny-model.json).
  */
@@ -163,7 +163,7 @@ describe('POST /v1/estimates/explain/batch', () => {
     expectError(await explainBatch({ houses: [] }), 422, 'invalid_request', ['houses']);
     expectError(await explainBatch({ houses: Array.from({ length: 101 }, () => house()) }), 422, 'invalid_request', ['houses']);
   });
-  it('a batch of 64 KiB of empty objects is refused on its size alone, quickly: fields houses, as the estimate batch (issue 11)', async () => {
+  it('a batch of 64 KiB of empty objects is refused on its size alone, quickly: fields houses, as the estimate batch (the hostile-input decisions)', async () => {
     const payload = `{"houses":[${Array.from({ length: Math.floor((64 * 1024 - 14) / 3) }, () => '{}').join(',')}]}`;
     expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(64 * 1024);
     const started = process.cpuUsage();
@@ -173,7 +173,7 @@ describe('POST /v1/estimates/explain/batch', () => {
     // Generous bound on a loaded machine (test/reliability/request-cost.test.ts measures every worst body).
     expect((used.user + used.system) / 1000).toBeLessThan(200);
   });
-  it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (issue 11)', async () => {
+  it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (the hostile-input decisions)', async () => {
     const houses = Array.from({ length: 101 }, () => house());
     houses[5] = house({ floors: 1.25 });
     expectError(await explainBatch({ houses }), 422, 'invalid_request', ['houses'], 'The request is not valid: houses must hold from 1 to 100 items');

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
 
 /**
- * Issue 13: "`npm start` does not rebuild when the build is up to date". The start commands' build
+ * The warm-start decision: "`npm start` does not rebuild when the build is up to date". The start commands' build
  * check (scripts/build-if-stale.mjs, run by scripts/start.mjs) on a small project of its own: it
  * compiles when there is no build and when a source is newer than the build, and when the build is
  * up to date it does not even load the compiler (the compiler is taken away and the check passes).

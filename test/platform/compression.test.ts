@@ -11,7 +11,7 @@ import { createFixture, type FixtureDatabase } from '../requests/support/fixture
 import { startTestApp, TEST_API_KEY, type TestApp } from '../requests/support/requests-app.js';
 
 /**
- * Issue 14: gzip and brotli in every service for answers above 1 KB when the client accepts them,
+ * The dashboard API decisions: gzip and brotli in every service for answers above 1 KB when the client accepts them,
  * `Vary: Accept-Encoding`, and ETags that name each encoding while 304 keeps working.
  */
 const decode: Record<string, (body: Buffer) => Buffer> = { gzip: gunzipSync, br: brotliDecompressSync };

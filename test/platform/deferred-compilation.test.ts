@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DeferredCompilation } from '../../src/platform/deferred-compilation.js';
 
 /**
- * Validators and serializers compiled on first use or after the service listens (issue 13): the
+ * Validators and serializers compiled on first use or after the service listens (the warm-start decision): the
  * stand-ins must behave as the compiled functions, each compiled once, whichever comes first.
  */
 describe('deferred compilation', () => {

@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../support/http.js';
 import { SERVICE_NAMES, servedDescription, startThreeServices, type RunningService } from '../support/running-services.js';
 
 /**
- * issue 13, "OpenAPI descriptions that client generators love": a typed TypeScript client is
+ * the warm-start decision, "OpenAPI descriptions that client generators love": a typed TypeScript client is
  * generated from each served description (openapi-typescript), a calling program
  * (test/generated-clients/<service>-calls.ts, openapi-fetch) is type-checked against it with tsc,
  * and then calls every operation of the running service. A description that breaks generation, a

@@ -8,7 +8,7 @@ import { REPO_ROOT } from '../support/http.js';
 import { SERVICE_NAMES, servedDescription, startThreeServices } from '../support/running-services.js';
 
 /**
- * issue 13, "OpenAPI descriptions that client generators love": `redocly lint` with the
+ * the warm-start decision, "OpenAPI descriptions that client generators love": `redocly lint` with the
  * repository's ruleset (redocly.yaml) reports no error and no warning on the description each
  * running service serves; and the text of every description renders in Swagger UI and ReDoc (no
  * HTML-like `<name>` outside code spans, no pointer to a repository file, no "Default Response").

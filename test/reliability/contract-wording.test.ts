@@ -4,7 +4,7 @@ import { expectError } from '../support/http.js';
 import { HOUSES, REQUESTS, TICKETS, type ServiceUnderTest } from './services.js';
 
 /**
- * Issue 11, item 7: messages in the contracts' words. No ajv wording reaches a client, whatever
+ * The hostile-input decisions: messages in the contracts' words. No ajv wording reaches a client, whatever
  * keyword fires; query parameters are called parameters; `__proto__` and `constructor` keys are
  * named as the offending field; year 0000 follows the proleptic Gregorian calendar; error.fields is
  * capped (docs/decisions.md, "Messages in the contracts' words", "Size of an error answer").
@@ -156,7 +156,7 @@ withService(REQUESTS, (app) => {
   it('query parameters are parameters, in the contracts\' words', async () => {
     const cases: [string, string[], string][] = [
       ['/v1/service-requests?borough=Queens', ['borough'], 'borough must be one of bronx, brooklyn, manhattan, queens, staten_island, none'],
-      // a repeated filter means any of its values (issue 14): a wrong second value still names the parameter
+      // a repeated filter means any of its values (the dashboard API decisions): a wrong second value still names the parameter
       ['/v1/service-requests?borough=queens&borough=Bronx', ['borough'], 'borough must be one of bronx, brooklyn, manhattan, queens, staten_island, none'],
       [`/v1/service-requests?${'borough=queens&'.repeat(51)}`, ['borough'], 'borough must hold from 1 to 50 items'],
       ['/v1/service-requests?created_from=2025-01-01&created_from=2025-01-02', ['created_from'], 'created_from is given more than once'],

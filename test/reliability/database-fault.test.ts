@@ -7,7 +7,7 @@ import { json, startTestApp, type TestApp, testAppDuringSuite } from '../request
 import { REQUESTS } from './services.js';
 
 /**
- * The data service with its database made unreadable while it runs, then given back (issue 7):
+ * The data service with its database made unreadable while it runs, then given back (the reliability decisions):
  * `/ready` and the list answer 503 `database_unavailable` during the fault, 200 with the same rows
  * after it, without a restart. The service has read (and prepared its statements) before the fault.
  * - PostgreSQL: the snapshot's schema is renamed away, then back (every prepared statement of the

@@ -4,7 +4,7 @@ import { chunkedEncoding, rawExchange, repeatedChunks, type RawExchange } from '
 import { SERVICES, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
- * Hostile input (issue 7), one test per case per service: each answers a clear 4xx error object,
+ * Hostile input (the reliability decisions), one test per case per service: each answers a clear 4xx error object,
  * never a 500, and the process keeps serving (checked after every test on the real server).
  * Fastify's inject where it shows the behaviour; a real server (app.listen on a free loopback port)
  * and raw node:net sockets where Node's HTTP layer matters.
@@ -179,7 +179,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
 
   test('repeated query parameters', async () => {
     if (service.name === 'requests') {
-      // issue 14: a repeated filter means any of its values; a parameter that takes one value is still refused twice
+      // the dashboard API decisions: a repeated filter means any of its values; a parameter that takes one value is still refused twice
       const both = await live.app.inject({ method: 'GET', url: '/v1/service-requests?borough=queens&borough=bronx', headers: { 'x-api-key': KEY } });
       expect(both.statusCode).toBe(200);
       const many = `/v1/service-requests?${Array.from({ length: 51 }, () => 'borough=queens').join('&')}`;

@@ -7,7 +7,7 @@ import { rawExchange, repeatedChunks, type RawExchange } from './raw-http.js';
 import { SERVICES, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
- * Hostile clients at the HTTP layer (issue 11, items 4, 5, 6 and 10), raw node:net sockets against a
+ * Hostile clients at the HTTP layer (the hostile-input decisions), raw node:net sockets against a
  * real server, for every service: bodies on any method are bounded in time, routing comes before the
  * body, protocol corners answer with the error object, every HTML page carries the CSP. Each exchange
  * is bounded in time (rawExchange's timeout); pipelining (item 2) is in pipelining.test.ts.

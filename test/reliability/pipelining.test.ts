@@ -4,7 +4,7 @@ import { pipelineWithoutReading, rawExchange } from './raw-http.js';
 import { REQUESTS, SERVICES, TICKETS, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
 /**
- * Issue 11, item 2: clients that pipeline hundreds of requests on one connection and never read
+ * The hostile-input decisions: clients that pipeline hundreds of requests on one connection and never read
  * the answers. The service must stop reading such a connection (backpressure), so its memory stays
  * bounded, and a normal client's /health is answered promptly meanwhile. Figures in bench/README.md
  * ("Pipelining"); the bounds here are generous because the machine is shared.

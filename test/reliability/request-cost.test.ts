@@ -5,7 +5,7 @@ import { SERVICES, type ServiceUnderTest } from './services.js';
 import { worstRequests, type WorstRequest } from './worst-requests.js';
 
 /**
- * Issue 11, item 1: no request costs more than its size allows. For each service, the worst request
+ * The hostile-input decisions: no request costs more than its size allows. For each service, the worst request
  * of each class that fits the limits (test/reliability/worst-requests.ts) is answered with a small
  * 4xx error object within a bound of server CPU; then all of them are sent over real connections
  * while /health is timed. Bounds are generous (the machine is shared); the measured figures are in
@@ -21,7 +21,7 @@ const ERROR_BODY_BOUND_BYTES = 16 * 1024;
  * The client shares the test's event loop and heap with the service (in-process listen), so /health
  * waits for the senders' own work and garbage collection too: measured 47 to 159 ms at load 7 on the
  * 2 shared cores (in its own process, bench/reliability/worst-body.ts: 30 to 362 ms at load 10). Before
- * issue 11, one 12 KB batch kept it waiting 7.7 s. The bound is generous (one run at load 11.7 saw
+ * the hostile-input decisions, one 12 KB batch kept it waiting 7.7 s. The bound is generous (one run at load 11.7 saw
  * 350 ms) so that a busy CI machine does not fail it; a blocked loop is seconds, not hundreds of ms.
  */
 const HEALTH_BOUND_MS = 1_000;

@@ -8,7 +8,7 @@ import { LogCapture, REPO_ROOT, expectError } from '../support/http.js';
 import { SERVICES, type ServiceUnderTest } from './services.js';
 
 /**
- * Security checks (issue 7): API keys never logged, rotation with two keys, constant-time comparison,
+ * Security checks (the reliability decisions): API keys never logged, rotation with two keys, constant-time comparison,
  * X-Content-Type-Options on every response, a content security policy on the docs pages that keeps
  * them working offline (every script and style they load is same-origin). Cursor forgery and model
  * file tampering are tested by the requests and houses suites (see docs/reliability-findings.md).

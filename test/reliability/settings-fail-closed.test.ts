@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runUntilExit } from '../support/process.js';
 
 /**
- * Hostile-client class "settings fail closed" (issue 11, item 3), through the real start commands:
+ * Hostile-client class "settings fail closed" (the hostile-input decisions), through the real start commands:
  * a setting that is set but holds no usable value stops the start with exit code 1 and one line on
  * stderr, `Invalid setting NAME: why`, nothing on stdout, no stack; a key or secret is never echoed.
  * The other values of every setting are checked through the settings reader

@@ -4,7 +4,7 @@ import { startService, type RunningService } from '../support/process.js';
 import { TICKETS } from './services.js';
 
 /**
- * SIGTERM in the middle of a load (issue 7): the real tickets service in its own process, 20
+ * SIGTERM in the middle of a load (the reliability decisions): the real tickets service in its own process, 20
  * keep-alive clients that always have one request written onto their connection. SIGTERM arrives
  * while those requests are in flight. Every request the service read is answered, every request
  * written before SIGTERM is answered (none is lost to a reset of an idle keep-alive connection), the

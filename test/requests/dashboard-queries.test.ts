@@ -7,7 +7,7 @@ import { inApiOrder, type Backend } from './support/fixture-database.js';
 import { json, serveFixture, TEST_API_KEY } from './support/requests-app.js';
 
 /**
- * Issue 14, the API a dashboard is built on: repeated filters, `none`, the new filters (each bound into
+ * The dashboard API decisions, the API a dashboard is built on: repeated filters, `none`, the new filters (each bound into
  * the cursor), the count, CSV and GeoJSON pages, the full export, facets, complaint types by borough,
  * and the daily, weekly and monthly numbers, on SQLite and on the real PostgreSQL, checked against the
  * fixture's rows.

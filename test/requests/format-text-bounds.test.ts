@@ -8,7 +8,7 @@ import { createSqliteFixture, type FixtureDatabase } from './support/fixture-dat
 
 /**
  * CSV and GeoJSON pages are built from the rows' JSON texts and a byte-bounded arena of CSV records
- * and GeoJSON Feature heads (follow-up of issues 11 and 14): the arena never holds more than its
+ * and GeoJSON Feature heads (follow-up of the hostile-input decisions and the dashboard API decisions): the arena never holds more than its
  * bound, and the pages are the same whether every text fits or the arena starts again many times.
  */
 describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
 import { bucketNumbers, isComplete, isoWeekOf, monthOf, statDays } from '../../src/services/requests/period-stats.js';
 
-/** The calendar arithmetic of the daily, weekly and monthly numbers (issue 14). */
+/** The calendar arithmetic of the daily, weekly and monthly numbers (the dashboard API decisions). */
 describe('period statistics', () => {
   it('ISO 8601 weeks, across the turns of the year', () => {
     expect(isoWeekOf('2024-12-30')).toBe('2025-W01'); // a Monday in December belongs to week 1 of 2025

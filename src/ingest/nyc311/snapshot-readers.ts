@@ -1,5 +1,5 @@
 /**
- * Read API of a snapshot for the service (issue 6): metadata with the cleaning rules, daily
+ * Read API of a snapshot for the service (the data API decisions): metadata with the cleaning rules, daily
  * numbers for a scope, complaint-type counts. SQLite functions are synchronous (better-sqlite3);
  * the PostgreSQL ones take anything with `query` (pg.Pool, pg.Client, pg.PoolClient) and a schema.
  */

@@ -31,7 +31,7 @@ export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>
 };
 
 /**
- * Indexes of service_requests on PostgreSQL only, for the filters added by issue 14 (the SQLite store
+ * Indexes of service_requests on PostgreSQL only, for the filters added by the dashboard API decisions (the SQLite store
  * answers list pages, counts and facets from its keyset index in memory and needs none of them).
  */
 export const POSTGRES_ONLY_INDEXES: Readonly<Record<string, readonly string[]>> = {

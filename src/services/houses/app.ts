@@ -34,7 +34,7 @@ export const HOUSES_OPENAPI = {
 };
 
 export interface HousesAppOptions extends AppOptions {
-  /** How the model file's bytes become a model (default: the model file format of issue 3). */
+  /** How the model file's bytes become a model (default: the model file format of the model file decision). */
   parseModel?: ModelParser;
 }
 

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { namedComponent } from '../../platform/openapi-components.js';
 
 /**
- * The one vocabulary of a house (issue 12, "Houses: one vocabulary"), used by the HTTP schemas
+ * The one vocabulary of a house (the house vocabulary decision, "Houses: one vocabulary"), used by the HTTP schemas
  * (schemas.ts) and the model file (model/model-file.ts) alike:
  *
  * - HOUSE_FIELD_SCHEMAS: the 16 request fields in the contract's order, each with its rule

@@ -11,7 +11,7 @@ import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
 import { REPO_ROOT } from './support.js';
 
 /**
- * TreeSHAP on two threads (model/shared-tree-shap.ts, issue 15's speed): whoever computes which chunk
+ * TreeSHAP on two threads (model/shared-tree-shap.ts, the explained-estimates decisions' speed): whoever computes which chunk
  * of an explanation or which house of a batch, the values are those of the one-thread TreeSHAP to the
  * last bit; before the worker is ready and after it is stopped the service thread computes alone.
  */

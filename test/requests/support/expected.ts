@@ -91,7 +91,7 @@ export function queryText(query: Query): string {
 }
 
 /**
- * The filters of issue 14 spelled out on one row: any of a parameter's values; `none` selects null
+ * The filters of the dashboard API decisions spelled out on one row: any of a parameter's values; `none` selects null
  * for borough, complaint_type and channel; the bbox inclusive; list parameters (limit, cursor,
  * format, field) ignored.
  */

@@ -1,5 +1,5 @@
 /**
- * TreeSHAP on two threads (issue 15's speed targets: one explanation < 1 ms, a batch of 100 < 50 ms,
+ * TreeSHAP on two threads (the explained-estimates decisions' speed targets: one explanation < 1 ms, a batch of 100 < 50 ms,
  * on a 2-core machine): the work of one request is shared with one worker thread
  * (tree-shap-worker.ts) that holds its own copy of the trees. A request is a job of tasks: the
  * SHAP_CHUNKS chunks of one explanation, or the houses of a batch. Both threads take the next task

@@ -3,7 +3,7 @@
 // sessionStorage only (never in localStorage, a cookie or a URL). Chart.js is loaded before this
 // module by dashboard.html, from this service.
 //
-// It uses the dashboard API of issue 14: the chosen filters on /v1/stats/daily (whose `complete`
+// It uses the dashboard API (docs/requests.md): the chosen filters on /v1/stats/daily (whose `complete`
 // flag marks the incomplete days), /v1/facets?field=complaint_type, /v1/service-requests/count for
 // the match count, and /v1/exports/service-requests?format=csv for the CSV download (fetched with
 // the key, since the key is a header, and saved from a Blob).
