@@ -101,8 +101,7 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
       try {
         expect(readSync(fd, header, 0, 100, 0)).toBe(100);
         writeSync(fd, Buffer.alloc(100), 0, 100, 0);
-        // A client's next request reaches the service in a later turn of its event loop; the SQLite
-        // store looks at its file once per turn (src/services/requests/sqlite-file-changes.ts).
+        // A client's next request reaches the service in a later turn of its event loop.
         await nextTurn();
         await expectUnavailable(service);
       } finally {

@@ -438,8 +438,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
         // the last row of page 1 and the first row of page 2 leave the set
         const leaving = [expected[2]!.id, expected[3]!.id];
         await removeRows(backend, own, leaving);
-        // A client's next page reaches the service in a later turn of its event loop; the SQLite store
-        // looks for changes of its file once per turn (sqlite-file-changes.ts).
+        // A client's next page reaches the service in a later turn of its event loop.
         await new Promise((resolve) => setImmediate(resolve));
         const second = json<Page>(await ownService.get(`/v1/service-requests${queryOf({ ...filters, limit: 3, cursor: first.next_cursor! })}`));
         expect(second.items.map((row) => row.id)).toEqual(expected.slice(4, 7).map((row) => row.id));

@@ -18,5 +18,6 @@ export {
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
 } from './snapshot-readers.js';
+export { FILTER_VALUE_COUNTS_TABLE, filterIndexName, LIST_ORDER_INDEX } from './snapshot-schema.js';
 export { SERVICE_REQUEST_FIELDS } from './service-request.js';
 export type { ComplaintTypeCount, DailyStat, ServiceRequest, SnapshotMeta } from './service-request.js';

@@ -22,24 +22,33 @@ export const SNAPSHOT_TABLES = [
   'snapshot_meta',
 ] as const;
 
+/**
+ * The columns a list page filters on by equality. Each has an index (column, created_at, id), on both
+ * backends: a filtered page is a walk of that index from the cursor on, in list order (on SQLite, one
+ * walk per accepted value, merged; sqlite-page-query.ts).
+ */
+export const FILTERED_COLUMNS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
+
+/** The name of the (column, created_at, id) index of a filtered column. */
+export function filterIndexName(column: (typeof FILTERED_COLUMNS)[number]): string {
+  return `service_requests_${column}_created_at_id`;
+}
+
+/** The (created_at, id) index: pages without an equality filter walk it. */
+export const LIST_ORDER_INDEX = 'service_requests_created_at_id';
+
 /** Indexes of service_requests: name -> columns. The primary key (id) serves `GET /v1/service-requests/{id}`. */
 export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>> = {
-  service_requests_created_at_id: ['created_at', 'id'],
-  service_requests_borough_created_at_id: ['borough', 'created_at', 'id'],
-  service_requests_complaint_type_created_at_id: ['complaint_type', 'created_at', 'id'],
-  service_requests_status_created_at_id: ['status', 'created_at', 'id'],
+  [LIST_ORDER_INDEX]: ['created_at', 'id'],
+  ...Object.fromEntries(FILTERED_COLUMNS.map((column) => [filterIndexName(column), [column, 'created_at', 'id']])),
 };
 
 /**
- * Indexes of service_requests on PostgreSQL only, for the filters added by the dashboard API decisions (the SQLite store
- * answers list pages, counts and facets from its keyset index in memory and needs none of them).
+ * SQLite only: how many rows hold each value of each filtered column (null included), counted at
+ * ingest. The store reads it at start to choose which index a page walks (the filter with the fewest
+ * rows); it is an estimate of cost only, never an answer.
  */
-export const POSTGRES_ONLY_INDEXES: Readonly<Record<string, readonly string[]>> = {
-  service_requests_channel_created_at_id: ['channel', 'created_at', 'id'],
-  service_requests_council_district_created_at_id: ['council_district', 'created_at', 'id'],
-  service_requests_incident_zip_created_at_id: ['incident_zip', 'created_at', 'id'],
-  service_requests_descriptor_created_at_id: ['descriptor', 'created_at', 'id'],
-};
+export const FILTER_VALUE_COUNTS_TABLE = 'filter_value_counts';
 
 /** Column order of snapshot_meta (after the fixed `id` = 1). */
 export const SNAPSHOT_META_COLUMNS = [
@@ -149,8 +158,7 @@ export function createTablesSql(dialect: SqlDialect, schema?: string): string[] 
 
 /** CREATE INDEX statements for service_requests (run after the bulk load). */
 export function createIndexesSql(dialect: SqlDialect, schema?: string): string[] {
-  const indexes = dialect === 'postgres' ? { ...SERVICE_REQUEST_INDEXES, ...POSTGRES_ONLY_INDEXES } : SERVICE_REQUEST_INDEXES;
-  return Object.entries(indexes).map(
+  return Object.entries(SERVICE_REQUEST_INDEXES).map(
     ([name, columns]) => `CREATE INDEX ${name} ON ${tableName(dialect, 'service_requests', schema)} (${columns.join(', ')})`,
   );
 }

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
-import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
+import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from './service-request.js';
 
 const PROGRESS_EVERY = 10_000;
@@ -82,9 +82,19 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
     for (let i = 0; i < k; i += SERVICE_REQUEST_FIELDS.length) insertOne.run(values.slice(i, i + SERVICE_REQUEST_FIELDS.length));
     onProgress?.(written, written);
     for (const sql of createIndexesSql('sqlite')) db.exec(sql);
+    storeFilterValueCounts(db);
     storeSummaries(db, summaries());
   });
   store();
+}
+
+/** The rows per value of each filtered column (FILTER_VALUE_COUNTS_TABLE), each counted on its own index. */
+function storeFilterValueCounts(db: Database.Database): void {
+  // No declared type: the value keeps its own (text, or integer for council_district).
+  db.exec(`CREATE TABLE ${FILTER_VALUE_COUNTS_TABLE} (column_name TEXT NOT NULL, value, row_count INTEGER NOT NULL)`);
+  for (const column of FILTERED_COLUMNS) {
+    db.prepare(`INSERT INTO ${FILTER_VALUE_COUNTS_TABLE} SELECT ?, ${column}, count(*) FROM service_requests GROUP BY ${column}`).run(column);
+  }
 }
 
 /**

@@ -93,6 +93,11 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
     settings,
     options,
   );
+  // Ready only once a data request would answer at full speed (the SQLite store's workers started);
+  // a store that cannot be read yet answers 503 until it can, and its ping starts it again.
+  app.addHook('onReady', async () => {
+    await store.warmUp().catch(() => undefined);
+  });
   app.addHook('onClose', async () => store.close());
   if (settings.cursorSecretGenerated) {
     app.log.warn(
@@ -115,8 +120,7 @@ function printGeneratedApiKey(key: string): void {
 
 /**
  * The service-request API from its settings (read first, so that an invalid one stops the start before anything runs), ready to listen (npm run start:requests, npm start):
- * builds the embedded snapshot when it is absent, prints a generated API key once, and reads the
- * store's keyset index once the service listens (the requests that need it wait for it; /health does not).
+ * builds the embedded snapshot when it is absent and prints a generated API key once.
  */
 export async function prepareRequestsService(settings: RequestSettings): Promise<PreparedService> {
   if (settings.database.kind === 'sqlite') {
@@ -129,7 +133,5 @@ export async function prepareRequestsService(settings: RequestSettings): Promise
   const store = openServiceRequestStore(settings.database);
   const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
-  // A store that cannot be read answers 503 until it can.
-  const afterListen = () => store.warmUp().catch(() => undefined);
-  return { app, host: settings.host, port: settings.port, afterListen };
+  return { app, host: settings.host, port: settings.port };
 }

@@ -1,17 +1,18 @@
-import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import type { CursorPosition } from './cursor.js';
 import type { ListPageQuery } from './service-request-store.js';
-import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
-import type { CodedColumn } from './keyset-index.js';
+import { SERVICE_REQUEST_COLUMNS, type FacetColumn } from './service-request-store.js';
 
 /**
- * The SQL of the PostgreSQL store (the SQLite store answers from its keyset index). Only the fixed
- * filters reach the database, always as bound parameters; the statement text depends only on which
- * filters are set and how (one value, several, with or without `none`), so each shape is prepared
- * once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`, served
- * by the (created_at, id) and (filter, created_at, id) indexes.
+ * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
+ * Only the fixed filters reach the database, always as bound parameters; the statement text depends
+ * only on which filters are set and how (one value, several, with or without `none`), so each shape is
+ * prepared once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`,
+ * served by the (created_at, id) and (filter, created_at, id) indexes.
  */
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
+
+export type QueryDialect = 'sqlite' | 'postgres';
 
 export interface WhereClause {
   /** ` WHERE ...` with `?` placeholders, or '' when nothing filters. */
@@ -19,8 +20,17 @@ export interface WhereClause {
   parameters: (string | number | FilterValue[])[];
 }
 
-/** One equality filter: `col = ?`, `col = ANY(?)`, `col IS NULL`, or these OR-ed with `col IS NULL` for `none`. */
-function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: WhereClause['parameters']): string {
+/** The conditions of a WHERE clause, to be AND-ed, with their parameters in order. */
+export interface Conditions {
+  conditions: string[];
+  parameters: (string | number | FilterValue[])[];
+}
+
+/**
+ * One equality filter: `col = ?`, several values (`col = ANY(?)` with an array on PostgreSQL,
+ * `col IN (?, ...)` on SQLite), `col IS NULL`, or these OR-ed with `col IS NULL` for `none`.
+ */
+function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect): string {
   const values = accepted.filter((value): value is string | number => value !== null);
   const withNull = values.length < accepted.length;
   let condition: string;
@@ -28,20 +38,31 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
   if (values.length === 1) {
     condition = `${column} = ?`;
     parameters.push(...values);
-  } else {
+  } else if (dialect === 'postgres') {
     condition = `${column} = ANY(?)`;
     parameters.push(values);
+  } else {
+    condition = `${column} IN (${values.map(() => '?').join(', ')})`;
+    parameters.push(...values);
   }
   return withNull ? `(${condition} OR ${column} IS NULL)` : condition;
 }
 
-/** The WHERE clause of the filters (and of the keyset position after which a page starts). */
-export function whereClauseOf(filters: ListFilters, after: CursorPosition | null = null): WhereClause {
+/**
+ * The conditions of the filters (and of the keyset position after which a page starts); `without`
+ * leaves one equality filter out (the SQLite page query states it per value itself).
+ */
+export function conditionsOf(
+  filters: ListFilters,
+  after: CursorPosition | null,
+  dialect: QueryDialect,
+  without: EqualityFilter | null = null,
+): Conditions {
   const conditions: string[] = [];
-  const parameters: WhereClause['parameters'] = [];
+  const parameters: Conditions['parameters'] = [];
   for (const name of EQUALITY_FILTERS) {
     const accepted = filters[name];
-    if (accepted !== null) conditions.push(equalityCondition(name, accepted, parameters));
+    if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect));
   }
   if (filters.created_from !== null) {
     conditions.push('created_at >= ?');
@@ -60,6 +81,12 @@ export function whereClauseOf(filters: ListFilters, after: CursorPosition | null
     conditions.push('(created_at, id) > (?, ?)');
     parameters.push(after.created_at, after.id);
   }
+  return { conditions, parameters };
+}
+
+/** The WHERE clause of the filters (and of the keyset position after which a page starts). */
+export function whereClauseOf(filters: ListFilters, after: CursorPosition | null = null, dialect: QueryDialect = 'postgres'): WhereClause {
+  const { conditions, parameters } = conditionsOf(filters, after, dialect);
   return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
 }
 
@@ -78,7 +105,7 @@ export function countQuery(filters: ListFilters, table: string): WhereClause {
 }
 
 /** Each value of the column with its count, largest first, then by value, null last (C collation). */
-export function facetQuery(column: CodedColumn, filters: ListFilters, table: string): WhereClause {
+export function facetQuery(column: FacetColumn, filters: ListFilters, table: string): WhereClause {
   const where = whereClauseOf(filters);
   return {
     sql: `SELECT ${column} AS value, count(*)::integer AS count FROM ${table}${where.sql} GROUP BY ${column} ORDER BY count DESC, ${column} ASC NULLS LAST`,
@@ -96,20 +123,6 @@ export function openingsByDayQuery(filters: ListFilters, table: string): WhereCl
       `FROM ${table}${where.sql} GROUP BY 1`,
     parameters: where.parameters,
   };
-}
-
-/**
- * The keyset, filter, location and statistics columns of the rows in list order, at most `?` of them
- * (after the position `(?, ?)` when `after`): the SQLite store reads its keyset index in such batches,
- * as arrays in this order of the columns (sqlite-store.ts, `KeysetValues`).
- */
-export function keysetRowsSql(table: string, after: boolean): string {
-  return (
-    'SELECT id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, ' +
-    `location_type, latitude, longitude, days_to_close FROM ${table}` +
-    (after ? ' WHERE (created_at, id) > (?, ?)' : '') +
-    ' ORDER BY created_at, id LIMIT ?'
-  );
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

@@ -1,4 +1,4 @@
-import type { DayOpenings } from './keyset-index.js';
+import type { DayOpenings } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
 import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive } from '../../ingest/nyc311/index.js';
 

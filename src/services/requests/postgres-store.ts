@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
+import type { DayOpenings, FacetColumn, ValueCount } from './service-request-store.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
 import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql, type WhereClause } from './list-query.js';
 import {
@@ -98,7 +98,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return row?.count ?? 0;
   }
 
-  async facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
+  async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     return this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
   }
 

@@ -1,8 +1,7 @@
 import { ApiError } from '../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
-import type { CodedColumn, DayOpenings, ValueCount } from './keyset-index.js';
-import type { ListFilters } from './list-filters.js';
+import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
 /**
@@ -16,6 +15,24 @@ export type ServiceRequestRecord = ServiceRequest;
 
 /** The contract's field order; the SELECT lists follow it. */
 export const SERVICE_REQUEST_COLUMNS = SERVICE_REQUEST_FIELDS;
+
+/** The columns a facet counts: the equality filters, and location_type. */
+export const FACET_COLUMNS = [...EQUALITY_FILTERS, 'location_type'] as const;
+export type FacetColumn = (typeof FACET_COLUMNS)[number];
+
+export interface ValueCount {
+  value: FilterValue;
+  count: number;
+}
+
+/**
+ * The requests opened on one day: how many, and the days_to_close of those that have one (in any
+ * order; an array of numbers, or a Float64Array when it came from a worker thread without a copy).
+ */
+export interface DayOpenings {
+  opened: number;
+  closeDays: ArrayLike<number> & Iterable<number>;
+}
 
 export interface ListPageQuery {
   filters: ListFilters;
@@ -86,7 +103,7 @@ export interface ServiceRequestStore {
   /** How many rows match the filters. */
   count(filters: ListFilters): Promise<number>;
   /** Each value of the column among the matching rows with its count, largest first, then by value, null last. */
-  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]>;
+  facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]>;
   /** The matching rows per local date of created_at (days without one are absent). */
   openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
   /** The rows with these ids, in any order; unknown ids are absent. */
@@ -103,8 +120,8 @@ export interface ServiceRequestStore {
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /**
-   * Reads ahead what the store keeps in memory (the SQLite keyset index), so that the first requests
-   * do not wait for it; the start commands call it once the service listens.
+   * Makes the store ready to answer at full speed (SQLite: its worker threads started, the file
+   * opened); the requests app awaits it before it is ready. Rejects when the database cannot be read.
    */
   warmUp(): Promise<void>;
   close(): Promise<void>;

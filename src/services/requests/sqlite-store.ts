@@ -1,90 +1,66 @@
 import Database from 'better-sqlite3';
-import { KeysetIndex, KeysetIndexBuilder, type CodedColumn, type DayOpenings, type KeysetRow, type ValueCount } from './keyset-index.js';
-import type { ListFilters } from './list-filters.js';
-import { SqliteFileChanges } from './sqlite-file-changes.js';
-import { keysetRowsSql, sqliteRowsByIdSql } from './list-query.js';
+import { ApiError } from '../../platform/error-registry.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
+import { sqliteRowsByIdSql } from './list-query.js';
+import { countSql, facetSql, openingsSql, pageIdsQuery, type FilterValueCounts } from './sqlite-queries.js';
+import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
   type DailyScope,
   type DailyStatRecord,
   type DatasetRecord,
+  type DayOpenings,
+  type FacetColumn,
   type ListPageQuery,
   type ServiceRequestRecord,
   type ServiceRequestStore,
+  type ValueCount,
 } from './service-request-store.js';
-import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
+import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
+const TABLE = 'service_requests';
 
-/** A row of keysetRowsSql as an array: its columns in the order of the query. */
-type KeysetValues = [
-  id: number,
-  created_at: string,
-  borough: string | null,
-  complaint_type: string | null,
-  status: string,
-  channel: string | null,
-  council_district: number | null,
-  incident_zip: string | null,
-  descriptor: string | null,
-  location_type: string | null,
-  latitude: number | null,
-  longitude: number | null,
-  days_to_close: number | null,
-];
-
-function keysetRowOf(values: KeysetValues): KeysetRow {
-  const [id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, location_type, latitude, longitude, days_to_close] = values;
-  return { id, created_at, borough, complaint_type, status, channel, council_district, incident_zip, descriptor, location_type, latitude, longitude, days_to_close };
-}
-
-/** Rows of the keyset index read per turn of the event loop: about 10 to 20 ms of work each. */
-export const KEYSET_BATCH_ROWS = 4096;
+/** Prepared statements kept per connection; past it the oldest is dropped (shapes of filters are many). */
+const MAX_STATEMENTS = 256;
 
 /**
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
  * (and again after a failure), so that a missing or broken file answers 503 instead of stopping the
- * service. Statements are prepared once. List pages come from a keyset index of the file's rows in
- * memory (keyset-index.ts), read again whenever the file says that another connection changed it
- * (sqlite-file-changes.ts): a snapshot is frozen, but rule 4 of the contract must hold if rows leave
- * the set between two pages. The index is read in batches of rows, one per turn of the event loop, so
- * that the service answers its other requests (/health first) meanwhile; the requests that need it
- * (list pages, count, facets, statistics from rows, exports) wait for it; /ready's ping does not. A
- * batch that finds the file changed since the first starts the reading again, so that the index is
- * always one version of the file.
+ * service. Nothing per row is held in memory: list pages are short walks of the file's indexes on
+ * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets and the day
+ * groups of the statistics walk the matching rows, in a pool of worker threads (sqlite-row-walks.ts).
+ * Every page reads the file as it is, so a row that left the set between two pages is simply not
+ * found (rule 4 of the contract).
  */
 export class SqliteServiceRequestStore implements ServiceRequestStore {
   private database: Database.Database | null = null;
-  private changes: SqliteFileChanges | null = null;
-  private keysetIndex: KeysetIndex | null = null;
-  /** The file's version when the keyset index was read. */
-  private keysetIndexVersion = 0;
-  /** The reading of the keyset index under way, if any. */
-  private keysetReading: Promise<KeysetIndex> | null = null;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Rows per value of each equality filter, read at open: they choose the index a page walks. */
+  private valueCounts: FilterValueCounts = new Map();
   /** The metadata, read once: the snapshot is frozen. */
   private meta: SnapshotMeta | null = null;
+  private readonly rowWalks: RowWalkPool;
   private closed = false;
 
-  /** `keysetBatchRows`: rows of the keyset index read per turn of the event loop (tests make it small). */
   constructor(
     readonly path: string,
-    private readonly keysetBatchRows = KEYSET_BATCH_ROWS,
-  ) {}
+    rowWalkLimits?: RowWalkPoolLimits,
+  ) {
+    this.rowWalks = new RowWalkPool(path, rowWalkLimits);
+  }
 
   private open(): Database.Database {
     if (this.closed) throw new Error('the store is closed');
     if (this.database === null || !this.database.open) {
-      this.keysetIndex = null;
       this.statements.clear();
-      this.changes?.close();
-      this.changes = null;
-      this.database = new Database(this.path, { readonly: true, fileMustExist: true });
-      this.database.pragma('query_only = ON');
-      this.changes = new SqliteFileChanges(this.path, this.database);
+      const database = new Database(this.path, { readonly: true, fileMustExist: true });
+      database.pragma('query_only = ON');
+      this.valueCounts = readValueCounts(database);
+      this.database = database;
     }
     return this.database;
   }
@@ -100,97 +76,56 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   private statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
-    if (!statement) {
+    if (statement === undefined) {
       statement = this.open().prepare(sql);
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
       this.statements.set(sql, statement);
     }
     return statement;
   }
 
-  /** The keyset index when it is read and the file has not changed since; null otherwise. */
-  private currentIndex(): KeysetIndex | null {
-    this.open();
-    if (this.changes === null) throw new Error('the store is not open');
-    return this.keysetIndex !== null && this.changes.version() === this.keysetIndexVersion ? this.keysetIndex : null;
-  }
-
-  /** Runs work on the keyset index: at once when it is current, after (re)reading it otherwise. */
-  private withIndex<T>(work: (index: KeysetIndex) => T): Promise<T> {
-    try {
-      const index = this.currentIndex();
-      if (index !== null) return Promise.resolve(work(index));
-    } catch (error) {
-      return Promise.reject(new DatabaseUnavailableError(error));
-    }
-    return this.readIndex()
-      .then(work)
-      .catch((error: unknown) => Promise.reject(error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error)));
-  }
-
-  /** Reads the keyset index (one reading at a time, shared by every request waiting for it). */
-  private readIndex(): Promise<KeysetIndex> {
-    this.keysetReading ??= this.readIndexInBatches().finally(() => {
-      this.keysetReading = null;
-    });
-    return this.keysetReading;
-  }
-
-  private async readIndexInBatches(): Promise<KeysetIndex> {
-    for (;;) {
-      const database = this.open();
-      const changes = this.changes;
-      if (changes === null) throw new Error('the store is not open');
-      const version = changes.version();
-      // Rows as arrays (raw): better-sqlite3 makes them in about half the time of objects.
-      const first = database.prepare(keysetRowsSql('service_requests', false)).raw();
-      const next = database.prepare(keysetRowsSql('service_requests', true)).raw();
-      const builder = new KeysetIndexBuilder();
-      let unchanged = true;
-      for (;;) {
-        const last = builder.last;
-        const rows = (last === null ? first.all(this.keysetBatchRows) : next.all(last.created_at, last.id, this.keysetBatchRows)) as KeysetValues[];
-        for (const row of rows) builder.add(keysetRowOf(row));
-        if (rows.length < this.keysetBatchRows) break;
-        await new Promise((resolveTurn) => setImmediate(resolveTurn));
-        if (this.closed) throw new Error('the store is closed');
-        // Another connection (or a reopening after a failure) may have changed what is read.
-        if (this.database !== database || this.open() !== database || changes.version() !== version) {
-          unchanged = false;
-          break;
-        }
-      }
-      if (!unchanged) continue;
-      const index = new KeysetIndex(builder);
-      this.keysetIndex = index;
-      this.keysetIndexVersion = version;
-      return index;
-    }
-  }
-
   listIds(query: ListPageQuery): Promise<number[]> {
-    return this.withIndex((index) => index.pageIds(query));
+    return this.read(() => {
+      const { sql, parameters } = pageIdsQuery(query, this.valueCounts, TABLE);
+      return this.statement(sql).pluck().all(...parameters) as number[];
+    });
   }
 
-  count(filters: ListFilters): Promise<number> {
-    return this.withIndex((index) => index.count(filters));
+  /** Runs a walk in the worker pool; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
+  private async walk<K extends RowWalkAnswer['kind']>(kind: K, query: { sql: string; parameters: unknown[] }): Promise<Extract<RowWalkAnswer, { kind: K }>> {
+    try {
+      return (await this.rowWalks.run(kind, query as never)) as Extract<RowWalkAnswer, { kind: K }>;
+    } catch (error) {
+      throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
+    }
   }
 
-  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
-    return this.withIndex((index) => index.facet(column, filters));
+  async count(filters: ListFilters): Promise<number> {
+    return (await this.walk('count', countSql(filters, TABLE))).count;
   }
 
-  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
-    return this.withIndex((index) => index.openingsByDay(filters));
+  async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
+    return (await this.walk('facet', facetSql(column, filters, TABLE))).rows.map(([value, count]) => ({ value, count }));
   }
 
-  /** Starts reading the keyset index (the service calls it once it listens); resolves when it is read. */
-  warmUp(): Promise<void> {
-    return this.withIndex(() => undefined);
+  async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
+    const { days, opened, closeDays } = await this.walk('openings', openingsSql(filters, TABLE));
+    return new Map(days.map((day, i) => [day, { opened: opened[i] as number, closeDays: closeDays[i] as Float64Array }]));
+  }
+
+  /** Opens the file and starts the row walk workers; resolves when a data request would answer at full speed. */
+  async warmUp(): Promise<void> {
+    await this.read(() => undefined);
+    try {
+      await this.rowWalks.start();
+    } catch (error) {
+      throw new DatabaseUnavailableError(error);
+    }
   }
 
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.read(() => this.statement(sqliteRowsByIdSql('service_requests')).all(JSON.stringify(ids)) as ServiceRequestRecord[]);
+    return this.read(() => this.statement(sqliteRowsByIdSql(TABLE)).all(JSON.stringify(ids)) as ServiceRequestRecord[]);
   }
 
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
@@ -220,22 +155,43 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /**
-   * The file can be read (the contract's readiness). The keyset index is not waited for: the requests
-   * that need it wait for it themselves; a ping starts reading it when it is not current.
+   * Ready (the contract's readiness) when the file can be read and the row walk workers are started;
+   * a ping that finds them not started starts them and rejects, so that traffic comes once a data
+   * request would answer at full speed.
    */
-  ping(): Promise<void> {
-    return this.read(() => {
+  async ping(): Promise<void> {
+    await this.read(() => {
       for (const sql of READINESS_SQL) this.statement(sql).get();
-      if (this.currentIndex() === null) this.readIndex().catch(() => undefined);
     });
+    if (!this.rowWalks.ready) {
+      this.rowWalks.start().catch(() => undefined);
+      throw new DatabaseUnavailableError(new Error('the row walk workers are starting'));
+    }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
     this.database?.close();
     this.database = null;
-    this.changes?.close();
-    this.changes = null;
-    return Promise.resolve();
+    await this.rowWalks.close();
   }
+}
+
+/** The snapshot's filter_value_counts as maps; empty for a file without it (every filter then costs the same). */
+function readValueCounts(database: Database.Database): FilterValueCounts {
+  const counts = new Map<EqualityFilter, Map<FilterValue, number>>();
+  const table = database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(FILTER_VALUE_COUNTS_TABLE);
+  if (table === undefined) return counts;
+  const rows = database.prepare(`SELECT column_name, value, row_count FROM ${FILTER_VALUE_COUNTS_TABLE}`).raw().all() as [string, FilterValue, number][];
+  for (const [column, value, rows_] of rows) {
+    if (!(EQUALITY_FILTERS as readonly string[]).includes(column)) continue;
+    const name = column as EqualityFilter;
+    let perValue = counts.get(name);
+    if (perValue === undefined) {
+      perValue = new Map();
+      counts.set(name, perValue);
+    }
+    perValue.set(value, rows_);
+  }
+  return counts;
 }

@@ -1,0 +1,80 @@
+import { filterIndexName, LIST_ORDER_INDEX } from '../../ingest/nyc311/index.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
+import { conditionsOf, type WhereClause } from './list-query.js';
+import type { FacetColumn, ListPageQuery } from './service-request-store.js';
+
+/**
+ * The SQL of the SQLite store. A list page walks one index in list order from the cursor on, and
+ * stops after `fetch` matching rows, whatever the number of rows: the (filter, created_at, id) index
+ * of the equality filter with the fewest rows (each of its accepted values is one walk, and the walks
+ * are merged by SQLite's ordered UNION ALL: a k-way merge), or the (created_at, id) index when no
+ * equality filter is set. The other filters are checked on the rows walked. INDEXED BY states the
+ * index: the choice is made here from the row counts per value, which the planner does not have.
+ */
+
+/** Rows per value of each equality filter (the snapshot's filter_value_counts): the cost of a walk. */
+export type FilterValueCounts = ReadonlyMap<EqualityFilter, ReadonlyMap<FilterValue, number>>;
+
+/** The equality filter whose accepted values hold the fewest rows; null when none is set. */
+export function leadFilter(filters: ListFilters, counts: FilterValueCounts): EqualityFilter | null {
+  let lead: EqualityFilter | null = null;
+  let leadRows = Number.POSITIVE_INFINITY;
+  for (const name of EQUALITY_FILTERS) {
+    const accepted = filters[name];
+    if (accepted === null) continue;
+    const perValue = counts.get(name);
+    // A file without counts: every filter costs the same, the first set one leads.
+    const rows = perValue === undefined ? Number.MAX_SAFE_INTEGER : accepted.reduce<number>((sum, value) => sum + (perValue.get(value) ?? 0), 0);
+    if (lead === null || rows < leadRows) {
+      lead = name;
+      leadRows = rows;
+    }
+  }
+  return lead;
+}
+
+/** The ids of a list page (first column; the second, created_at, orders the merge of several walks). */
+export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, table: string): WhereClause {
+  const lead = leadFilter(query.filters, counts);
+  const rest = conditionsOf(query.filters, query.after, 'sqlite', lead);
+  const order = ' ORDER BY created_at, id LIMIT ?';
+  if (lead === null) {
+    const where = rest.conditions.length === 0 ? '' : ` WHERE ${rest.conditions.join(' AND ')}`;
+    return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch] };
+  }
+  const accepted = query.filters[lead] ?? [];
+  const parameters: WhereClause['parameters'] = [];
+  const walks = accepted.map((value) => {
+    const own = value === null ? `${lead} IS NULL` : `${lead} = ?`;
+    if (value !== null) parameters.push(value);
+    parameters.push(...rest.parameters);
+    return `SELECT id, created_at FROM ${table} INDEXED BY ${filterIndexName(lead)} WHERE ${[own, ...rest.conditions].join(' AND ')}`;
+  });
+  return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch] };
+}
+
+function whereOf(filters: ListFilters): WhereClause {
+  const { conditions, parameters } = conditionsOf(filters, null, 'sqlite');
+  return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
+}
+
+/** One number: the matching rows. */
+export function countSql(filters: ListFilters, table: string): WhereClause {
+  const where = whereOf(filters);
+  return { sql: `SELECT count(*) FROM ${table}${where.sql}`, parameters: where.parameters };
+}
+
+/** Rows [value, count], largest first, then by value (binary order, as compareFilterValues), null last. */
+export function facetSql(column: FacetColumn, filters: ListFilters, table: string): WhereClause {
+  const where = whereOf(filters);
+  return {
+    sql: `SELECT ${column}, count(*) FROM ${table}${where.sql} GROUP BY ${column} ORDER BY 2 DESC, 1 ASC NULLS LAST`,
+    parameters: where.parameters,
+  };
+}
+
+/** Rows [local date of created_at, days_to_close] of the matching requests, grouped by day by the caller. */
+export function openingsSql(filters: ListFilters, table: string): WhereClause {
+  const where = whereOf(filters);
+  return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${table}${where.sql}`, parameters: where.parameters };
+}

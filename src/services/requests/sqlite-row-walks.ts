@@ -1,0 +1,224 @@
+import { Worker } from 'node:worker_threads';
+import { ApiError } from '../../platform/error-registry.js';
+import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
+import type { WhereClause } from './list-query.js';
+
+/**
+ * The SQLite walks over rows (count, facets, the day groups of the statistics) run in a small pool of
+ * worker threads (sqlite-row-walk-worker.ts), each with its own read-only connection, never on the
+ * service's event loop: a walk of millions of rows takes seconds, and every other request of the
+ * process would wait behind it.
+ *
+ * Bounded: at most `queue` jobs wait for a worker; one more is refused at once with 503 `overloaded`
+ * (Retry-After), and so is a job not answered within `deadlineMs` of its arrival. SQLite cannot be
+ * interrupted from another thread, so a worker whose job passed the deadline is ended and replaced.
+ */
+export interface RowWalkPoolLimits {
+  workers: number;
+  queue: number;
+  deadlineMs: number;
+}
+
+export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
+
+/** What a worker is asked: a statement of sqlite-queries.ts and how to read its rows. */
+export type RowWalkJob = { id: number; kind: 'count' | 'facet' | 'openings'; sql: string; parameters: (string | number)[] };
+
+export type RowWalkAnswer =
+  | { kind: 'count'; count: number }
+  | { kind: 'facet'; rows: [string | number | null, number][] }
+  | { kind: 'openings'; days: string[]; opened: number[]; closeDays: Float64Array[] };
+
+export type RowWalkWorkerMessage =
+  | { kind: 'ready' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'answer'; id: number; answer: RowWalkAnswer }
+  | { kind: 'error'; id: number; message: string };
+
+/** A statement failed in a worker (missing table, unreadable file...). */
+export class RowWalkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RowWalkError';
+  }
+}
+
+interface PendingJob {
+  job: RowWalkJob;
+  resolve: (answer: RowWalkAnswer) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface PoolWorker {
+  thread: Worker;
+  started: Promise<void>;
+  running: PendingJob | null;
+}
+
+/**
+ * A worker thread running the module beside this one: the compiled .js in a build; from the
+ * TypeScript sources (tests, tsx), the .ts file, imported once tsx's loader is registered in the
+ * thread (Node 20 does not pass a loader given in execArgv on to a worker).
+ */
+function startWorker(path: string): Worker {
+  const fromSources = import.meta.url.endsWith('.ts');
+  if (!fromSources) return new Worker(new URL('./sqlite-row-walk-worker.js', import.meta.url), { workerData: { path } });
+  const module = JSON.stringify(new URL('./sqlite-row-walk-worker.ts', import.meta.url).href);
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${module}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: { path } });
+}
+
+function overloaded(): ApiError {
+  return new ApiError('overloaded', { headers: { 'Retry-After': String(OVERLOADED_RETRY_AFTER_SECONDS) } });
+}
+
+export class RowWalkPool {
+  private readonly workers: PoolWorker[] = [];
+  private readonly waiting: PendingJob[] = [];
+  private nextId = 1;
+  private closed = false;
+  private starting: Promise<void> | null = null;
+  private isReady = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly limits: RowWalkPoolLimits = ROW_WALK_LIMITS,
+  ) {}
+
+  /** Whether every worker has the file open (a walk would start at once). */
+  get ready(): boolean {
+    return this.isReady;
+  }
+
+  /** Jobs running and waiting (metrics, tests). */
+  get load(): { running: number; waiting: number } {
+    return { running: this.workers.filter((worker) => worker.running !== null).length, waiting: this.waiting.length };
+  }
+
+  /** Starts the workers (once); resolves when each has opened the file, rejects when one cannot. */
+  start(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
+    this.starting ??= Promise.all(Array.from({ length: this.limits.workers }, () => this.spawn().started)).then(
+      () => {
+        this.isReady = true;
+      },
+      (error: unknown) => {
+        // A file that cannot be opened now may be later: the next start tries again.
+        this.starting = null;
+        void this.stopWorkers();
+        throw error;
+      },
+    );
+    return this.starting;
+  }
+
+  private spawn(): PoolWorker {
+    const thread = startWorker(this.path);
+    let settleStart: { resolve: () => void; reject: (error: Error) => void } | null = null;
+    const started = new Promise<void>((resolve, reject) => {
+      settleStart = { resolve, reject };
+    });
+    const worker: PoolWorker = { thread, started, running: null };
+    thread.on('message', (message: RowWalkWorkerMessage) => {
+      if (message.kind === 'ready') settleStart?.resolve();
+      else if (message.kind === 'failed') settleStart?.reject(new RowWalkError(message.message));
+      else this.finish(worker, message);
+    });
+    thread.on('error', (error) => {
+      settleStart?.reject(error);
+      this.replace(worker, error);
+    });
+    thread.on('exit', () => {
+      settleStart?.reject(new RowWalkError('the worker stopped before it was ready'));
+      this.replace(worker, new RowWalkError('the worker stopped'));
+    });
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /** A worker that stopped: its job fails, a new worker takes its place (unless the pool is closing). */
+  private replace(worker: PoolWorker, error: Error): void {
+    const at = this.workers.indexOf(worker);
+    if (at < 0) return;
+    this.workers.splice(at, 1);
+    const job = worker.running;
+    worker.running = null;
+    if (job !== null) {
+      clearTimeout(job.timer);
+      job.reject(error);
+    }
+    if (this.closed || !this.isReady) return;
+    const fresh = this.spawn();
+    fresh.started.then(
+      () => this.dispatch(),
+      () => undefined,
+    );
+  }
+
+  private finish(worker: PoolWorker, message: Extract<RowWalkWorkerMessage, { id: number }>): void {
+    const job = worker.running;
+    if (job === null || job.job.id !== message.id) return;
+    worker.running = null;
+    clearTimeout(job.timer);
+    if (message.kind === 'answer') job.resolve(message.answer);
+    else job.reject(new RowWalkError(message.message));
+    this.dispatch();
+  }
+
+  /** Runs a statement in a worker; rejects with 503 overloaded past the queue or the deadline. */
+  run(kind: RowWalkJob['kind'], query: WhereClause): Promise<RowWalkAnswer> {
+    if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
+    if (this.waiting.length >= this.limits.queue) return Promise.reject(overloaded());
+    return this.start().then(
+      () =>
+        new Promise<RowWalkAnswer>((resolve, reject) => {
+          const job: RowWalkJob = { id: this.nextId++, kind, sql: query.sql, parameters: query.parameters as (string | number)[] };
+          const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
+          this.waiting.push(pending);
+          this.dispatch();
+        }),
+    );
+  }
+
+  /** A job past its deadline: out of the queue, or its worker ended (and replaced). */
+  private expire(pending: PendingJob): void {
+    const at = this.waiting.indexOf(pending);
+    if (at >= 0) {
+      this.waiting.splice(at, 1);
+      pending.reject(overloaded());
+      return;
+    }
+    const worker = this.workers.find((candidate) => candidate.running === pending);
+    if (worker === undefined) return;
+    worker.running = null;
+    pending.reject(overloaded());
+    void worker.thread.terminate();
+  }
+
+  private dispatch(): void {
+    for (const worker of this.workers) {
+      if (this.waiting.length === 0) return;
+      if (worker.running !== null) continue;
+      const pending = this.waiting.shift() as PendingJob;
+      worker.running = pending;
+      worker.thread.postMessage(pending.job);
+    }
+  }
+
+  private async stopWorkers(): Promise<void> {
+    const workers = this.workers.splice(0);
+    await Promise.all(workers.map((worker) => worker.thread.terminate()));
+  }
+
+  /** Ends the workers; waiting and running jobs fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.isReady = false;
+    for (const pending of this.waiting.splice(0)) {
+      clearTimeout(pending.timer);
+      pending.reject(new Error('the row walk pool is closed'));
+    }
+    await this.stopWorkers();
+  }
+}
