@@ -2,6 +2,7 @@
  * The data API at several sizes of the snapshot, both backends side by side, in one run:
  *
  *   npx tsx bench/scale.ts [--scales 1,10,50] [--dir /tmp/scale-bench] [--seconds 3] [--before /tmp/before-worktree]
+ *                          [--backends sqlite,postgres] [--reuse]
  *
  * Scale 1 is the synthetic export (109,915 requests, DOT January to June 2025, filters on); scale k > 1
  * is a synthetic history of k x 109,915 requests (2021 to 2025 up to 10x, 2016 to 2025 beyond), loaded
@@ -9,12 +10,16 @@
  * For each scale and backend: the snapshot command in a child process (wall time, peak RSS from
  * /usr/bin/time, rows/s), the SQLite file or the PostgreSQL tables' size, the service started as
  * `npm start` runs it (start to the first data answer, RSS after it), then p50/p99 at 10 connections
- * for every route and filter kind, and the RSS at the end. With --before, the snapshot command of that
- * worktree (a build of an earlier commit) is timed on the same files first, for the ingestion's
- * before/after. PostgreSQL: $TEST_DATABASE_URL, a schema per scale, dropped at the end.
+ * for every route and filter kind, the longest event-loop block of the service under a flood of
+ * statistics that walk rows (perf_hooks.monitorEventLoopDelay, through bench/event-loop-probe.mjs),
+ * and the RSS at the end. With --before, the snapshot command of that worktree (a build of an earlier
+ * commit, with its dist/ built) is timed on the same files first, and on SQLite its service serves
+ * its own snapshot beside this one's, for the before/after of the same run. --reuse keeps SQLite
+ * snapshots already in --dir (snapshot-Nx.sqlite, snapshot-Nx-before.sqlite) instead of building them.
+ * PostgreSQL: $TEST_DATABASE_URL, a schema per scale, dropped at the end.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -26,6 +31,8 @@ const { values } = parseArgs({
     dir: { type: 'string', default: '/tmp/scale-bench' },
     seconds: { type: 'string', default: '3' },
     before: { type: 'string' },
+    backends: { type: 'string', default: 'sqlite,postgres' },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const scales = values.scales.split(',').map(Number);
@@ -68,6 +75,8 @@ function timed(root: string, scale: number, file: string, target: string[]): Ing
 
 interface Served {
   startSeconds: number;
+  /** The longest event-loop block while statistics that walk rows flood the service, ms. */
+  floodMaxDelayMs: number;
   rssAfterStartMb: number;
   rssAfterLoadMb: number;
   loads: LoadResult[];
@@ -102,12 +111,36 @@ function cases(firstYear: string, lastYear: string): [string, string][] {
   return out;
 }
 
-async function serve(databaseUrlOrPath: string, firstYear: string, lastYear: string): Promise<Served> {
+/** A combination no summary answers: the statistics walk the matching rows. */
+const FLOOD_PATH = '/v1/stats/weekly?borough=queens&status=closed&complaint_type=Street%20Light%20Condition';
+
+/** The longest event-loop block of the child since the last call (bench/event-loop-probe.mjs). */
+async function maxEventLoopDelayMs(child: ReturnType<typeof spawn>, probeFile: string): Promise<number> {
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 100 && !existsSync(probeFile); i += 1) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 50));
+  const value = Number(readFileSync(probeFile, 'utf8'));
+  rmSync(probeFile, { force: true });
+  return value;
+}
+
+/** The requests service of `root` (this worktree, or --before) serving the snapshot. */
+async function serve(root: string, databaseUrlOrPath: string, firstYear: string, lastYear: string): Promise<Served> {
   const port = await freePort();
+  const probeFile = join(values.dir, `event-loop-${port}.txt`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: databaseUrlOrPath, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent' },
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(root, 'dist/src/services/requests/main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      API_KEY: KEY,
+      DATABASE_URL: databaseUrlOrPath,
+      CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
+      LOG_LEVEL: 'silent',
+      EVENT_LOOP_PROBE_FILE: probeFile,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -128,7 +161,10 @@ async function serve(databaseUrlOrPath: string, firstYear: string, lastYear: str
     for (const [name, path] of cases(firstYear, lastYear)) {
       loads.push(await load(name, { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] }));
     }
-    return { startSeconds, rssAfterStartMb, rssAfterLoadMb: rssMb(child.pid!), loads };
+    await maxEventLoopDelayMs(child, probeFile);
+    loads.push(await load('stats flood (weekly, combination)', { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path: FLOOD_PATH, headers: { 'x-api-key': KEY } }] }));
+    const floodMaxDelayMs = await maxEventLoopDelayMs(child, probeFile);
+    return { startSeconds, floodMaxDelayMs, rssAfterStartMb, rssAfterLoadMb: rssMb(child.pid!), loads };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -162,7 +198,13 @@ const ingestLines: string[] = ['| scale | backend | build | rows | wall s | rows
 const ingestLine = (scale: number, backend: string, build: string, i: Ingest): string =>
   `| ${scale}x | ${backend} | ${build} | ${i.rows.toLocaleString('en-US')} | ${i.seconds} | ${i.rowsPerSecond.toLocaleString('en-US')} | ${i.cpuSeconds.toFixed(1)} | ${Math.round(i.rows / i.cpuSeconds).toLocaleString('en-US')} | ${i.peakRssMb} |`;
 const servedBy = new Map<string, Served>();
-const sizeLines: string[] = ['| scale | backend | size | start to first answer s | RSS after start MB | RSS after the load MB |', '|---|---|---|---:|---:|---:|'];
+const sizeLines: string[] = [
+  '| scale | backend | size | start to first answer s | RSS after start MB | RSS after the load MB | max event-loop block under a stats flood ms |',
+  '|---|---|---|---:|---:|---:|---:|',
+];
+const sizeLine = (scale: number, backend: string, size: number, served: Served): string =>
+  `| ${scale}x | ${backend} | ${mb(size)} | ${served.startSeconds.toFixed(2)} | ${served.rssAfterStartMb} | ${served.rssAfterLoadMb} | ${served.floodMaxDelayMs.toFixed(1)} |`;
+const wanted = new Set(values.backends.split(','));
 
 // The service runs from the compiled build, as `npm start` runs it.
 execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
@@ -177,14 +219,25 @@ for (const scale of scales) {
     ['PostgreSQL', ['--database', databaseUrl, '--schema', schema], `${databaseUrl}?schema=${schema}`],
   ];
   for (const [backend, target, serveUrl] of backends) {
+    if (!wanted.has(backend.toLowerCase())) continue;
+    const sqlite = backend === 'SQLite';
     if (values.before !== undefined) {
-      ingestLines.push(ingestLine(scale, backend, 'before', timed(values.before, scale, file, target)));
+      // SQLite: the earlier build's own file, served by the earlier build beside this one's.
+      const beforePath = join(values.dir, `snapshot-${scale}x-before.sqlite`);
+      if (!(sqlite && values.reuse && existsSync(beforePath))) {
+        ingestLines.push(ingestLine(scale, backend, 'before', timed(values.before, scale, file, sqlite ? ['--output', beforePath] : target)));
+      }
+      if (sqlite) {
+        const served = await serve(values.before, beforePath, firstYear, lastYear);
+        servedBy.set(`${scale}x ${backend} before`, served);
+        sizeLines.push(sizeLine(scale, `${backend} before`, statSync(beforePath).size, served));
+      }
     }
-    ingestLines.push(ingestLine(scale, backend, 'after', timed(REPO_ROOT, scale, file, target)));
-    const size = backend === 'SQLite' ? statSync(sqlitePath).size : await postgresSize(schema);
-    const served = await serve(serveUrl, firstYear, lastYear);
+    if (!(sqlite && values.reuse && existsSync(sqlitePath))) ingestLines.push(ingestLine(scale, backend, 'after', timed(REPO_ROOT, scale, file, target)));
+    const size = sqlite ? statSync(sqlitePath).size : await postgresSize(schema);
+    const served = await serve(REPO_ROOT, serveUrl, firstYear, lastYear);
     servedBy.set(`${scale}x ${backend}`, served);
-    sizeLines.push(`| ${scale}x | ${backend} | ${mb(size)} | ${served.startSeconds.toFixed(2)} | ${served.rssAfterStartMb} | ${served.rssAfterLoadMb} |`);
+    sizeLines.push(sizeLine(scale, backend, size, served));
     if (backend === 'PostgreSQL') await dropSchema(schema);
     process.stderr.write(`${scale}x ${backend} done\n`);
   }

@@ -64,7 +64,10 @@ export function conditionsOf(
     const accepted = filters[name];
     if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect));
   }
-  if (filters.created_from !== null) {
+  // Of a lower bound and a cursor, one implies the other: only the later one is stated, so that the
+  // index walk starts from it (given both, SQLite may start from the earlier one and skip rows one by one).
+  const cursorIsLater = after !== null && filters.created_from !== null && after.created_at >= filters.created_from;
+  if (filters.created_from !== null && !cursorIsLater) {
     conditions.push('created_at >= ?');
     parameters.push(filters.created_from);
   }
@@ -77,7 +80,7 @@ export function conditionsOf(
     conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
     parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
   }
-  if (after !== null) {
+  if (after !== null && (filters.created_from === null || cursorIsLater)) {
     conditions.push('(created_at, id) > (?, ?)');
     parameters.push(after.created_at, after.id);
   }

@@ -1,6 +1,7 @@
 import type { DayOpenings } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
 import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive } from '../../ingest/nyc311/index.js';
+import { TimeSlice } from '../../platform/work-budget.js';
 
 /**
  * The numbers of `/v1/stats/daily`, `/weekly` and `/monthly` from the matching requests grouped per
@@ -74,14 +75,17 @@ export function monthOf(day: string): string {
 
 /**
  * One row per bucket (`keyOf` of each day: the day itself, its ISO week or its month), in day order:
- * the openings of its days summed, the median over all its requests' days_to_close.
+ * the openings of its days summed, the median over all its requests' days_to_close. Millions of
+ * values (years of requests) take a second: the work gives way to other requests between buckets
+ * (TimeSlice), so that no request holds the event loop.
  */
-export function bucketNumbers(
+export async function bucketNumbers(
   days: readonly string[],
   openings: ReadonlyMap<string, DayOpenings>,
   snapshotDate: string,
   keyOf: (day: string) => string,
-): (PeriodNumbers & { key: string })[] {
+): Promise<(PeriodNumbers & { key: string })[]> {
+  const slice = new TimeSlice();
   const rows: (PeriodNumbers & { key: string })[] = [];
   let current: { key: string; start: string; end: string; opened: number; closeDays: number[] } | null = null;
   const flush = (): void => {
@@ -103,6 +107,7 @@ export function bucketNumbers(
     const key = keyOf(day);
     if (current === null || current.key !== key) {
       flush();
+      await slice.pause();
       current = { key, start: day, end: day, opened: 0, closeDays: [] };
     }
     current.end = day;

@@ -362,7 +362,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
     const dataset = await store.dataset();
     const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
     const openings = await store.openingsByDay(filters);
-    return bucketNumbers(statDays(period, filters), openings, period.snapshotDate, keyOf);
+    return await bucketNumbers(statDays(period, filters), openings, period.snapshotDate, keyOf);
   };
   const statsDescription = (unit: string): string =>
     [

@@ -1,7 +1,8 @@
 /**
  * A worker thread of the SQLite row walks (sqlite-row-walks.ts): it opens the snapshot read-only and
  * runs the statements it is sent, one at a time, so that walks over millions of rows never hold the
- * service's event loop. It answers `ready` once the file is open (or `failed`), then one answer per job.
+ * service's event loop. It answers `ready` once it runs (the loading of a thread is the slow part of
+ * its start; the file is opened at the first job), then one answer per job.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -11,23 +12,27 @@ const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
 const send = (message: RowWalkWorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
-let database: Database.Database;
-try {
-  database = new Database((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
-  database.pragma('query_only = ON');
-  // The walks read the file once each: a small page cache, the rest from the OS's file cache.
-  database.pragma('cache_size = -8192');
-  send({ kind: 'ready' });
-} catch (error) {
-  send({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
-  throw error;
+const path = (workerData as { path: string }).path;
+let database: Database.Database | null = null;
+
+/** The file, opened at the first job (and again after a failure): a missing file may appear later. */
+function open(): Database.Database {
+  if (database === null || !database.open) {
+    statements.clear();
+    database = new Database(path, { readonly: true, fileMustExist: true });
+    database.pragma('query_only = ON');
+    // The walks read the file once each: a small page cache, the rest from the OS's file cache.
+    database.pragma('cache_size = -8192');
+  }
+  return database;
 }
 
 const statements = new Map<string, Database.Statement>();
 function statement(sql: string): Database.Statement {
+  const connection = open();
   let found = statements.get(sql);
   if (found === undefined) {
-    found = database.prepare(sql).raw();
+    found = connection.prepare(sql).raw();
     statements.set(sql, found);
   }
   return found;
@@ -61,6 +66,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       return openingsOf(run.iterate(...job.parameters) as Iterable<unknown[]>);
   }
 }
+
+send({ kind: 'ready' });
 
 port.on('message', (job: RowWalkJob) => {
   try {

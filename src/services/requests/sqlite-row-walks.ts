@@ -31,7 +31,6 @@ export type RowWalkAnswer =
 
 export type RowWalkWorkerMessage =
   | { kind: 'ready' }
-  | { kind: 'failed'; message: string }
   | { kind: 'answer'; id: number; answer: RowWalkAnswer }
   | { kind: 'error'; id: number; message: string };
 
@@ -86,7 +85,7 @@ export class RowWalkPool {
     private readonly limits: RowWalkPoolLimits = ROW_WALK_LIMITS,
   ) {}
 
-  /** Whether every worker has the file open (a walk would start at once). */
+  /** Whether every worker runs (a walk would start at once). */
   get ready(): boolean {
     return this.isReady;
   }
@@ -96,7 +95,7 @@ export class RowWalkPool {
     return { running: this.workers.filter((worker) => worker.running !== null).length, waiting: this.waiting.length };
   }
 
-  /** Starts the workers (once); resolves when each has opened the file, rejects when one cannot. */
+  /** Starts the workers (once); resolves when each runs, rejects when one cannot start. */
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
     this.starting ??= Promise.all(Array.from({ length: this.limits.workers }, () => this.spawn().started)).then(
@@ -104,7 +103,7 @@ export class RowWalkPool {
         this.isReady = true;
       },
       (error: unknown) => {
-        // A file that cannot be opened now may be later: the next start tries again.
+        // A thread that could not start: the next start tries again.
         this.starting = null;
         void this.stopWorkers();
         throw error;
@@ -122,7 +121,6 @@ export class RowWalkPool {
     const worker: PoolWorker = { thread, started, running: null };
     thread.on('message', (message: RowWalkWorkerMessage) => {
       if (message.kind === 'ready') settleStart?.resolve();
-      else if (message.kind === 'failed') settleStart?.reject(new RowWalkError(message.message));
       else this.finish(worker, message);
     });
     thread.on('error', (error) => {

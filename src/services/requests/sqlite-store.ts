@@ -113,11 +113,17 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return new Map(days.map((day, i) => [day, { opened: opened[i] as number, closeDays: closeDays[i] as Float64Array }]));
   }
 
-  /** Opens the file and starts the row walk workers; resolves when a data request would answer at full speed. */
+  /**
+   * Starts the row walk workers and opens the file; resolves when a data request would answer at full
+   * speed. The workers start even when the file cannot be read yet, so that it is served at once when
+   * it appears.
+   */
   async warmUp(): Promise<void> {
+    const workers = this.rowWalks.start();
+    workers.catch(() => undefined);
     await this.read(() => undefined);
     try {
-      await this.rowWalks.start();
+      await workers;
     } catch (error) {
       throw new DatabaseUnavailableError(error);
     }
@@ -155,18 +161,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /**
-   * Ready (the contract's readiness) when the file can be read and the row walk workers are started;
-   * a ping that finds them not started starts them and rejects, so that traffic comes once a data
-   * request would answer at full speed.
+   * Ready (the contract's readiness) when the file can be read and the row walk workers run: a ping
+   * that finds them not started waits for them, so that traffic comes once a data request would
+   * answer at full speed.
    */
   async ping(): Promise<void> {
     await this.read(() => {
       for (const sql of READINESS_SQL) this.statement(sql).get();
     });
-    if (!this.rowWalks.ready) {
-      this.rowWalks.start().catch(() => undefined);
-      throw new DatabaseUnavailableError(new Error('the row walk workers are starting'));
-    }
+    if (!this.rowWalks.ready) await this.warmUp();
   }
 
   async close(): Promise<void> {
