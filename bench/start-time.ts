@@ -9,7 +9,7 @@ import { REPO_ROOT, freePort } from './support.js';
  * Warm start time (issue 13: "a warm start under 2 s"): the time from spawning the start command
  * until all three services (tickets, houses, requests, one process) answer `GET /health` 200, each
  * polled every 10 ms, and until the first list page (`GET /v1/service-requests?limit=50`, asked
- * once they do) is answered 200: it needs the requests service's keyset index. Two commands: `npm start` (its build check included) and
+ * once they do) is answered 200: it needs the requests service's snapshot file open. Two commands: `npm start` (its build check included) and
  * `node --max-semi-space-size=4 dist/src/main.js` alone. API_KEY=dev-key, free ports through
  * TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT, logs discarded; the process group is stopped after each
  * run (SIGTERM, SIGKILL after 5 s). One untimed start of each command first (file cache, build check).
@@ -72,7 +72,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 
 /**
  * Milliseconds from the spawn until the three services answer /health 200, and until the first list
- * page (asked right then) is answered 200: it needs the requests service's keyset index.
+ * page (asked right then) is answered 200: it needs the requests service's snapshot file open.
  */
 async function startOnce(root: string, name: CommandName): Promise<{ health: number; page: number }> {
   const ports = await Promise.all(SERVICES.map(() => freePort()));

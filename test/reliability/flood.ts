@@ -217,7 +217,7 @@ export async function startFloodTarget(root: string, service: FloodService, env:
     void exited.then(() => reject(new Error(`${service} exited: ${out}`)));
   });
   // Ready (the model loaded, the snapshot open), then a second for what a service does once it
-  // listens (the deferred schema compilation, the keyset index read).
+  // listens (the deferred schema compilation).
   for (let tries = 0; tries < 600; tries++) {
     const ready = await timedGet(new Agent(), `${baseUrl}/ready`, {});
     if (ready.status === 200) break;

@@ -138,6 +138,10 @@ describe('SQLite snapshot of the synthetic export', () => {
         'service_requests_borough_created_at_id',
         'service_requests_complaint_type_created_at_id',
         'service_requests_status_created_at_id',
+        'service_requests_channel_created_at_id',
+        'service_requests_council_district_created_at_id',
+        'service_requests_incident_zip_created_at_id',
+        'service_requests_descriptor_created_at_id',
       ]),
     );
     const plan = (sql: string, ...params: unknown[]): string =>
@@ -149,6 +153,21 @@ describe('SQLite snapshot of the synthetic export', () => {
       plan('SELECT * FROM service_requests WHERE borough = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 51', 'queens', '2025-03-01T00:00:00', 0),
     ).toMatch(/USING INDEX service_requests_borough_created_at_id/);
     expect(plan('SELECT * FROM service_requests WHERE status = ? ORDER BY created_at, id LIMIT 51', 'open')).not.toMatch(/TEMP B-TREE/);
+    // Several values of a filter: one walk per value, merged in list order without a sort.
+    const index = 'INDEXED BY service_requests_borough_created_at_id';
+    const merged = plan(
+      `SELECT id, created_at FROM service_requests ${index} WHERE borough = ? UNION ALL SELECT id, created_at FROM service_requests ${index} WHERE borough IS NULL ORDER BY created_at, id LIMIT 51`,
+      'queens',
+    );
+    expect(merged).toMatch(/MERGE \(UNION ALL\)/);
+    expect(merged).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('counts the rows of each filter value (filter_value_counts: the cost of a page walk)', () => {
+    const counted = db!.prepare("SELECT row_count FROM filter_value_counts WHERE column_name = 'borough' AND value = 'queens'").pluck().get();
+    expect(counted).toBe(db!.prepare("SELECT count(*) FROM service_requests WHERE borough = 'queens'").pluck().get());
+    const total = db!.prepare("SELECT sum(row_count) FROM filter_value_counts WHERE column_name = 'council_district'").pluck().get();
+    expect(total).toBe(db!.prepare('SELECT count(*) FROM service_requests').pluck().get());
   });
 
   it('has daily numbers for 181 days that match the rows, for all and for each scope', () => {
@@ -254,6 +273,10 @@ describe('PostgreSQL snapshot of the synthetic export', () => {
         'service_requests_borough_created_at_id',
         'service_requests_complaint_type_created_at_id',
         'service_requests_status_created_at_id',
+        'service_requests_channel_created_at_id',
+        'service_requests_council_district_created_at_id',
+        'service_requests_incident_zip_created_at_id',
+        'service_requests_descriptor_created_at_id',
       ]),
     );
   });
