@@ -117,8 +117,10 @@ const FLOOD_PATH = '/v1/stats/weekly?borough=queens&status=closed&complaint_type
 /** The longest event-loop block of the child since the last call (bench/event-loop-probe.mjs). */
 async function maxEventLoopDelayMs(child: ReturnType<typeof spawn>, probeFile: string): Promise<number> {
   child.kill('SIGUSR2');
-  for (let i = 0; i < 100 && !existsSync(probeFile); i += 1) await new Promise((r) => setTimeout(r, 10));
+  // The signal is handled when the loop turns: after the block in progress, if any.
+  for (let i = 0; i < 6000 && !existsSync(probeFile); i += 1) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(probeFile)) return Number.NaN;
   const value = Number(readFileSync(probeFile, 'utf8'));
   rmSync(probeFile, { force: true });
   return value;
