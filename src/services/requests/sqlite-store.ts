@@ -15,6 +15,9 @@ import {
 } from './service-request-store.js';
 import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { AggregateSummaries } from './summary-answers.js';
+import type { BucketSummary } from './period-stats.js';
+import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
@@ -68,6 +71,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   /** The metadata, read once: the snapshot is frozen. */
   private meta: SnapshotMeta | null = null;
   private closed = false;
+  /** Count, facets and statistics from the summary tables, where they hold the answer. */
+  private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
 
   /** `keysetBatchRows`: rows of the keyset index read per turn of the event loop (tests make it small). */
   constructor(
@@ -171,12 +176,16 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return this.withIndex((index) => index.pageIds(query));
   }
 
-  count(filters: ListFilters): Promise<number> {
-    return this.withIndex((index) => index.count(filters));
+  async count(filters: ListFilters): Promise<number> {
+    return (await this.summaries.count(filters)) ?? this.withIndex((index) => index.count(filters));
   }
 
-  facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
-    return this.withIndex((index) => index.facet(column, filters));
+  async facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[]> {
+    return (await this.summaries.facet(column, filters)) ?? this.withIndex((index) => index.facet(column, filters));
+  }
+
+  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
+    return this.summaries.periodBuckets(filters, unit);
   }
 
   openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
