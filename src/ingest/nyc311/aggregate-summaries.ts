@@ -10,10 +10,12 @@
  *   their number is odd). The exact median is the mean of the two, rounded as medianOf rounds it
  *   (medianOfMiddles); a median does not add up over several values, so a list of values answers from
  *   the rows.
- * - summary_facets: per month (period 'YYYY-MM') and for the whole snapshot (period ''), per scope and
- *   per facet column, each facet value with its number of requests. Counts add up over values and
- *   months, so any list of values and any range of whole months answers from it. The facet of a column
- *   scoped by the same column is the unscoped facet restricted to the values, so it is not stored.
+ * - summary_facets: for the whole snapshot (period ''), per scope and per facet column, each facet value
+ *   with its number of requests; per month (period 'YYYY-MM'), the same for the scope of every row only
+ *   (per month and value of another column, it would hold about three rows for every ten requests).
+ *   Counts add up over values and months, so any list of values, and any range of whole months without
+ *   a filter on another column, answers from it. The facet of a column scoped by the same column is the
+ *   unscoped facet restricted to the values, so it is not stored.
  *
  * They are computed in one pass over the loaded rows in created_at order (read back from the database
  * in batches, sqlite-aggregate-summaries.ts and postgres-aggregate-summaries.ts): a bucket is written
@@ -140,7 +142,7 @@ export class AggregateSummaryBuilder {
   private readonly columns = SUMMARY_FACET_COLUMNS.map(() => new ValueCodes());
   /** Per unit: the open bucket's key, and its cells per scope and value code. */
   private readonly open = SUMMARY_UNITS.map(() => ({ key: '', cells: Array.from({ length: SCOPE_COUNT }, (): BucketCell[] => []) }));
-  /** The open month's facet counts: [scope][scope value code][facet column][facet value code]. */
+  /** Facet counts, [scope][scope value code][facet column][facet value code]: the open month's (every row only), the whole snapshot's. */
   private monthKey = '';
   private monthFacets = emptyFacetCounts();
   private readonly wholeFacets = emptyFacetCounts();
@@ -178,16 +180,8 @@ export class AggregateSummaryBuilder {
         if (daysToClose !== null) cell.closeDays.push(daysToClose);
       }
     }
-    for (let s = 0; s < SCOPE_COUNT; s += 1) {
-      const scopeCode = s === 0 ? 0 : (this.codes[s - 1] as number);
-      const byFacet = ((this.monthFacets[s] as number[][][])[scopeCode] ??= []);
-      for (let f = 0; f < FACET_COUNT; f += 1) {
-        if (f === s - 1) continue;
-        const counts = (byFacet[f] ??= []);
-        const facetCode = this.codes[f] as number;
-        counts[facetCode] = (counts[facetCode] ?? 0) + 1;
-      }
-    }
+    countFacets(this.monthFacets, 0, 0, this.codes);
+    for (let s = 0; s < SCOPE_COUNT; s += 1) countFacets(this.wholeFacets, s, s === 0 ? 0 : (this.codes[s - 1] as number), this.codes);
   }
 
   /** Closes the open buckets and writes the whole snapshot's facets. */
@@ -229,10 +223,7 @@ export class AggregateSummaryBuilder {
   }
 
   private closeMonth(next: string): void {
-    if (this.monthKey !== '') {
-      this.emitFacets(this.monthKey, this.monthFacets);
-      addFacetCounts(this.wholeFacets, this.monthFacets);
-    }
+    if (this.monthKey !== '') this.emitFacets(this.monthKey, this.monthFacets);
     this.monthKey = next;
     this.monthFacets = emptyFacetCounts();
   }
@@ -257,16 +248,13 @@ function emptyFacetCounts(): number[][][][] {
   return Array.from({ length: SCOPE_COUNT }, (): number[][][] => []);
 }
 
-function addFacetCounts(into: number[][][][], from: number[][][][]): void {
-  from.forEach((byScopeCode, s) => {
-    byScopeCode.forEach((byFacet, scopeCode) => {
-      const intoFacets = ((into[s] as number[][][])[scopeCode] ??= []);
-      byFacet.forEach((counts, f) => {
-        const intoCounts = (intoFacets[f] ??= []);
-        counts.forEach((requests, code) => {
-          intoCounts[code] = (intoCounts[code] ?? 0) + requests;
-        });
-      });
-    });
-  });
+/** Counts a row's facet values in the scope's value (not the facet of the scope's own column). */
+function countFacets(into: number[][][][], scope: number, scopeCode: number, codes: Int32Array): void {
+  const byFacet = ((into[scope] as number[][][])[scopeCode] ??= []);
+  for (let f = 0; f < FACET_COUNT; f += 1) {
+    if (f === scope - 1) continue;
+    const counts = (byFacet[f] ??= []);
+    const facetCode = codes[f] as number;
+    counts[facetCode] = (counts[facetCode] ?? 0) + 1;
+  }
 }

@@ -30,7 +30,7 @@ function arrayTypeOf(column: string): string {
 }
 
 async function insertRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: SummaryRow[]): Promise<void> {
-  const arrays = `${columns.map((column, i) => `$${i + 1}::${arrayTypeOf(column)}`).join(', ')}`;
+  const arrays = columns.map((column, i) => `$${i + 1}::${arrayTypeOf(column)}`).join(', ');
   const sql = `INSERT INTO ${table} (${columns.join(', ')}) SELECT * FROM unnest(${arrays})`;
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = rows.slice(start, start + INSERT_BATCH);

@@ -18,6 +18,7 @@ import { isoWeekOf, type BucketSummary } from './period-stats.js';
  * - no filter, or one summarised equality filter with any list of its values (`none` included);
  * - optionally a created_from / created_to range on bucket boundaries: midnights for count and daily
  *   numbers, Mondays for weekly numbers, first days of months for facets and monthly numbers;
+ * - facets over a range: no filter, or a filter on the facet's own column;
  * - statistics: one value only (a median does not add up over values);
  * - a snapshot without the summaries (built before them), or any failure reading them.
  * The numbers are exact: the summaries count every row, and keep the two middle days_to_close of each
@@ -158,7 +159,7 @@ export class AggregateSummaries {
   async facet(column: CodedColumn, filters: ListFilters): Promise<ValueCount[] | null> {
     const scope = scopeOf(filters);
     if (scope === null || !(SUMMARY_FACET_COLUMNS as readonly string[]).includes(column)) return null;
-    const facet = column as SummaryFacetColumn;
+    const facet = column;
     const conditions = new Conditions();
     if (scope.column === facet) {
       // Scoped by its own column: the values asked for, counted among every row.
@@ -167,6 +168,8 @@ export class AggregateSummaries {
     conditions.add('facet_column = ?', facet);
     if (filters.created_from === null && filters.created_to === null) conditions.add('period = ?', WHOLE_SNAPSHOT_PERIOD);
     else {
+      // Monthly facets are kept for every row only (per value of another column they would be some 30 rows a month per row of the facet).
+      if (scope.column !== null && scope.column !== facet) return null;
       const days = dayRangeOf(filters);
       const months = days === null ? null : bucketRangeOf(days, 'month');
       if (months === null) return null;
