@@ -98,7 +98,6 @@ export function bucketNumbersFromSummaries(
     const last = rows.at(-1);
     if (last !== undefined && last.key === key) {
       last.end = day;
-      last.complete = isComplete(day, snapshotDate);
       continue;
     }
     const found = summaries.get(key);
@@ -112,9 +111,11 @@ export function bucketNumbersFromSummaries(
       closed_within_14_days: stat.closed_within_14_days,
       share_closed_within_14_days: stat.share_closed_within_14_days,
       median_days_to_close: hasMedian ? medianOfMiddles(found.lowMiddle as number, found.highMiddle as number) : null,
-      complete: isComplete(day, snapshotDate),
+      complete: false,
     });
   }
+  // Whether a bucket is final depends on its last day only.
+  for (const row of rows) row.complete = isComplete(row.end, snapshotDate);
   return rows;
 }
 
