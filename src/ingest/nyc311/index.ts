@@ -9,7 +9,7 @@
 export { defaultSnapshotPath, ensureSnapshot } from './ensure-snapshot.js';
 export { daysInclusive } from './new-york-time.js';
 export { createProgressReporter } from './progress-reporter.js';
-export { CLOSED_WITHIN_DAYS, dailyStatOf } from './snapshot-aggregates.js';
+export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles } from './snapshot-aggregates.js';
 export {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,

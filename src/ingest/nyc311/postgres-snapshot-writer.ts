@@ -20,6 +20,7 @@ import {
   tableName,
 } from './snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from './service-request.js';
+import { writePostgresAggregateSummaries } from './postgres-aggregate-summaries.js';
 import { parsePostgresTarget, quoteIdentifier, type PostgresTarget } from '../../shared/postgres-schema.js';
 
 function copyValue(value: string | number | null): string {
@@ -92,7 +93,7 @@ export async function writePostgresSnapshotWithClient(
 
 /**
  * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
- * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
+ * complaint-type counts), the cleaning rules, the metadata, the aggregate summaries, then the planner's statistics.
  */
 async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): Promise<void> {
   const t = (name: string): string => tableName('postgres', name, schema);
@@ -115,6 +116,7 @@ async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStat
     `INSERT INTO ${t('snapshot_meta')} (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
     snapshotMetaValues(meta),
   );
+  await writePostgresAggregateSummaries(client, schema);
   for (const name of ['service_requests', 'daily_stats', 'complaint_type_counts']) await client.query(`ANALYZE ${t(name)}`);
 }
 

@@ -35,8 +35,16 @@ export function medianOf(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = Float64Array.from(values).sort();
   const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  return round2(median);
+  return sorted.length % 2 === 1 ? medianOfMiddles(sorted[mid] as number, sorted[mid] as number) : medianOfMiddles(sorted[mid - 1] as number, sorted[mid] as number);
+}
+
+/**
+ * The median from the two middle values of the sorted values (the same value twice for an odd count),
+ * 2 decimals: medianOf, for the summaries that keep only the middles.
+ */
+export function medianOfMiddles(low: number, high: number): number {
+  // (x + x) / 2 is x exactly in floating point: an odd count's middle is not changed by the mean.
+  return round2((low + high) / 2);
 }
 
 const NUMERIC_FIELDS_OF: Partial<Record<keyof ServiceRequest, true>> = {

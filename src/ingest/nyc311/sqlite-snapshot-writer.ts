@@ -11,6 +11,7 @@ import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress 
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
 import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from './service-request.js';
+import { writeSqliteAggregateSummaries } from './sqlite-aggregate-summaries.js';
 
 const PROGRESS_EVERY = 10_000;
 /** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
@@ -99,7 +100,7 @@ function storeFilterValueCounts(db: Database.Database): void {
 
 /**
  * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
- * complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
+ * complaint-type counts), the cleaning rules, the metadata, the aggregate summaries, then the planner's statistics.
  */
 function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): void {
   const insertDays = (count: number): Database.Statement =>
@@ -127,6 +128,7 @@ function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts
   db.prepare(
     `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
   ).run(...snapshotMetaValues(meta));
+  writeSqliteAggregateSummaries(db);
   // Statistics for the query planner, from a sample of each index (enough for these few indexes).
   db.pragma('analysis_limit = 1000');
   db.exec('ANALYZE');

@@ -1,7 +1,11 @@
 import type { DayOpenings } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
-import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive } from '../../ingest/nyc311/index.js';
+import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, medianOfMiddles } from '../../ingest/nyc311/index.js';
+import { isoWeekOf, type SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { TimeSlice } from '../../platform/work-budget.js';
+
+// The weekly numbers' key is the summaries' (one definition for both).
+export { isoWeekOf };
 
 /**
  * The numbers of `/v1/stats/daily`, `/weekly` and `/monthly` from the matching requests grouped per
@@ -58,19 +62,62 @@ function maxDay(a: string, b: string): string {
   return a > b ? a : b;
 }
 
-/** The ISO 8601 week of a day, `YYYY-Www`. */
-export function isoWeekOf(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  const weekday = date.getUTCDay() === 0 ? 7 : date.getUTCDay();
-  // The Thursday of the same week decides the year.
-  const thursday = new Date(date.getTime() + (4 - weekday) * 86_400_000);
-  const year = thursday.getUTCFullYear();
-  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000)) + 1;
-  return `${year}-W${String(week).padStart(2, '0')}`;
-}
-
 export function monthOf(day: string): string {
   return day.slice(0, 7);
+}
+
+/** The bucket key of a day for each unit of the statistics. */
+export const BUCKET_KEY_OF: Readonly<Record<SummaryUnit, (day: string) => string>> = {
+  day: (day) => day,
+  week: isoWeekOf,
+  month: monthOf,
+};
+
+/** The numbers of one bucket's requests as the aggregate summaries keep them (summary-answers.ts). */
+export interface BucketSummary {
+  opened: number;
+  closedWithin: number;
+  /** The two middle days_to_close of the bucket's requests that have one (null when none has). */
+  lowMiddle: number | null;
+  highMiddle: number | null;
+}
+
+/**
+ * One row per bucket of the days, in day order, from the numbers of each whole bucket (buckets
+ * absent from `summaries` opened nothing): the same rows as bucketNumbers when every bucket the days
+ * touch is whole, which the summaries' readers make sure of.
+ */
+export function bucketNumbersFromSummaries(
+  days: readonly string[],
+  summaries: ReadonlyMap<string, BucketSummary>,
+  snapshotDate: string,
+  keyOf: (day: string) => string,
+): (PeriodNumbers & { key: string })[] {
+  const rows: (PeriodNumbers & { key: string })[] = [];
+  for (const day of days) {
+    const key = keyOf(day);
+    const last = rows.at(-1);
+    if (last !== undefined && last.key === key) {
+      last.end = day;
+      continue;
+    }
+    const found = summaries.get(key);
+    const stat = dailyStatOf(day, found?.opened ?? 0, found?.closedWithin ?? 0, []);
+    const hasMedian = found !== undefined && found.lowMiddle !== null && found.highMiddle !== null;
+    rows.push({
+      key,
+      start: day,
+      end: day,
+      opened: stat.opened,
+      closed_within_14_days: stat.closed_within_14_days,
+      share_closed_within_14_days: stat.share_closed_within_14_days,
+      median_days_to_close: hasMedian ? medianOfMiddles(found.lowMiddle as number, found.highMiddle as number) : null,
+      complete: false,
+    });
+  }
+  // Whether a bucket is final depends on its last day only.
+  for (const row of rows) row.complete = isComplete(row.end, snapshotDate);
+  return rows;
 }
 
 /**

@@ -20,6 +20,9 @@ import {
 } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { AggregateSummaries } from './summary-answers.js';
+import type { BucketSummary } from './period-stats.js';
+import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
@@ -42,6 +45,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** The metadata, read once: the snapshot is frozen. */
   private meta: SnapshotMeta | null = null;
   private readonly names = new Map<string, string>();
+  /** Count, facets and statistics from the summary tables, where they hold the answer. */
+  private readonly summaries = new AggregateSummaries((sql, parameters) => this.rows(this.inSchema(sql), parameters));
 
   constructor(options: PostgresStoreOptions) {
     // pg is loaded with the first PostgreSQL store, not at every start of the service (SQLite by default).
@@ -93,13 +98,26 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return rows.map((row) => row.id);
   }
 
+  /** The summary tables' names qualified by the snapshot's schema. */
+  private inSchema(sql: string): string {
+    return sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => this.table(name));
+  }
+
   async count(filters: ListFilters): Promise<number> {
+    return (await this.summaries.count(filters)) ?? this.countRows(filters);
+  }
+
+  private async countRows(filters: ListFilters): Promise<number> {
     const [row] = await this.rowsOf<{ count: number }>(countQuery(filters, this.table('service_requests')));
     return row?.count ?? 0;
   }
 
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
-    return this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
+    return (await this.summaries.facet(column, filters)) ?? this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
+  }
+
+  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
+    return this.summaries.periodBuckets(filters, unit);
   }
 
   async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {

@@ -12,7 +12,8 @@ import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from './list-filters.js';
-import { bucketNumbers, isoWeekOf, monthOf, statDays } from './period-stats.js';
+import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays } from './period-stats.js';
+import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { chooseFormat, MEDIA_TYPES } from './row-formats.js';
 import {
   ComplaintTypeList,
@@ -358,11 +359,13 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
   );
 
   /** The numbers per day, ISO week or month of the matching requests, over the days the filters leave. */
-  const periodNumbers = async (filters: ListFilters, keyOf: (day: string) => string) => {
+  const periodNumbers = async (filters: ListFilters, unit: SummaryUnit) => {
     const dataset = await store.dataset();
     const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
-    const openings = await store.openingsByDay(filters);
-    return await bucketNumbers(statDays(period, filters), openings, period.snapshotDate, keyOf);
+    const days = statDays(period, filters);
+    const summaries = await store.periodSummaries(filters, unit);
+    if (summaries !== null) return bucketNumbersFromSummaries(days, summaries, period.snapshotDate, BUCKET_KEY_OF[unit]);
+    return await bucketNumbers(days, await store.openingsByDay(filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
   };
   const statsDescription = (unit: string): string =>
     [
@@ -405,16 +408,16 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
     const scope = precomputedScope(filters);
     // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
     if (scope !== null) return store.dailyStats(scope);
-    const rows = await periodNumbers(filters, (day) => day);
+    const rows = await periodNumbers(filters, 'day');
     return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
   });
   const weekly = { operationId: 'getWeeklyStats', summary: 'Weekly numbers', answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }) };
   statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', weekly, async (filters) =>
-    (await periodNumbers(filters, isoWeekOf)).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
+    (await periodNumbers(filters, 'week')).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
   );
   const monthly = { operationId: 'getMonthlyStats', summary: 'Monthly numbers', answer: componentRef(MonthlyStatList, { description: 'The numbers per month', examples: [REQUEST_EXAMPLES.monthlyStats] }) };
   statsRoute('/v1/stats/monthly', 'month', monthly, async (filters) =>
-    (await periodNumbers(filters, monthOf)).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
+    (await periodNumbers(filters, 'month')).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
   );
 
   app.get(

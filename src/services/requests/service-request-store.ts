@@ -2,6 +2,8 @@ import { ApiError } from '../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
 import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
+import type { BucketSummary } from './period-stats.js';
+import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
 
 /**
@@ -106,6 +108,11 @@ export interface ServiceRequestStore {
   facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]>;
   /** The matching rows per local date of created_at (days without one are absent). */
   openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
+  /**
+   * The matching rows' numbers per bucket of the unit (buckets without one are absent), from the
+   * snapshot's aggregate summaries; null when they do not hold them (then openingsByDay answers).
+   */
+  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */

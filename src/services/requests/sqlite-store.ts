@@ -19,6 +19,9 @@ import {
 } from './service-request-store.js';
 import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { AggregateSummaries } from './summary-answers.js';
+import type { BucketSummary } from './period-stats.js';
+import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
@@ -45,6 +48,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   private meta: SnapshotMeta | null = null;
   private readonly rowWalks: RowWalkPool;
   private closed = false;
+  /** Count, facets and statistics from the summary tables, where they hold the answer. */
+  private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
 
   constructor(
     readonly path: string,
@@ -101,10 +106,16 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   async count(filters: ListFilters): Promise<number> {
-    return (await this.walk('count', countSql(filters, TABLE))).count;
+    return (await this.summaries.count(filters)) ?? (await this.walk('count', countSql(filters, TABLE))).count;
+  }
+
+  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
+    return this.summaries.periodBuckets(filters, unit);
   }
 
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
+    const summarised = await this.summaries.facet(column, filters);
+    if (summarised !== null) return summarised;
     return (await this.walk('facet', facetSql(column, filters, TABLE))).rows.map(([value, count]) => ({ value, count }));
   }
 

@@ -1,0 +1,210 @@
+import {
+  ALL_ROWS_SCOPE,
+  SUMMARY_FACET_COLUMNS,
+  SUMMARY_FILTER_COLUMNS,
+  WHOLE_SNAPSHOT_PERIOD,
+  type SummaryFacetColumn,
+  type SummaryFilterColumn,
+  type SummaryUnit,
+} from '../../ingest/nyc311/aggregate-summaries.js';
+import type { FacetColumn, ValueCount } from './service-request-store.js';
+import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
+import { isoWeekOf, type BucketSummary } from './period-stats.js';
+
+/**
+ * Count, facets and the period statistics from the snapshot's aggregate summaries
+ * (src/ingest/nyc311/aggregate-summaries.ts), the same SQL on SQLite and PostgreSQL. Each answer is
+ * null when the summaries do not hold it (the store then answers from the rows):
+ * - no filter, or one summarised equality filter with any list of its values (`none` included);
+ * - optionally a created_from / created_to range on bucket boundaries: midnights for count and daily
+ *   numbers, Mondays for weekly numbers, first days of months for facets and monthly numbers;
+ * - facets over a range: no filter, or a filter on the facet's own column;
+ * - statistics: one value only (a median does not add up over values);
+ * - a snapshot without the summaries (built before them), or any failure reading them.
+ * The numbers are exact: the summaries count every row, and keep the two middle days_to_close of each
+ * bucket and value.
+ */
+
+/** Runs one statement with `?` placeholders; the store's own reader (prepared statements, errors). */
+export type SummaryReader = (sql: string, parameters: readonly string[]) => Promise<unknown[]>;
+
+/** The rows one query selects: every row, or those with one of the values of one column. */
+interface Scope {
+  column: SummaryFilterColumn | null;
+  values: readonly FilterValue[];
+}
+
+/** A created_at range as `YYYY-MM-DD` days, from inclusive, to exclusive (null: unbounded). */
+interface DayRange {
+  from: string | null;
+  to: string | null;
+}
+
+const MIDNIGHT = 'T00:00:00';
+
+function isSummarised(name: string): name is SummaryFilterColumn {
+  return (SUMMARY_FILTER_COLUMNS as readonly string[]).includes(name);
+}
+
+/** The scope of the filters; null when they select rows in a way the summaries do not keep. */
+function scopeOf(filters: ListFilters): Scope | null {
+  if (filters.bbox !== null) return null;
+  const given = EQUALITY_FILTERS.filter((name) => filters[name] !== null);
+  const [name, ...more] = given;
+  if (name === undefined) return { column: null, values: [] };
+  const values = filters[name];
+  if (more.length > 0 || values === null || !isSummarised(name)) return null;
+  return { column: name, values };
+}
+
+/** The range as days when both bounds are midnights; null otherwise. */
+function dayRangeOf(filters: ListFilters): DayRange | null {
+  const day = (bound: string | null): string | null | undefined => {
+    if (bound === null) return null;
+    return bound.length === 10 + MIDNIGHT.length && bound.endsWith(MIDNIGHT) ? bound.slice(0, 10) : undefined;
+  };
+  const from = day(filters.created_from);
+  const to = day(filters.created_to);
+  return from === undefined || to === undefined ? null : { from, to };
+}
+
+const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
+const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
+
+/**
+ * The range in the unit's bucket keys (from inclusive, to exclusive; both compare as text), or null
+ * when a bound falls inside a bucket.
+ */
+function bucketRangeOf(range: DayRange, unit: SummaryUnit): DayRange | null {
+  const bounds = [range.from, range.to].filter((day): day is string => day !== null);
+  if (unit === 'day') return range;
+  if (unit === 'week') {
+    if (!bounds.every(isMonday)) return null;
+    return { from: range.from === null ? null : isoWeekOf(range.from), to: range.to === null ? null : isoWeekOf(range.to) };
+  }
+  if (!bounds.every(isFirstOfMonth)) return null;
+  return { from: range.from?.slice(0, 7) ?? null, to: range.to?.slice(0, 7) ?? null };
+}
+
+/** SQL conditions with their parameters, ANDed. */
+class Conditions {
+  readonly sql: string[] = [];
+  readonly parameters: string[] = [];
+
+  add(sql: string, ...parameters: string[]): this {
+    this.sql.push(sql);
+    this.parameters.push(...parameters);
+    return this;
+  }
+
+  /** `column` is one of the values (kept as text; null is the rows without a value). */
+  oneOf(column: string, values: readonly FilterValue[]): this {
+    const texts = values.filter((value) => value !== null).map(String);
+    const inList = `${column} IN (${texts.map(() => '?').join(', ')})`;
+    const withNull = texts.length < values.length;
+    if (texts.length === 0) return this.add(`${column} IS NULL`);
+    return this.add(withNull ? `(${inList} OR ${column} IS NULL)` : inList, ...texts);
+  }
+
+  /** `column` within the bucket range. */
+  within(column: string, range: DayRange): this {
+    if (range.from !== null) this.add(`${column} >= ?`, range.from);
+    if (range.to !== null) this.add(`${column} < ?`, range.to);
+    return this;
+  }
+
+  get where(): string {
+    return this.sql.join(' AND ');
+  }
+}
+
+/** A facet value read back from its text: council_district is an integer. */
+function facetValueOf(column: SummaryFacetColumn, text: string | null): FilterValue {
+  return text !== null && column === 'council_district' ? Number(text) : text;
+}
+
+export class AggregateSummaries {
+  constructor(private readonly read: SummaryReader) {}
+
+  /** Rows of a summary query; null when the summaries cannot be read (then the rows answer). */
+  private async rows<T>(sql: string, parameters: readonly string[]): Promise<T[] | null> {
+    try {
+      return (await this.read(sql, parameters)) as T[];
+    } catch {
+      return null;
+    }
+  }
+
+  async count(filters: ListFilters): Promise<number | null> {
+    const scope = scopeOf(filters);
+    if (scope === null) return null;
+    const conditions = new Conditions();
+    let sql: string;
+    if (filters.created_from === null && filters.created_to === null) {
+      // The whole snapshot's facet of a column that is not the scope's: its counts add up to the scope's rows.
+      const facet = scope.column === 'status' ? 'borough' : 'status';
+      this.scopeConditions(conditions, scope).add('facet_column = ?', facet).add('period = ?', WHOLE_SNAPSHOT_PERIOD);
+      sql = `SELECT CAST(coalesce(sum(requests), 0) AS INTEGER) AS count FROM summary_facets WHERE ${conditions.where}`;
+    } else {
+      const range = dayRangeOf(filters);
+      if (range === null) return null;
+      this.scopeConditions(conditions, scope).add('unit = ?', 'day').within('bucket', range);
+      sql = `SELECT CAST(coalesce(sum(opened), 0) AS INTEGER) AS count FROM summary_buckets WHERE ${conditions.where}`;
+    }
+    const rows = await this.rows<{ count: number }>(sql, conditions.parameters);
+    return rows === null ? null : (rows[0]?.count ?? 0);
+  }
+
+  /** Each value of the column among the scope's rows, largest first, then by value, null last. */
+  async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[] | null> {
+    const scope = scopeOf(filters);
+    if (scope === null || !(SUMMARY_FACET_COLUMNS as readonly string[]).includes(column)) return null;
+    const facet = column;
+    const conditions = new Conditions();
+    if (scope.column === facet) {
+      // Scoped by its own column: the values asked for, counted among every row.
+      conditions.add('filter_column = ?', ALL_ROWS_SCOPE).oneOf('facet_value', scope.values);
+    } else this.scopeConditions(conditions, scope);
+    conditions.add('facet_column = ?', facet);
+    if (filters.created_from === null && filters.created_to === null) conditions.add('period = ?', WHOLE_SNAPSHOT_PERIOD);
+    else {
+      // Monthly facets are kept for every row only (per value of another column they would be some 30 rows a month per row of the facet).
+      if (scope.column !== null && scope.column !== facet) return null;
+      const days = dayRangeOf(filters);
+      const months = days === null ? null : bucketRangeOf(days, 'month');
+      if (months === null) return null;
+      conditions.add('period <> ?', WHOLE_SNAPSHOT_PERIOD).within('period', months);
+    }
+    const rows = await this.rows<{ value: string | null; count: number }>(
+      `SELECT facet_value AS value, CAST(sum(requests) AS INTEGER) AS count FROM summary_facets WHERE ${conditions.where} GROUP BY facet_value`,
+      conditions.parameters,
+    );
+    if (rows === null) return null;
+    return rows
+      .filter((row) => row.count > 0)
+      .map((row) => ({ value: facetValueOf(facet, row.value), count: row.count }))
+      .sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
+  }
+
+  /** The numbers of each bucket of the unit that has requests in scope (the others are absent). */
+  async periodBuckets(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
+    const scope = scopeOf(filters);
+    if (scope === null || (scope.column !== null && scope.values.length !== 1)) return null;
+    const days = dayRangeOf(filters);
+    const buckets = days === null ? null : bucketRangeOf(days, unit);
+    if (buckets === null) return null;
+    const conditions = this.scopeConditions(new Conditions(), scope).add('unit = ?', unit).within('bucket', buckets);
+    const rows = await this.rows<{ bucket: string } & BucketSummary>(
+      'SELECT bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle" ' +
+        `FROM summary_buckets WHERE ${conditions.where}`,
+      conditions.parameters,
+    );
+    if (rows === null) return null;
+    return new Map(rows.map(({ bucket, opened, closedWithin, lowMiddle, highMiddle }) => [bucket, { opened, closedWithin, lowMiddle, highMiddle }]));
+  }
+
+  private scopeConditions(conditions: Conditions, scope: Scope): Conditions {
+    if (scope.column === null) return conditions.add('filter_column = ?', ALL_ROWS_SCOPE);
+    return conditions.add('filter_column = ?', scope.column).oneOf('filter_value', scope.values);
+  }
+}
