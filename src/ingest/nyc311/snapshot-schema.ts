@@ -14,14 +14,6 @@ export const SNAPSHOT_SCHEMA_VERSION = 1;
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
-export const SNAPSHOT_TABLES = [
-  'service_requests',
-  'daily_stats',
-  'complaint_type_counts',
-  'cleaning_rules',
-  'snapshot_meta',
-] as const;
-
 /** Indexes of service_requests: name -> columns. The primary key (id) serves `GET /v1/service-requests/{id}`. */
 export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>> = {
   service_requests_created_at_id: ['created_at', 'id'],
@@ -153,9 +145,4 @@ export function createIndexesSql(dialect: SqlDialect, schema?: string): string[]
   return Object.entries(indexes).map(
     ([name, columns]) => `CREATE INDEX ${name} ON ${tableName(dialect, 'service_requests', schema)} (${columns.join(', ')})`,
   );
-}
-
-/** DROP TABLE statements (PostgreSQL reload). */
-export function dropTablesSql(dialect: SqlDialect, schema?: string): string[] {
-  return SNAPSHOT_TABLES.map((name) => `DROP TABLE IF EXISTS ${tableName(dialect, name, schema)}`);
 }
