@@ -65,9 +65,10 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   /** The reading of the keyset index under way, if any. */
   private keysetReading: Promise<KeysetIndex> | null = null;
   private readonly statements = new Map<string, Database.Statement>();
-  /** The metadata, read once: the snapshot is frozen. */
+  /** The metadata of the file open, read once: a snapshot file is frozen. */
   private meta: SnapshotMeta | null = null;
   private closed = false;
+  private readonly snapshotListeners: (() => void)[] = [];
 
   /** `keysetBatchRows`: rows of the keyset index read per turn of the event loop (tests make it small). */
   constructor(
@@ -77,8 +78,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   private open(): Database.Database {
     if (this.closed) throw new Error('the store is closed');
+    if (this.database !== null && this.database.open && this.changes?.replaced() === true) {
+      // A refresh renamed a new snapshot onto the path: everything kept of the old file goes with it.
+      this.database.close();
+      this.database = null;
+      for (const listener of this.snapshotListeners) listener();
+    }
     if (this.database === null || !this.database.open) {
       this.keysetIndex = null;
+      this.meta = null;
       this.statements.clear();
       this.changes?.close();
       this.changes = null;
@@ -87,6 +95,10 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       this.changes = new SqliteFileChanges(this.path, this.database);
     }
     return this.database;
+  }
+
+  onSnapshotChange(listener: () => void): void {
+    this.snapshotListeners.push(listener);
   }
 
   /** Runs a read; any failure (missing file, corrupt file, missing table) becomes DatabaseUnavailableError. */
@@ -214,8 +226,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return this.read((database) => toDatasetRecord(readSnapshotMeta(database)));
   }
 
+  /** Of the file open now: a file renamed onto the path is opened first (a refresh). */
   snapshotId(): Promise<string> {
-    if (this.meta !== null) return Promise.resolve(this.meta.snapshot_id);
     return this.read((database) => this.snapshotMeta(database).snapshot_id);
   }
 
