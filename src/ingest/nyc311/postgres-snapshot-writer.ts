@@ -89,6 +89,10 @@ export async function writePostgresSnapshotWithClient(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+  // The visibility map, which index-only scans (counts, list ids) need to skip the table: set now rather
+  // than whenever autovacuum comes (VACUUM cannot run inside the loading transaction). A standby
+  // receives it with the WAL.
+  await client.query(`VACUUM ${tableName('postgres', 'service_requests', schema)}`);
   await dropRetiredSnapshotSchemas(client, servedSchema);
   return schema;
 }
