@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import pg from 'pg';
+import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';
@@ -103,7 +104,7 @@ try {
   keepAlive.destroy();
   const client = new pg.Client({ connectionString: postgresUrl });
   await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await dropServedSchema(client, schema);
   await client.end();
 }
 

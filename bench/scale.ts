@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 
 const { values } = parseArgs({
@@ -190,7 +191,7 @@ async function postgresSize(schema: string): Promise<number> {
 async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await dropServedSchema(client, schema);
   await client.end();
 }
 

@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { buildSnapshot, type BuildSnapshotResult, type SnapshotOutput } from '../src/ingest/nyc311/build-snapshot.js';
 import { generateSyntheticExport } from '../src/ingest/nyc311/synthetic-export.js';
 
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < runs; i++) postgres.push(await measure({ kind: 'postgres', url: databaseUrl, schema }));
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await dropServedSchema(client, schema);
     await client.end();
   }
   rmSync(dir, { recursive: true, force: true });

@@ -19,6 +19,8 @@
 # The exit status is the command's (130 after Ctrl-C, 143 after SIGTERM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/private-postgres.sh
+source scripts/private-postgres.sh
 
 if [ $# -eq 0 ]; then
   echo "usage: bash scripts/with-test-servers.sh <command> [arguments...]" >&2
@@ -43,9 +45,7 @@ stop_servers() {
     kill -TERM "$command_pid" 2>/dev/null || true
     wait "$command_pid" 2>/dev/null || true
   fi
-  if [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ]; then
-    "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$pg_data" -m immediate -w stop >/dev/null 2>&1 || true
-  fi
+  if [ -n "$pg_data" ]; then stop_private_postgres "$pg_bin" "$pg_data"; fi
   if [ -n "$redis_pid" ] && kill -0 "$redis_pid" 2>/dev/null; then
     kill -TERM "$redis_pid" 2>/dev/null || true
     wait "$redis_pid" 2>/dev/null || true
@@ -63,10 +63,6 @@ fail() { # server why
 
 answers() { # postgres|redis url; prints the reason when it does not answer
   node scripts/check-test-server.mjs "$1" "$2"
-}
-
-free_port() {
-  node -e "const s = require('node:net').createServer(); s.listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); });"
 }
 
 run_as_root=()
@@ -94,13 +90,6 @@ install_debian_package() { # package
   return "$status"
 }
 
-find_postgres_bin() {
-  local initdb
-  initdb="$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true)"
-  if [ -z "$initdb" ]; then initdb="$(command -v initdb || true)"; fi
-  if [ -n "$initdb" ]; then dirname "$(readlink -f "$initdb")"; fi
-}
-
 make_work_folder() {
   if [ -n "$work" ]; then return; fi
   work="$(mktemp -d "${TMPDIR:-/tmp}/city-services-test-servers.XXXXXX")"
@@ -124,13 +113,9 @@ start_own_postgres() {
   local port
   port="$(free_port)"
   pg_data="$work/postgres"
-  "${as_owner[@]}" mkdir -m 700 "$pg_data"
-  "${as_owner[@]}" "$pg_bin/initdb" -D "$pg_data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$work/initdb.log" 2>&1 \
-    || fail "PostgreSQL" "initdb failed: $(tail -1 "$work/initdb.log")"
-  # setsid: a Ctrl-C reaches the command, and the servers are stopped by stop_servers only.
-  setsid "${as_owner[@]}" "$pg_bin/pg_ctl" -D "$pg_data" -l "$pg_data/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $pg_data -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-    start >/dev/null 2>&1 </dev/null || fail "PostgreSQL" "the server did not start: $(tail -1 "$pg_data/server.log" 2>/dev/null)"
+  local why
+  why="$(init_private_postgres "$pg_bin" "$pg_data")" || fail "PostgreSQL" "initdb failed: $why"
+  start_private_postgres "$pg_bin" "$pg_data" "$port" || fail "PostgreSQL" "the server did not start: $(tail -1 "$pg_data/server.log" 2>/dev/null)"
   "${as_owner[@]}" "$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres test >/dev/null \
     || fail "PostgreSQL" "createdb test failed"
   TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/test"

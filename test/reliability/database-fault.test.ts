@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import pg from 'pg';
+import { servedSnapshotSql } from '../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { createPostgresFixture, type FixtureDatabase, fixtureDuringSuite, TEST_POSTGRES_URL } from '../requests/support/fixture-database.js';
@@ -51,6 +52,7 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
   describe('PostgreSQL', () => {
     let fixture: FixtureDatabase | undefined;
     let schema: string;
+    let away: string | undefined;
     let service: TestApp | undefined;
     beforeAll(async () => {
       fixture = await createPostgresFixture();
@@ -59,18 +61,20 @@ describe.skipIf(!REQUESTS.available)('requests: database made unreadable while t
     });
     afterAll(async () => {
       await service?.app.close();
-      await sql(`DROP SCHEMA IF EXISTS "${schema}_away" CASCADE`).catch(() => undefined);
+      if (away !== undefined) await sql(`DROP SCHEMA IF EXISTS "${away}" CASCADE`).catch(() => undefined);
       await fixture?.drop();
     });
 
-    it('schema renamed away: 503 database_unavailable; renamed back: 200 with the same rows', async () => {
+    it('snapshot schema renamed away: 503 database_unavailable; renamed back: 200 with the same rows', async () => {
       const before = await expectAnswering(service!);
-      await sql(`ALTER SCHEMA "${schema}" RENAME TO "${schema}_away"`);
+      const served = (await sql(servedSnapshotSql(schema))).rows[0] as { schema_name: string };
+      away = `${served.schema_name}_away`;
+      await sql(`ALTER SCHEMA "${served.schema_name}" RENAME TO "${away}"`);
       try {
         await expectUnavailable(service!);
         await expectUnavailable(service!);
       } finally {
-        await sql(`ALTER SCHEMA "${schema}_away" RENAME TO "${schema}"`);
+        await sql(`ALTER SCHEMA "${away}" RENAME TO "${served.schema_name}"`);
       }
       expect(await expectAnswering(service!)).toEqual(before);
     });

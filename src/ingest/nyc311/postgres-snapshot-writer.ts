@@ -1,9 +1,11 @@
 /**
- * Loads a snapshot into PostgreSQL: in one transaction, the snapshot's tables in the chosen schema
- * are dropped and created again, the requests and daily numbers are loaded with COPY, the indexes
- * are built after the load, then ANALYZE. Readers see the old snapshot until the commit.
+ * Loads a snapshot into PostgreSQL: in one transaction, the snapshot's tables are created in a new
+ * snapshot schema, the requests and daily numbers are loaded with COPY, the indexes are built after
+ * the load, then ANALYZE, and the served schema is pointed at the new snapshot schema
+ * (postgres-snapshot-pointer.ts). Readers see the old snapshot until the commit, and the new one,
+ * whole, after it.
  *
- * The schema is chosen with the `schema` query parameter of the URL
+ * The served schema is chosen with the `schema` query parameter of the URL
  * (`postgres://user@host/db?schema=nyc311`), default `public`.
  */
 import { Readable } from 'node:stream';
@@ -12,16 +14,11 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
-import {
-  SNAPSHOT_META_COLUMNS,
-  createIndexesSql,
-  createTablesSql,
-  dropTablesSql,
-  tableName,
-} from './snapshot-schema.js';
+import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } from './snapshot-schema.js';
+import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from './postgres-snapshot-pointer.js';
 import { SERVICE_REQUEST_FIELDS } from './service-request.js';
 import { writePostgresAggregateSummaries } from './postgres-aggregate-summaries.js';
-import { parsePostgresTarget, quoteIdentifier, type PostgresTarget } from '../../shared/postgres-schema.js';
+import { parsePostgresTarget, type PostgresTarget } from '../../shared/postgres-schema.js';
 
 function copyValue(value: string | number | null): string {
   if (value === null) return '\\N';
@@ -60,21 +57,23 @@ async function copyInto<T>(
 }
 
 /**
- * Load the snapshot into the schema of an open client (one transaction, which this function opens):
- * the rows with COPY as they come, the indexes, then the post-load step (storeSummaries).
+ * Load the snapshot through an open client into a new snapshot schema and publish it under the served
+ * schema `servedSchema` (one transaction, which this function opens): the rows with COPY as they
+ * come, the indexes, the post-load step (storeSummaries), then the pointer. Once committed, the
+ * snapshot schemas older than the previous one are dropped. Returns the new snapshot schema.
  */
 export async function writePostgresSnapshotWithClient(
   client: pg.ClientBase,
-  schema: string,
+  servedSchema: string,
   content: SnapshotContent | SnapshotStream,
   onProgress?: WriteProgress,
-): Promise<void> {
+): Promise<string> {
   const { rows, rowsExpected, summaries } = streamOf(content);
-  const t = (name: string): string => tableName('postgres', name, schema);
   await client.query('BEGIN');
+  let schema: string;
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-    for (const sql of dropTablesSql('postgres', schema)) await client.query(sql);
+    schema = await beginSnapshotSchema(client, servedSchema);
+    const t = (name: string): string => tableName('postgres', name, schema);
     for (const sql of createTablesSql('postgres', schema)) await client.query(sql);
     let written = 0;
     await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, rows, (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) => {
@@ -83,12 +82,20 @@ export async function writePostgresSnapshotWithClient(
     });
     onProgress?.(written, written);
     for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
-    await storeSummaries(client, schema, summaries());
+    const complete = summaries();
+    await storeSummaries(client, schema, complete);
+    await publishSnapshotSchema(client, servedSchema, schema, complete.meta.snapshot_id);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+  // The visibility map, which index-only scans (counts, list ids) need to skip the table: set now rather
+  // than whenever autovacuum comes (VACUUM cannot run inside the loading transaction). A standby
+  // receives it with the WAL.
+  await client.query(`VACUUM ${tableName('postgres', 'service_requests', schema)}`);
+  await dropRetiredSnapshotSchemas(client, servedSchema);
+  return schema;
 }
 
 /**

@@ -14,14 +14,6 @@ export const SNAPSHOT_SCHEMA_VERSION = 1;
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
-export const SNAPSHOT_TABLES = [
-  'service_requests',
-  'daily_stats',
-  'complaint_type_counts',
-  'cleaning_rules',
-  'snapshot_meta',
-] as const;
-
 /**
  * The columns a list page filters on by equality. Each has an index (column, created_at, id), on both
  * backends: a filtered page is a walk of that index from the cursor on, in list order (on SQLite, one
@@ -161,9 +153,4 @@ export function createIndexesSql(dialect: SqlDialect, schema?: string): string[]
   return Object.entries(SERVICE_REQUEST_INDEXES).map(
     ([name, columns]) => `CREATE INDEX ${name} ON ${tableName(dialect, 'service_requests', schema)} (${columns.join(', ')})`,
   );
-}
-
-/** DROP TABLE statements (PostgreSQL reload). */
-export function dropTablesSql(dialect: SqlDialect, schema?: string): string[] {
-  return SNAPSHOT_TABLES.map((name) => `DROP TABLE IF EXISTS ${tableName(dialect, name, schema)}`);
 }

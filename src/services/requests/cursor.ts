@@ -21,6 +21,8 @@ const HASH_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const CURSOR_NOT_VALID = 'The cursor is not valid';
 export const CURSOR_OTHER_FILTERS = 'The cursor belongs to other filters: start again without a cursor';
+/** A cursor of a snapshot that a refresh has replaced: its positions may not exist in the new one. */
+export const CURSOR_OTHER_SNAPSHOT = 'The cursor belongs to an earlier snapshot of the data: start again without a cursor';
 /** A well-formed cursor that no current secret signed: made by an earlier run, a replica with another secret, a retired secret. */
 export const CURSOR_NO_LONGER_ACCEPTED = 'The cursor is no longer accepted: start again without a cursor';
 
@@ -78,7 +80,7 @@ export class CursorCodec {
    * The position after which the next page starts. 422 invalid_cursor "not valid" when the text is
    * undecodable, malformed or of wrong types; "start again" when it is well-formed but no current
    * secret signed it (an earlier run, another replica's secret, a retired secret), or when it was
-   * made under other filter values or for another snapshot.
+   * made under other filter values or for another snapshot (one a refresh has replaced).
    */
   decode(cursor: string, filters: ListFilters, snapshotId: string): CursorPosition {
     const shape = CURSOR_SHAPE.exec(cursor);
@@ -86,7 +88,8 @@ export class CursorCodec {
     const payload = shape[1] as string;
     const position = readPayload(payload);
     if (!this.signedByCurrentSecret(payload, shape[2] as string)) throw invalidCursor(CURSOR_NO_LONGER_ACCEPTED);
-    if (position.filtersHash !== filtersHash(filters) || position.snapshotId !== snapshotId) throw invalidCursor(CURSOR_OTHER_FILTERS);
+    if (position.filtersHash !== filtersHash(filters)) throw invalidCursor(CURSOR_OTHER_FILTERS);
+    if (position.snapshotId !== snapshotId) throw invalidCursor(CURSOR_OTHER_SNAPSHOT);
     return { created_at: position.created_at, id: position.id };
   }
 }

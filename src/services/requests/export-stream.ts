@@ -29,6 +29,7 @@ async function* exportTexts(store: ServiceRequestStore, filters: ListFilters, fo
   yield Buffer.from(format === 'csv' ? CSV_HEADER : FEATURE_COLLECTION_START);
   let after: CursorPosition | null = null;
   let first = true;
+  const snapshotId = await store.snapshotId();
   // The reads are synchronous on SQLite and a fast reader's socket never makes the stream wait: the
   // export gives way to the other requests every few milliseconds (work-budget.ts).
   const slice = new TimeSlice();
@@ -37,6 +38,9 @@ async function* exportTexts(store: ServiceRequestStore, filters: ListFilters, fo
     const ids = await store.listIds({ filters, after, fetch: EXPORT_CHUNK_ROWS });
     if (ids.length === 0) break;
     const rows = new Map((await store.rowsById(ids)).map((row) => [row.id, row]));
+    // A refresh during the export: the answer has started, so it cannot become a 4xx; it is cut (the
+    // client sees an incomplete transfer) rather than completed with rows of another snapshot.
+    if ((await store.snapshotId()) !== snapshotId) throw new Error('the snapshot changed during the export');
     const parts: string[] = [];
     const previous: CursorPosition | null = after;
     for (const id of ids) {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DayOpenings, FacetColumn, ValueCount } from './service-request-store.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
-import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql, type WhereClause } from './list-query.js';
+import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql } from './list-query.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,
@@ -19,6 +19,7 @@ import {
   readSnapshotMetaFromPostgres,
 } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { readServedSnapshot, type ServedSnapshot } from '../../ingest/nyc311/postgres-snapshot-pointer.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import type { BucketSummary } from './period-stats.js';
@@ -27,26 +28,50 @@ import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatase
 
 export interface PostgresStoreOptions {
   url: string;
-  /** Schema of the snapshot tables. */
+  /** The served schema: its pointer names the schema of the snapshot to serve (postgres-snapshot-pointer.ts). */
   schema: string;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
+  /** How long a read pointer is trusted before it is read again (default 1000 ms): the delay before a new snapshot is served. */
+  snapshotCheckMs?: number;
+}
+
+/** The snapshot being served: where its tables are, and its metadata (read once: a snapshot schema never changes). */
+interface ServingSnapshot extends ServedSnapshot {
+  meta: SnapshotMeta;
+  /** Prefix of the statement names prepared for this snapshot's SQL texts. */
+  statementPrefix: string;
 }
 
 /**
  * The snapshot in PostgreSQL (pg Pool). Sessions are read-only (default_transaction_read_only), each
  * statement has a time limit, and statements are named so that each connection prepares each text
  * once (one per filter combination for the list). Any failure becomes DatabaseUnavailableError.
+ *
+ * A refresh: the served schema's pointer is read again at most every `snapshotCheckMs`, in the
+ * background of a request (which goes on with the snapshot it has). When it names a new snapshot
+ * schema, that snapshot's metadata is read, then every later statement goes to it, and what was kept
+ * of the old one (its metadata, its statement names) is dropped. Each method picks the schema
+ * synchronously when it sends its statement, so one statement never mixes two snapshots, and
+ * `snapshotId()` changes exactly when the schema does (the routes check it around a page).
  */
 export class PostgresServiceRequestStore implements ServiceRequestStore {
   private readonly pool: pg.Pool;
-  private readonly table: (name: string) => string;
-  private readonly schema: string;
-  /** The metadata, read once: the snapshot is frozen. */
-  private meta: SnapshotMeta | null = null;
+  private readonly servedSchema: string;
+  private readonly snapshotCheckMs: number;
+  private serving: ServingSnapshot | null = null;
+  /** When the pointer was last read (performance.now()). */
+  private checkedAt = 0;
+  /** The reading of the pointer under way, if any (one at a time). */
+  private checking: Promise<ServingSnapshot> | null = null;
+  /** Number of snapshots switched to, for unique statement names. */
+  private switches = 0;
   private readonly names = new Map<string, string>();
-  /** Count, facets and statistics from the summary tables, where they hold the answer. */
-  private readonly summaries = new AggregateSummaries((sql, parameters) => this.rows(this.inSchema(sql), parameters));
+  private readonly snapshotListeners: (() => void)[] = [];
+  /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
+  private readonly summaries = new AggregateSummaries((sql, parameters) =>
+    this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
+  );
 
   constructor(options: PostgresStoreOptions) {
     // pg is loaded with the first PostgreSQL store, not at every start of the service (SQLite by default).
@@ -64,43 +89,88 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     });
     // A connection that breaks while idle must not stop the process; the next query reconnects.
     this.pool.on('error', () => undefined);
-    const schema = options.schema;
-    this.schema = schema;
-    this.table = (name) => `${quoteIdentifier(schema)}.${name}`;
+    this.servedSchema = options.schema;
+    this.snapshotCheckMs = options.snapshotCheckMs ?? 1_000;
   }
 
-  /** A stable statement name per SQL text (named statements are prepared once per connection). */
-  private nameOf(text: string): string {
+  /**
+   * The snapshot to read: at once when the pointer was read less than snapshotCheckMs ago (or is being
+   * read again), after reading it the first time or after a failure.
+   */
+  private async snapshot(): Promise<ServingSnapshot> {
+    const serving = this.serving;
+    if (serving === null) return this.checkPointer();
+    if (performance.now() - this.checkedAt >= this.snapshotCheckMs) {
+      // A failed check leaves the snapshot in use: the statements themselves report an unreadable database.
+      this.checkPointer().catch(() => undefined);
+    }
+    return serving;
+  }
+
+  private checkPointer(): Promise<ServingSnapshot> {
+    this.checking ??= this.readPointer().finally(() => {
+      this.checking = null;
+    });
+    return this.checking;
+  }
+
+  private async readPointer(): Promise<ServingSnapshot> {
+    const served = await this.viaReaders(() => readServedSnapshot(this.pool, this.servedSchema));
+    if (served === null) throw new DatabaseUnavailableError(new Error(`no snapshot is published in the schema ${this.servedSchema}`));
+    this.checkedAt = performance.now();
+    const current = this.serving;
+    if (current !== null && current.schema === served.schema) return current;
+    const meta = await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, served.schema));
+    // Another check may have switched meanwhile; the newest pointer read wins.
+    if (this.serving !== null && this.serving !== current) return this.serving;
+    this.switches += 1;
+    this.serving = { ...served, meta, statementPrefix: `service_requests_${this.switches}_` };
+    this.names.clear();
+    for (const listener of this.snapshotListeners) listener();
+    return this.serving;
+  }
+
+  onSnapshotChange(listener: () => void): void {
+    this.snapshotListeners.push(listener);
+  }
+
+  private static table(snapshot: ServedSnapshot, name: string): string {
+    return `${quoteIdentifier(snapshot.schema)}.${name}`;
+  }
+
+  /**
+   * A stable statement name per SQL text (named statements are prepared once per connection). The
+   * names of another snapshot's texts are never reused: a connection may still hold them prepared.
+   */
+  private nameOf(snapshot: ServingSnapshot, text: string): string {
     let name = this.names.get(text);
     if (name === undefined) {
-      name = `service_requests_${this.names.size}`;
+      name = `${snapshot.statementPrefix}${this.names.size}`;
       this.names.set(text, name);
     }
     return name;
   }
 
-  private async rows<T>(sqlWithQuestionMarks: string, values: readonly (string | number | FilterValue[])[] = []): Promise<T[]> {
-    const text = sqlWithQuestionMarks.includes('?') ? numberPlaceholders(sqlWithQuestionMarks) : sqlWithQuestionMarks;
+  /** Runs the statement that `sqlOf` makes for the snapshot in use. */
+  private async rows<T>(sqlOf: (snapshot: ServedSnapshot) => { sql: string; parameters: readonly (string | number | FilterValue[])[] }): Promise<T[]> {
+    const snapshot = await this.snapshot();
+    const { sql, parameters } = sqlOf(snapshot);
+    const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
     try {
-      const result = await this.pool.query({ name: this.nameOf(text), text, values: [...values] });
+      const result = await this.pool.query({ name: this.nameOf(snapshot, text), text, values: [...parameters] });
       return result.rows as T[];
     } catch (error) {
       throw new DatabaseUnavailableError(error);
     }
   }
 
-  private async rowsOf<T>(query: WhereClause): Promise<T[]> {
-    return this.rows<T>(query.sql, query.parameters);
+  private static requests(snapshot: ServedSnapshot): string {
+    return PostgresServiceRequestStore.table(snapshot, 'service_requests');
   }
 
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const rows = await this.rowsOf<{ id: number }>(listIdsQuery(query, this.table('service_requests')));
+    const rows = await this.rows<{ id: number }>((snapshot) => listIdsQuery(query, PostgresServiceRequestStore.requests(snapshot)));
     return rows.map((row) => row.id);
-  }
-
-  /** The summary tables' names qualified by the snapshot's schema. */
-  private inSchema(sql: string): string {
-    return sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => this.table(name));
   }
 
   async count(filters: ListFilters): Promise<number> {
@@ -108,12 +178,15 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   private async countRows(filters: ListFilters): Promise<number> {
-    const [row] = await this.rowsOf<{ count: number }>(countQuery(filters, this.table('service_requests')));
+    const [row] = await this.rows<{ count: number }>((snapshot) => countQuery(filters, PostgresServiceRequestStore.requests(snapshot)));
     return row?.count ?? 0;
   }
 
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
-    return (await this.summaries.facet(column, filters)) ?? this.rowsOf<ValueCount>(facetQuery(column, filters, this.table('service_requests')));
+    return (
+      (await this.summaries.facet(column, filters)) ??
+      this.rows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)))
+    );
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -121,8 +194,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
-    const rows = await this.rowsOf<{ day: string; opened: number; close_days: number[] }>(
-      openingsByDayQuery(filters, this.table('service_requests')),
+    const rows = await this.rows<{ day: string; opened: number; close_days: number[] }>((snapshot) =>
+      openingsByDayQuery(filters, PostgresServiceRequestStore.requests(snapshot)),
     );
     return new Map(rows.map((row) => [row.day, { opened: row.opened, closeDays: row.close_days }]));
   }
@@ -131,7 +204,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     // The column is a 4-byte integer: a larger id cannot exist (and would be an error, not a miss).
     const possible = ids.filter((id) => Number.isSafeInteger(id) && id >= -2_147_483_648 && id <= 2_147_483_647);
     if (possible.length === 0) return [];
-    return this.rows<ServiceRequestRecord>(postgresRowsByIdSql(this.table('service_requests')), [possible]);
+    return this.rows<ServiceRequestRecord>((snapshot) => ({
+      sql: postgresRowsByIdSql(PostgresServiceRequestStore.requests(snapshot)),
+      parameters: [possible],
+    }));
   }
 
   /** A read through the snapshot builder's readers; any failure becomes DatabaseUnavailableError. */
@@ -143,21 +219,17 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
-  private async snapshotMeta(): Promise<SnapshotMeta> {
-    this.meta ??= await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, this.schema));
-    return this.meta;
-  }
-
   async complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
-    return toComplaintTypeCountRecords(await this.viaReaders(() => readComplaintTypeCountsFromPostgres(this.pool, this.schema)));
+    const { schema } = await this.snapshot();
+    return toComplaintTypeCountRecords(await this.viaReaders(() => readComplaintTypeCountsFromPostgres(this.pool, schema)));
   }
 
   async dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
-    const meta = await this.snapshotMeta();
+    const { schema, meta } = await this.snapshot();
     const stats = await this.viaReaders(() =>
       readDailyStatsFromPostgres(
         this.pool,
-        this.schema,
+        schema,
         { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined },
         meta,
       ),
@@ -166,11 +238,12 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   async dataset(): Promise<DatasetRecord> {
-    return toDatasetRecord(await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, this.schema)));
+    const { schema } = await this.snapshot();
+    return toDatasetRecord(await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, schema)));
   }
 
   async snapshotId(): Promise<string> {
-    return (await this.snapshotMeta()).snapshot_id;
+    return (await this.snapshot()).snapshotId;
   }
 
   poolUse(): { total: number; idle: number; waiting: number } {
@@ -180,8 +253,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */
   async warmUp(): Promise<void> {}
 
+  /** The pointer is read again (a failure to read it is a failure to read the database), then the tables it names. */
   async ping(): Promise<void> {
-    for (const sql of readinessSql(this.table)) await this.rows(sql);
+    const { schema } = await this.checkPointer();
+    for (const sql of readinessSql((name) => `${quoteIdentifier(schema)}.${name}`)) await this.rows(() => ({ sql, parameters: [] }));
   }
 
   async close(): Promise<void> {

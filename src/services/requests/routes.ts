@@ -8,7 +8,7 @@ import { cutAnswerAfter } from '../../platform/long-answers.js';
 import { addVary } from '../../platform/vary.js';
 import { componentRef } from '../../platform/openapi-components.js';
 import { WorkBudget } from '../../platform/work-budget.js';
-import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, type CursorCodec } from './cursor.js';
+import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, CURSOR_OTHER_SNAPSHOT, type CursorCodec } from './cursor.js';
 import type { FrozenSnapshotCaching } from './frozen-caching.js';
 import { exportStream } from './export-stream.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from './list-filters.js';
@@ -38,11 +38,14 @@ import {
   ServiceRequestPage,
   WeeklyStatList,
 } from './schemas.js';
-import type { DailyStatRecord, ServiceRequestStore } from './service-request-store.js';
-import { pageText, type ServiceRequestTexts } from './row-texts.js';
+import { DatabaseUnavailableError, type DailyStatRecord, type ServiceRequestStore } from './service-request-store.js';
+import { pageText, type RequestText, type ServiceRequestTexts } from './row-texts.js';
 import { REQUEST_EXAMPLES } from './openapi-examples.js';
 
 const secured = { config: { requiresApiKey: true } } as const;
+
+/** Attempts at a list page while refreshes land during it (each is a whole snapshot switch: far apart in practice). */
+const PAGE_ATTEMPTS_ACROSS_REFRESHES = 3;
 
 const DIGITS = /^-?[0-9]+$/;
 
@@ -169,7 +172,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
           'a null geometry for a request without a location, every field in properties, next_cursor as a member and in a Link header),',
           'chosen by the `format` parameter or else by the Accept header. The cursor is the same in every format.',
           `A cursor refused answers 422 invalid_cursor (fields cursor) with one of the messages "${CURSOR_NOT_VALID}",`,
-          `"${CURSOR_OTHER_FILTERS}" or "${CURSOR_NO_LONGER_ACCEPTED}".`,
+          `"${CURSOR_OTHER_FILTERS}", "${CURSOR_OTHER_SNAPSHOT}" (a refresh replaced the snapshot it was made on) or "${CURSOR_NO_LONGER_ACCEPTED}".`,
         ].join(' '),
         querystring: ServiceRequestListQuery,
         response: {
@@ -191,13 +194,22 @@ export function registerServiceRequestRoutes(app: PlatformApp, { store, texts, c
       const { limit = LIMIT_DEFAULT, cursor } = request.query;
       const format = chooseFormat(request.query.format, request.headers.accept, LIST_FORMATS, 'json');
       const filters = readListFilters(request.query);
-      const snapshotId = await store.snapshotId();
-      const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
       addVary(reply, 'Accept');
-      if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
-      const ids = await store.listIds({ filters, after, fetch: limit + 1 });
-      const more = ids.length > limit;
-      const items = await texts.textsOf(more ? ids.slice(0, limit) : ids);
+      // A page is two reads (its ids, then their rows); a refresh that lands between them would mix two
+      // snapshots. The snapshot id is the same before and after only when both read one snapshot;
+      // otherwise the page is built again on the new one (where an old cursor is refused).
+      let page: { snapshotId: string; items: RequestText[]; more: boolean } | null = null;
+      for (let attempt = 0; page === null; attempt += 1) {
+        const snapshotId = await store.snapshotId();
+        const after = cursor === undefined ? null : cursors.decode(cursor, filters, snapshotId);
+        if (caching.answerNotModified(request, reply, snapshotId, format === 'json' ? '' : format)) return reply;
+        const ids = await store.listIds({ filters, after, fetch: limit + 1 });
+        const more = ids.length > limit;
+        const items = await texts.textsOf(more ? ids.slice(0, limit) : ids);
+        if ((await store.snapshotId()) === snapshotId) page = { snapshotId, items, more };
+        else if (attempt === PAGE_ATTEMPTS_ACROSS_REFRESHES - 1) throw new DatabaseUnavailableError(new Error('the snapshot changed during every attempt at the page'));
+      }
+      const { snapshotId, items, more } = page;
       const last = items[items.length - 1];
       const nextCursor = more && last ? cursors.encode(last.position, filters, snapshotId) : null;
       // The body is assembled from the rows' texts (the schema above describes it).

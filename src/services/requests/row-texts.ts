@@ -55,8 +55,8 @@ function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
 }
 
 /**
- * The JSON text of each request, made once per row: the snapshot is frozen, so a row's text never
- * changes while the service runs. Pages are then built from the texts of the ids that the keyset
+ * The JSON text of each request, made once per row and snapshot: a snapshot is frozen, so a row's
+ * text changes only with a new snapshot, and the texts are dropped when the store switches to one. Pages are then built from the texts of the ids that the keyset
  * query (on the indexes) returns, without reading and serializing the same rows again; the last
  * row's (created_at, id) for the next cursor comes with its text.
  * At most `capacity` JSON texts are kept (the whole snapshot of 109,915 requests is about 40 MB); past
@@ -65,31 +65,47 @@ function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
  * JSON text itself, so it is not kept twice).
  */
 export class ServiceRequestTexts {
-  private readonly texts = new Map<number, RequestText>();
+  private texts = new Map<number, RequestText>();
 
   constructor(
     private readonly store: ServiceRequestStore,
     private readonly capacity = 250_000,
     readonly arena = new FormatTextArena(),
-  ) {}
+  ) {
+    // A new snapshot may change any row: the texts of the old one are dropped at once. A page being
+    // built meanwhile keeps the texts it holds; the route sees the new snapshot id and builds it again.
+    store.onSnapshotChange(() => {
+      this.texts = new Map();
+    });
+  }
 
   /** The rows with these ids, in the order of `ids`; unknown ids are left out. */
   async textsOf(ids: readonly number[]): Promise<RequestText[]> {
-    const missing = ids.filter((id) => !this.texts.has(id));
+    const texts = this.texts;
+    const found = new Map<number, RequestText>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const text = texts.get(id);
+      if (text === undefined) missing.push(id);
+      else found.set(id, text);
+    }
     if (missing.length > 0) {
       const rows = await this.store.rowsById(missing);
-      if (this.texts.size + rows.length > this.capacity) this.texts.clear();
+      // Rows read while the snapshot changed are not kept for later pages (`texts` is then the old map).
+      if (texts === this.texts && texts.size + rows.length > this.capacity) texts.clear();
       for (const row of rows) {
         const text = Buffer.from(textOf(row), 'utf8');
-        this.texts.set(row.id, { text, position: { created_at: row.created_at, id: row.id }, csvAt: -1, csvLength: 0, headAt: -1, headLength: 0, keptIn: -1 });
+        const item = { text, position: { created_at: row.created_at, id: row.id }, csvAt: -1, csvLength: 0, headAt: -1, headLength: 0, keptIn: -1 };
+        found.set(row.id, item);
+        if (texts === this.texts) texts.set(row.id, item);
       }
     }
-    const found: RequestText[] = [];
+    const ordered: RequestText[] = [];
     for (const id of ids) {
-      const text = this.texts.get(id);
-      if (text !== undefined) found.push(text);
+      const text = found.get(id);
+      if (text !== undefined) ordered.push(text);
     }
-    return found;
+    return ordered;
   }
 
   /** A CSV page of these rows (csvPageText). */

@@ -120,8 +120,14 @@ export interface ServiceRequestStore {
   /** One row per day of the snapshot's period, for all requests or one borough and/or complaint type. */
   dailyStats(scope: DailyScope): Promise<DailyStatRecord[]>;
   dataset(): Promise<DatasetRecord>;
-  /** The snapshot id (read once, then kept: the snapshot is frozen). */
+  /**
+   * The id of the snapshot the store reads now. A refresh (a new snapshot published while the service
+   * runs) changes it at the moment the store's reads move to the new snapshot, never before nor after:
+   * when it is the same before and after a series of reads, they all read that one snapshot.
+   */
   snapshotId(): Promise<string>;
+  /** Calls `listener` each time the store moves to a new snapshot (what was kept of the old one is stale). */
+  onSnapshotChange(listener: () => void): void;
   /** PostgreSQL: connections of the pool in use, idle, and queries waiting for one; absent for SQLite. */
   poolUse?(): { total: number; idle: number; waiting: number };
   /** Reads the database; rejects when it cannot be read. */

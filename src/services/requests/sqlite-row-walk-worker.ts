@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerMessage } from './sqlite-row-walks.js';
+import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
@@ -14,12 +15,18 @@ const send = (message: RowWalkWorkerMessage, transfer: ArrayBuffer[] = []): void
 
 const path = (workerData as { path: string }).path;
 let database: Database.Database | null = null;
+let replacement: SqliteFileReplacement | null = null;
 
-/** The file, opened at the first job (and again after a failure): a missing file may appear later. */
+/**
+ * The file, opened at the first job (and again after a failure: a missing file may appear later), and
+ * again when a refresh renamed a new snapshot onto the path.
+ */
 function open(): Database.Database {
+  if (database?.open === true && replacement?.replaced() === true) database.close();
   if (database === null || !database.open) {
     statements.clear();
     database = new Database(path, { readonly: true, fileMustExist: true });
+    replacement = new SqliteFileReplacement(path);
     database.pragma('query_only = ON');
     // The walks read the file once each: a small page cache, the rest from the OS's file cache.
     database.pragma('cache_size = -8192');

@@ -20,6 +20,7 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
 import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
 import { AggregateSummaries } from './summary-answers.js';
+import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import type { BucketSummary } from './period-stats.js';
 import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
@@ -44,10 +45,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** Rows per value of each equality filter, read at open: they choose the index a page walks. */
   private valueCounts: FilterValueCounts = new Map();
-  /** The metadata, read once: the snapshot is frozen. */
+  /** The metadata of the file open, read once: a snapshot file is frozen. */
   private meta: SnapshotMeta | null = null;
   private readonly rowWalks: RowWalkPool;
   private closed = false;
+  /** Whether a refresh renamed another file onto the path since the file was opened. */
+  private replacement: SqliteFileReplacement | null = null;
+  private readonly snapshotListeners: (() => void)[] = [];
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
   private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
 
@@ -60,14 +64,26 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   private open(): Database.Database {
     if (this.closed) throw new Error('the store is closed');
+    if (this.database !== null && this.database.open && this.replacement?.replaced() === true) {
+      // A refresh renamed a new snapshot onto the path: everything kept of the old file goes with it.
+      this.database.close();
+      this.database = null;
+      for (const listener of this.snapshotListeners) listener();
+    }
     if (this.database === null || !this.database.open) {
+      this.meta = null;
       this.statements.clear();
       const database = new Database(this.path, { readonly: true, fileMustExist: true });
+      this.replacement = new SqliteFileReplacement(this.path);
       database.pragma('query_only = ON');
       this.valueCounts = readValueCounts(database);
       this.database = database;
     }
     return this.database;
+  }
+
+  onSnapshotChange(listener: () => void): void {
+    this.snapshotListeners.push(listener);
   }
 
   /** Runs a read; any failure (missing file, corrupt file, missing table) becomes DatabaseUnavailableError. */
@@ -166,8 +182,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return this.read((database) => toDatasetRecord(readSnapshotMeta(database)));
   }
 
+  /** Of the file open now: a file renamed onto the path is opened first (a refresh). */
   snapshotId(): Promise<string> {
-    if (this.meta !== null) return Promise.resolve(this.meta.snapshot_id);
     return this.read((database) => this.snapshotMeta(database).snapshot_id);
   }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { dropServedSchema } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
 import { ensureSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
@@ -146,7 +147,7 @@ describe('PostgreSQL snapshot of the hand-written export (real database, isolate
   });
 
   afterAll(async () => {
-    await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    if (pool) await dropServedSchema(pool, schema);
     await pool?.end();
   });
 

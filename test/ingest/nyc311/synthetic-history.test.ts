@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { dropServedSchema } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, prepareSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
 import { UniqueKeySet } from '../../../src/ingest/nyc311/cleaning-rules.js';
@@ -120,7 +121,7 @@ describe('snapshot command in bounded memory', () => {
       expect(meta.row_count).toBe(5_000);
       expect(Number((await client.query(`SELECT count(*) AS n FROM "${schema}".service_requests`)).rows[0].n)).toBe(5_000);
     } finally {
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await dropServedSchema(client, schema);
       await client.end();
     }
   }, 120_000);

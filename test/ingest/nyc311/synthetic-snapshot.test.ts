@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { dropServedSchema, readServedSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
 import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
@@ -247,7 +248,7 @@ describe('PostgreSQL snapshot of the synthetic export', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await pool?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    if (pool) await dropServedSchema(pool, schema);
     await pool?.end();
   });
 
@@ -265,8 +266,9 @@ describe('PostgreSQL snapshot of the synthetic export', () => {
     }
   });
 
-  it('has the same indexes', async () => {
-    const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'service_requests'`, [schema]);
+  it('has the same indexes, in the snapshot schema the served schema points at', async () => {
+    const served = await readServedSnapshot(pool!, schema);
+    const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'service_requests'`, [served!.schema]);
     expect(rows.map((r: { indexname: string }) => r.indexname)).toEqual(
       expect.arrayContaining([
         'service_requests_created_at_id',

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { dropServedSchema } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
 import { computeComplaintTypeCounts, computeDailyStats } from '../../../src/ingest/nyc311/snapshot-aggregates.js';
 import type { SnapshotContent } from '../../../src/ingest/nyc311/snapshot-content.js';
@@ -9,6 +10,7 @@ import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/ingest/nyc311/snapshot-sch
 import type { SnapshotMeta } from '../../../src/ingest/nyc311/service-request.js';
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { isPostgresUrl } from '../../../src/shared/postgres-schema.js';
 import { REPO_ROOT } from '../../support/http.js';
 import { duringSuite } from '../../support/during-suite.js';
 
@@ -146,10 +148,20 @@ export async function dropPostgresSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await dropServedSchema(client, schema);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Loads another snapshot where the fixture is, as the snapshot command would while the service runs: a
+ * new SQLite file renamed onto the path, or a new snapshot schema published under the served schema.
+ */
+export async function refreshFixture(fixture: Pick<FixtureDatabase, 'databaseUrl'>, rows: readonly ServiceRequestRecord[], snapshotId: string): Promise<void> {
+  const content = fixtureContent(rows, snapshotId);
+  if (isPostgresUrl(fixture.databaseUrl)) await writePostgresSnapshot(fixture.databaseUrl, content);
+  else writeSqliteSnapshot(fixture.databaseUrl, content);
 }
 
 export type Backend = 'sqlite' | 'postgres';
