@@ -209,7 +209,7 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
       const buckets = await summaries.periodBuckets(filters, unit);
       expect(buckets, `${unit} ${JSON.stringify(filters)}`).not.toBeNull();
       const days = statDays(period, filters);
-      const expected = bucketNumbers(days, await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const expected = await bucketNumbers(days, await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
       const actual = bucketNumbersFromSummaries(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(actual, `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
     }
@@ -251,11 +251,13 @@ describe('aggregate summaries of the synthetic snapshot (1x)', () => {
   describe('PostgreSQL', () => checkExactness(() => postgresSnapshot(url.toString()), 30, 60));
 });
 
+// The 10x checks exist only when a 10x snapshot is given (building one takes minutes): declared, not
+// skipped, so that the suite's count of skipped tests stays a count of tests that could not run.
 const tenTimesSqlite = process.env.SUMMARY_EXACTNESS_10X_SQLITE;
 const tenTimesPostgres = process.env.SUMMARY_EXACTNESS_10X_POSTGRES;
-describe.runIf(tenTimesSqlite !== undefined)('aggregate summaries of a 10x snapshot (SQLite)', () =>
-  checkExactness(() => Promise.resolve(sqliteSnapshot(tenTimesSqlite as string)), 40, 25),
-);
-describe.runIf(tenTimesPostgres !== undefined)('aggregate summaries of a 10x snapshot (PostgreSQL)', () =>
-  checkExactness(() => postgresSnapshot(tenTimesPostgres as string), 50, 25),
-);
+if (tenTimesSqlite !== undefined) {
+  describe('aggregate summaries of a 10x snapshot (SQLite)', () => checkExactness(() => Promise.resolve(sqliteSnapshot(tenTimesSqlite)), 40, 25));
+}
+if (tenTimesPostgres !== undefined) {
+  describe('aggregate summaries of a 10x snapshot (PostgreSQL)', () => checkExactness(() => postgresSnapshot(tenTimesPostgres), 50, 25));
+}
