@@ -1,17 +1,20 @@
 /**
- * ensureSnapshot(path): builds the synthetic snapshot at `path` when the file is absent (used by the
- * service's start command). Safe when several processes call it at once: one builds while the others
+ * ensureSnapshot(path): builds the synthetic snapshot at `path` when the file is absent, or was
+ * written in another layout than this code's (SNAPSHOT_SCHEMA_VERSION: an older checkout's file lacks
+ * the indexes and summaries the service reads) (used by the service's start command). Safe when several processes call it at once: one builds while the others
  * wait for the file (a lock file `path.lock`, created exclusively); the build goes to a temporary
  * file that is renamed into place, so the file at `path` is always complete. If the lock is stale (a
  * crashed builder) or the wait times out, the waiting process builds itself; a second rename of an
  * identical snapshot is harmless.
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BuildSnapshotResult, SnapshotInput } from './build-snapshot.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
+import { SNAPSHOT_SCHEMA_VERSION } from './snapshot-schema.js';
 
 /** The embedded snapshot, relative to the repository root. */
 export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
@@ -52,8 +55,23 @@ function tryLock(lockPath: string): boolean {
   }
 }
 
+/** Whether a snapshot file of this code's layout is at `path` (absent, unreadable or older: false). */
+export function isCurrentSnapshot(path: string): boolean {
+  if (!existsSync(path)) return false;
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT schema_version FROM snapshot_meta').pluck().get() as number | undefined) === SNAPSHOT_SCHEMA_VERSION;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
 export async function ensureSnapshot(path: string = defaultSnapshotPath(), options: EnsureSnapshotOptions = {}): Promise<EnsureSnapshotResult> {
-  if (existsSync(path)) return { path, built: false, build: null };
+  if (isCurrentSnapshot(path)) return { path, built: false, build: null };
   mkdirSync(dirname(path), { recursive: true });
   const lockPath = `${path}.lock`;
   const waitMs = options.waitMs ?? 120_000;
@@ -61,7 +79,7 @@ export async function ensureSnapshot(path: string = defaultSnapshotPath(), optio
   const deadline = Date.now() + waitMs;
   let locked = tryLock(lockPath);
   while (!locked) {
-    if (existsSync(path)) return { path, built: false, build: null };
+    if (isCurrentSnapshot(path)) return { path, built: false, build: null };
     let lockAge: number;
     try {
       lockAge = Date.now() - statSync(lockPath).mtimeMs;
@@ -75,7 +93,7 @@ export async function ensureSnapshot(path: string = defaultSnapshotPath(), optio
     locked = tryLock(lockPath);
   }
   try {
-    if (existsSync(path)) return { path, built: false, build: null };
+    if (isCurrentSnapshot(path)) return { path, built: false, build: null };
     // The builder (CSV reading, cleaning, the writers, pg) is loaded only when a snapshot is built, not
     // at every start of the service.
     const { buildSnapshot } = await import('./build-snapshot.js');

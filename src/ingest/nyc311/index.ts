@@ -6,7 +6,7 @@
  * of src/ingest/nyc311/ (CSV reading, cleaning, synthetic export, writers, the `npm run snapshot`
  * command) is internal to the pipeline.
  */
-export { defaultSnapshotPath, ensureSnapshot } from './ensure-snapshot.js';
+export { defaultSnapshotPath, ensureSnapshot, isCurrentSnapshot } from './ensure-snapshot.js';
 export { daysInclusive } from './new-york-time.js';
 export { createProgressReporter } from './progress-reporter.js';
 export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles } from './snapshot-aggregates.js';

@@ -10,7 +10,7 @@ import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
 
 /** Bumped when the tables change; stored in snapshot_meta.schema_version. */
-export const SNAPSHOT_SCHEMA_VERSION = 1;
+export const SNAPSHOT_SCHEMA_VERSION = 2;
 
 export type SqlDialect = 'sqlite' | 'postgres';
 

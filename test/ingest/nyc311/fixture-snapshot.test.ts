@@ -12,7 +12,7 @@ import pg from 'pg';
 import { dropServedSchema } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
-import { ensureSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
+import { ensureSnapshot, isCurrentSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
 import { parsePostgresTarget } from '../../../src/shared/postgres-schema.js';
 import {
   readComplaintTypeCounts,
@@ -195,6 +195,18 @@ describe('ensureSnapshot', () => {
     const check = new Database(path, { readonly: true });
     expect(readSnapshotMeta(check).row_count).toBe(15);
     check.close();
+  });
+
+  it('builds the file again when it was written in an older layout (another schema_version)', async () => {
+    const path = join(directory, 'ensure-older', 'snapshot.sqlite');
+    const options = { input: { kind: 'file', path: STANDARD_41_FIXTURE } as const };
+    expect((await ensureSnapshot(path, options)).built).toBe(true);
+    const older = new Database(path);
+    older.prepare('UPDATE snapshot_meta SET schema_version = schema_version - 1').run();
+    older.close();
+    expect(isCurrentSnapshot(path)).toBe(false);
+    expect((await ensureSnapshot(path, options)).built).toBe(true);
+    expect(isCurrentSnapshot(path)).toBe(true);
   });
 });
 
