@@ -3,7 +3,7 @@ import { negotiate } from '@fastify/accept-negotiator';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformApp } from './app.js';
+import { platformPlugin, type PlatformApp } from './platform-app.js';
 import { ByteBoundedLru } from './byte-bounded-lru.js';
 import { addVary, canonicalVary } from './vary.js';
 
@@ -66,6 +66,11 @@ export async function registerCompression(app: PlatformApp, keptBytes = KEPT_COM
   });
   return kept;
 }
+
+/** gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (registerCompression). */
+export const compressionPlugin = platformPlugin('compression', async (app) => {
+  await registerCompression(app);
+});
 
 const compressWith: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   gzip: (body) => promisify(gzip)(body, { level: GZIP_LEVEL }),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildHousesApp, type HousesAppOptions } from '../../src/services/houses/app.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';

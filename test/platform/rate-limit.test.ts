@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { SERVICES, type ServiceUnderTest } from './services.js';
 import { worstRequests, type WorstRequest } from './worst-requests.js';
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
-import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
+import type { AppOptions } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { duringSuite } from '../support/during-suite.js';
 import { REPO_ROOT } from '../support/http.js';
 

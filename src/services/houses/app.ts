@@ -1,4 +1,5 @@
-import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { createServiceApp, type AppOptions } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
 import { parseHouseModel } from './model-adapter.js';

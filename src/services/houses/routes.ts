@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import type { PlatformApp } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { componentRef } from '../../platform/openapi-components.js';

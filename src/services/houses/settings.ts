@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SettingsError, quoted, readPlatformSettings, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { SettingsError, quoted, readText, type Env } from '../../platform/setting-readers.js';
+import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { REVIEWED_MODEL } from './reviewed-model.js';
 

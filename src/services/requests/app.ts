@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { SettingsError } from '../../platform/settings.js';
-import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { SettingsError } from '../../platform/setting-readers.js';
+import { createServiceApp, type AppOptions } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import type { PreparedService } from '../../platform/server.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { PlatformApp } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
 import { registerHealthRoutes } from '../../platform/health.js';

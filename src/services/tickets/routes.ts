@@ -1,4 +1,4 @@
-import type { PlatformApp } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { ApiError, errorResponses } from '../../platform/error-registry.js';
 import { registerHealthRoutes } from '../../platform/health.js';
 import { KeywordClassifier } from './classifier.js';
