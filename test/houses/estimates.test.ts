@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import type { HouseModel } from '../../src/services/houses/house-model.js';
-import { parseHouseModel } from '../../src/services/houses/model-adapter.js';
+import type { HouseModel } from '../../src/services/houses/model/index.js';
+import { parseHouseModel } from '../../src/services/houses/model/index.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import type { House } from '../../src/services/houses/house.js';
 import { warningsFor } from '../../src/services/houses/warnings.js';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
 import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE, MODEL_CARD_EXAMPLE } from '../../src/services/houses/openapi-example.js';
-import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../src/services/houses/model/index.js';
 import type { Estimate, ExplainedEstimate } from '../../src/services/houses/schemas.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
