@@ -3,7 +3,7 @@ import type { PlatformApp } from '../../platform/platform-app.js';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
 import { parseHouseModel, loadModelFile, logModelState, type ModelParser, type ModelState } from './model/index.js';
-import { registerHouseRoutes } from './routes.js';
+import { registerHouseRoutes } from './routes/index.js';
 import { HOUSE_COMPONENTS } from './schemas.js';
 import type { HouseSettings } from './settings.js';
 
