@@ -2,7 +2,7 @@ import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { WorkBudget } from '../../../platform/work-budget.js';
 import { explainHouse, explainHouses } from '../estimating.js';
-import { House } from '../house.js';
+import { House, HOUSE_FIELDS } from '../house.js';
 import type { HouseModel } from '../model/index.js';
 import { EXPLAIN_BATCH_EXAMPLE, EXPLAIN_EXAMPLE } from '../openapi-example.js';
 import { BatchRequest, ExplainedBatchAnswer, ExplainedEstimate } from '../schemas.js';
@@ -24,7 +24,7 @@ export function registerExplanationRoutes(app: PlatformApp, loadedModel: () => H
       description:
         'The same Estimate as POST /v1/estimates (same validation, errors, key and order of checks: 413, 401, 422 invalid_request, ' +
         '503 model_unavailable, 422 outside_model_area), plus explanation: exact path-dependent TreeSHAP over the shipped trees, ' +
-        "each of the 16 fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, " +
+        `each of the ${HOUSE_FIELDS.length} fields' contribution to log(price / sqft_living) (baseline + contributions = raw) and as a price factor, ` +
         'largest effect first; and comparable_sales: the 5 training sales most like the house. Not for lending, underwriting or ' +
         'insurance decisions about a person. Needs X-API-Key when the service has keys.',
       body: componentRef(House, { examples: [EXPLAIN_EXAMPLE.request] }),
