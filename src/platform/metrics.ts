@@ -43,7 +43,7 @@ export function readMetricsKey(env: Env): string | null {
 
 const require = createRequire(import.meta.url);
 
-/** prom-client, loaded when METRICS_KEY is set, not at every start (about 45 ms of loading). */
+/** prom-client, loaded when METRICS_KEY is set, not at every start (its loading is a visible part of a start). */
 function promClient(): typeof PromClient {
   return require('prom-client') as typeof PromClient;
 }

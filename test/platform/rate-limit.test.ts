@@ -139,7 +139,7 @@ describe('RATE_LIMIT', () => {
         expect((await classify(app, 'k')).statusCode).toBe(200);
         expectRateLimited(await classify(app, 'k'));
         expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-        // Generous: the answers do not wait for Redis (measured: a few milliseconds).
+        // Generous: the answers do not wait for Redis.
         expect(Date.now() - started).toBeLessThan(5_000);
       } finally {
         await app.close();

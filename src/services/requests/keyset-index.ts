@@ -165,9 +165,9 @@ export class KeysetIndexBuilder {
  * on the snapshot (created_at compared as text, as SQLite does), a tenth of the cost on SQLite. The
  * same walk counts the rows of the count, the facets and the statistics.
  *
- * Used by the SQLite store, which reads it again when another connection changes the file. About
- * 16 MB for the 109,915 requests (5.5 MB of heap, 10.6 MB of typed arrays; measured 2026-11-24), read
- * in 0.3 to 0.6 s (1 s on a loaded machine); the store reads it after the service listens, a few
+ * Used by the SQLite store, which reads it again when another connection changes the file. Its memory
+ * and reading time for the synthetic snapshot are in bench/README.md ("Figures behind source
+ * comments"); the store reads it after the service listens, a few
  * thousand rows per turn of the event loop (`KeysetIndexBuilder`), so that a start does not wait for it.
  */
 export class KeysetIndex {

@@ -9,8 +9,9 @@ const CHANGE_COUNTER_OFFSET = 24;
 /**
  * Tells cheaply whether another connection has changed a SQLite file: `version()` changes when the
  * file's content does. In rollback-journal mode (the snapshot's), every write transaction increments
- * the file change counter, header bytes 24 to 27: reading it is one pread (about 1.5 µs here), where
- * `PRAGMA data_version` takes SQLite's file locks (8 µs alone, 25 µs and more per request under load).
+ * the file change counter, header bytes 24 to 27: reading it is one pread, where `PRAGMA data_version`
+ * takes SQLite's file locks, several times the cost and more under load (bench/README.md, "Figures
+ * behind source comments").
  * In WAL mode (header byte 18 is 2) the counter is not kept up, and data_version is asked instead.
  * The file is read at most once per turn of the event loop: the requests handled in the same turn
  * see the same version (a change made meanwhile is concurrent with them), every later one sees the
