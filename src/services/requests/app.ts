@@ -10,7 +10,7 @@ import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
-import { registerServiceRequestRoutes } from './routes.js';
+import { registerServiceRequestRoutes } from './routes/index.js';
 import { ServiceRequestTexts } from './row-texts.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
