@@ -1,11 +1,38 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * The tests that need a PostgreSQL or Redis server, a browser or the Python environment of training/.
+ * `npm test` (TEST_TIER=fast) leaves them out: the fast inner loop. `npm run test:all`, which CI
+ * runs, runs them with everything else. A new test that needs one of them is added here.
+ */
+const NEEDS_SERVERS_BROWSER_OR_PYTHON = [
+  'test/houses/model/parity.test.ts',
+  'test/ingest/nyc311/fixture-snapshot.test.ts',
+  'test/ingest/nyc311/synthetic-history.test.ts',
+  'test/ingest/nyc311/synthetic-snapshot.test.ts',
+  'test/platform/metrics.test.ts',
+  'test/platform/rate-limit.test.ts',
+  'test/reliability/database-fault.test.ts',
+  'test/reliability/dependency-deadlines.test.ts',
+  'test/requests/dashboard-page.test.ts',
+  'test/requests/dashboard-queries.test.ts',
+  'test/requests/database-unavailable.test.ts',
+  'test/requests/service-requests-api.test.ts',
+  'test/requests/settings-and-cursor.test.ts',
+];
+
+const leftOut = [
+  ...configDefaults.exclude,
+  // The container tests build images and run podman: only through npm run test:containers
+  // (scripts/test-containers.sh), which sets CONTAINER_TESTS.
+  ...(process.env.CONTAINER_TESTS === undefined ? ['test/container/**'] : []),
+  ...(process.env.TEST_TIER === 'fast' ? NEEDS_SERVERS_BROWSER_OR_PYTHON : []),
+];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The container tests build images and run podman: only through npm run test:containers
-    // (scripts/test-containers.sh), which sets CONTAINER_TESTS.
-    exclude: process.env.CONTAINER_TESTS === undefined ? [...configDefaults.exclude, 'test/container/**'] : configDefaults.exclude,
+    exclude: leftOut,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SAMPLE_HOUSE } from '../src/services/houses/sample-house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 
@@ -31,10 +32,7 @@ if (!existsSync(resolve(REPO_ROOT, 'dist/src/services/tickets/main.js'))) {
 
 const KEY = 'bench-key';
 const ENV = { API_KEY: KEY, CURSOR_SECRET: 'before-after-cursor-secret-0123456789', LOG_LEVEL: 'info' };
-const HOUSE = {
-  bedrooms: 3, bathrooms: 2.25, floors: 2, sqft_living: 2170, sqft_basement: 400, sqft_lot: 7242, waterfront: false, view: 0,
-  condition: 3, grade: 7, yr_built: 1951, yr_renovated: 1991, lat: 47.721, long: -122.319, sqft_living15: 1690, sqft_lot15: 7639,
-};
+const HOUSE = SAMPLE_HOUSE;
 
 interface Service { child: ChildProcess; url: string }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { PlatformApp } from '../src/platform/app.js';
+import type { PlatformApp } from '../src/platform/platform-app.js';
 import { buildHousesApp } from '../src/services/houses/app.js';
 import { readHouseSettings } from '../src/services/houses/settings.js';
 import { buildTicketsApp } from '../src/services/tickets/app.js';

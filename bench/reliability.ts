@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import { SAMPLE_HOUSE } from '../src/services/houses/sample-house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
 import { worstBodyCosts } from './reliability/worst-body.js';
@@ -44,10 +45,7 @@ interface ServiceCase {
   requests: autocannon.Request[];
 }
 
-const HOUSE = {
-  bedrooms: 3, bathrooms: 2.25, floors: 2, sqft_living: 2170, sqft_basement: 400, sqft_lot: 7242, waterfront: false, view: 0,
-  condition: 3, grade: 7, yr_built: 1951, yr_renovated: 1991, lat: 47.721, long: -122.319, sqft_living15: 1690, sqft_lot15: 7639,
-};
+const HOUSE = SAMPLE_HOUSE;
 
 const CASES: Record<string, ServiceCase> = {
   tickets: {

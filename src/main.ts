@@ -1,5 +1,6 @@
 import { runMain, startServices } from './platform/server.js';
-import { SettingsError, readOptionalPort, type Env } from './platform/settings.js';
+import { SettingsError, type Env } from './platform/setting-readers.js';
+import { readOptionalPort } from './platform/settings.js';
 import { prepareHousesService } from './services/houses/app.js';
 import { readHouseSettings } from './services/houses/settings.js';
 import { prepareRequestsService } from './services/requests/app.js';

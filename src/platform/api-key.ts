@@ -1,4 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './error-registry.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * API keys (conventions.md): header X-API-Key, several keys for rotation, compared in constant time.
@@ -34,3 +36,21 @@ function digest(value: string): Buffer {
   // crypto.hash: the one-shot form, half the time of createHash() on short input.
   return hash('sha256', value, 'buffer');
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers 401 unless a configured API key is presented in X-API-Key. */
+    requiresApiKey?: boolean;
+  }
+}
+
+/** onRequest: a route with `config.requiresApiKey` answers 401 without an accepted key, before its body is read. */
+export const apiKeyPlugin = platformPlugin<{ apiKeys: ApiKeyChecker }>('api-key', (app, { apiKeys }) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
+      done(new ApiError('unauthorized'));
+      return;
+    }
+    done();
+  });
+});

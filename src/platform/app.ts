@@ -1,37 +1,32 @@
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import { ApiKeyChecker } from './api-key.js';
-import { registerCompression } from './compression.js';
-import { BodyDeadlines, handleClientError, handleFrameworkError } from './client-errors.js';
+import { ApiKeyChecker, apiKeyPlugin } from './api-key.js';
+import { bodyDeadlinesPlugin } from './body-deadlines.js';
+import { compressionPlugin } from './compression.js';
+import { handleClientError, handleFrameworkError } from './client-errors.js';
 import { BACKPRESSURE_LIMITS, ConnectionBackpressure, type BackpressureLimits } from './connection-backpressure.js';
-import { CorsPolicy } from './cors.js';
-import { addPolicyToHtml, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
-import { ApiError, errorDefinition } from './error-registry.js';
+import { CorsPolicy, corsPlugin } from './cors.js';
+import { htmlPolicyPlugin, registerDocsPages, registerOpenApi, type OpenApiInfo } from './docs.js';
+import { errorDefinition } from './error-registry.js';
 import { ErrorResponse } from './errors.js';
 import { makeErrorHandler } from './error-handler.js';
-import { closeOnlyForUnreadBody, makeBodyAdmission, refuseMalformedRequests, routeExpectations } from './http-protocol.js';
-import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler } from './method-routing.js';
-import { refuseUnusableParameters, registerStrictJsonParser } from './json-body.js';
-import { registerMetrics, type ServiceMetricsRegistration } from './metrics.js';
-import { registerRateLimit } from './rate-limit.js';
-import { logRequest, loggerOptions } from './request-log.js';
+import { httpProtocolPlugin, routeExpectations } from './http-protocol.js';
+import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler, routeTablePlugin, unknownPathPlugin } from './method-routing.js';
+import { jsonBodyPlugin } from './json-body.js';
+import { metricsPlugin, type ServiceMetricsRegistration } from './metrics.js';
+import type { PlatformApp } from './platform-app.js';
+import { rateLimitPlugin } from './rate-limit.js';
+import { loggerOptions, requestLogPlugin } from './request-log.js';
 import { requestIdFor } from './request-id.js';
+import { responseHeadersPlugin } from './response-headers.js';
 import { SHUTDOWN_GRACE_DEFAULT_MS, type PlatformSettings } from './settings.js';
 import { rememberStartLine } from './start-line.js';
 import { buildValidatorCompiler } from './validation.js';
 import { DeferredCompilation } from './deferred-compilation.js';
-import { DocumentedOperations, type ComponentSchema } from './openapi-components.js';
-import { admitToBudget, refuseWhenFull } from './work-budget.js';
+import { DocumentedOperations, documentedOperationsPlugin, type ComponentSchema } from './openapi-components.js';
+import { workBudgetPlugin } from './work-budget.js';
 
 type SerializerFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>;
 
@@ -57,21 +52,10 @@ declare module 'fastify' {
     deferredCompilation: DeferredCompilation;
   }
   interface FastifyContextConfig {
-    /** The route answers 401 unless a configured API key is presented in X-API-Key. */
-    requiresApiKey?: boolean;
     /** A route of the platform itself (docs, 405 answers), not of the service. */
     platformRoute?: boolean;
   }
 }
-
-/** A Fastify instance of the platform, typed with the TypeBox type provider. */
-export type PlatformApp = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 /** The whole request (headers and body) must arrive within this time (408 request_timeout). */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -162,10 +146,6 @@ export async function createServiceApp(
   }
   app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
   app.setNotFoundHandler(notFoundHandler);
-  // Only JSON bodies: a text/plain body (which browsers may send without a preflight) is 415.
-  app.removeContentTypeParser('text/plain');
-  // JSON bodies: valid UTF-8, no duplicate keys, no U+0000 or lone surrogates in strings (422).
-  registerStrictJsonParser(app, BODY_LIMIT_BYTES);
   // The shared schemas (the OpenAPI components), known to validation so that routes may use $ref.
   const components = [ErrorResponse, ...(service.components ?? [])];
   for (const component of components) app.addSchema(component);
@@ -176,52 +156,40 @@ export async function createServiceApp(
   const apiKeys = new ApiKeyChecker(settings.apiKeys);
   const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
   const routes = new RouteTable();
-  app.addHook('onRoute', (route) => routes.record(route));
   const operations = new DocumentedOperations(service.openapi.usesApiKey);
-  app.addHook('onRoute', (route) => operations.check(route));
+  const bodyLimit = BODY_LIMIT_BYTES;
 
-  const bodyDeadlines = new BodyDeadlines(options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS);
-  app.addHook('onRequest', refuseMalformedRequests);
-  app.addHook('onRequest', bodyDeadlines.watch);
-  app.addHook('preValidation', bodyDeadlines.release);
-  app.addHook('onResponse', bodyDeadlines.release);
-  app.addHook('onRequestAbort', bodyDeadlines.forget);
-  app.addHook('onClose', (_instance, done) => {
-    bodyDeadlines.stop();
-    done();
-  });
-  if (settings.metricsKey) registerMetrics(app, service.name, settings.metricsKey, service.registerMetrics);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-ID', request.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
-    cors.decorate(request, reply);
-    // Routing before the body: an unknown path is 404 whatever its body, which is never read.
-    if (request.is404) {
-      done(new ApiError('not_found'));
-      return;
-    }
-    done();
-  });
-  // The rate limit comes before the key check, so that 401 answers are counted too.
-  if (settings.rateLimit) app.addHook('onRequest', await registerRateLimit(app, service.name, settings.rateLimit, apiKeys));
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.routeOptions.config.requiresApiKey && !apiKeys.accepts(request.headers['x-api-key'])) {
-      done(new ApiError('unauthorized'));
-      return;
-    }
-    done();
-  });
-  // A route's work budget (work-budget.ts): full, it refuses before the body is read (503 overloaded);
-  // otherwise the handler runs when the budget gives the request a place.
-  app.addHook('onRequest', refuseWhenFull);
-  app.addHook('preHandler', admitToBudget);
-  app.addHook('preParsing', makeBodyAdmission(BODY_LIMIT_BYTES));
-  app.addHook('preValidation', refuseUnusableParameters);
-  app.addHook('onSend', addPolicyToHtml);
-  app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
-  app.addHook('onResponse', logRequest);
-  // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (compression.ts).
-  await registerCompression(app);
+  // The platform's concerns, in the order their hooks run (within each kind of hook).
+  // onRoute: each route's methods are recorded, for the 405 answers added after the service's routes.
+  await app.register(routeTablePlugin, { routes });
+  // onRoute: each documented route is checked (operationId, answers) as it is added.
+  await app.register(documentedOperationsPlugin, { operations });
+  // First onRequest: what HTTP forbids (no Host, an unknown Expect); the body's admission; unread bodies close.
+  await app.register(httpProtocolPlugin, { bodyLimit });
+  // A body must arrive within the request's time limit (408 request_timeout).
+  await app.register(bodyDeadlinesPlugin, { timeoutMs: options.bodyTimeoutMs ?? REQUEST_TIMEOUT_MS });
+  // Every request counted, and GET /metrics, when METRICS_KEY is set.
+  await app.register(metricsPlugin, { service: service.name, metricsKey: settings.metricsKey, addServiceMetrics: service.registerMetrics });
+  // X-Request-ID and nosniff on every answer, errors included.
+  await app.register(responseHeadersPlugin);
+  // CORS headers for the request's Origin.
+  await app.register(corsPlugin, { cors });
+  // An unknown path is 404 before its body is read.
+  await app.register(unknownPathPlugin);
+  // The rate limit, before the key check so that 401 answers count too.
+  await app.register(rateLimitPlugin, { service: service.name, settings: settings.rateLimit, apiKeys });
+  // 401 for a route that requires a key, before its body is read.
+  await app.register(apiKeyPlugin, { apiKeys });
+  // A route's work budget: 503 overloaded when full, otherwise the handler waits for its place.
+  await app.register(workBudgetPlugin);
+  // JSON bodies only, parsed strictly; unusable query and path parameters are 422.
+  await app.register(jsonBodyPlugin, { bodyLimit });
+  // The content security policy of every HTML page.
+  await app.register(htmlPolicyPlugin);
+  // The one log line of each request.
+  await app.register(requestLogPlugin);
+  // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding.
+  await app.register(compressionPlugin);
 
   if (settings.showDocs) await registerOpenApi(app, service.openapi, operations);
   await service.registerRoutes(app);

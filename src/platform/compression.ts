@@ -3,7 +3,7 @@ import { negotiate } from '@fastify/accept-negotiator';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformApp } from './app.js';
+import { platformPlugin, type PlatformApp } from './platform-app.js';
 import { ByteBoundedLru } from './byte-bounded-lru.js';
 import { addVary, canonicalVary } from './vary.js';
 
@@ -11,10 +11,10 @@ import { addVary, canonicalVary } from './vary.js';
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /**
- * Brotli quality: zlib's default (11) costs tens of milliseconds per 1000-row page; 4 (the plugin's
- * recommended default) took 4.9 ms in one call against 7.2 ms for gzip (level 6) on a 391 KB page, 51
- * against 52 KB (bench/README.md). Through the plugin's streaming path under load it measured about
- * twice gzip's server CPU for 1% fewer bytes, so gzip is preferred when a client accepts both equally.
+ * Brotli quality: zlib's default (11) costs many times gzip's CPU per 1000-row page; 4 (the plugin's
+ * recommended default) costs about what gzip does in one call, for about the same bytes. Through the
+ * plugin's streaming path under load it costs more server CPU than gzip for barely fewer bytes, so
+ * gzip is preferred when a client accepts both equally (bench/README.md, "Figures behind source comments").
  */
 export const BROTLI_QUALITY = 4;
 
@@ -66,6 +66,11 @@ export async function registerCompression(app: PlatformApp, keptBytes = KEPT_COM
   });
   return kept;
 }
+
+/** gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding (registerCompression). */
+export const compressionPlugin = platformPlugin('compression', async (app) => {
+  await registerCompression(app);
+});
 
 const compressWith: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   gzip: (body) => promisify(gzip)(body, { level: GZIP_LEVEL }),

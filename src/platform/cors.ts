@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { platformPlugin } from './platform-app.js';
 import { addVary } from './vary.js';
 
 /**
@@ -81,3 +82,11 @@ export class CorsPolicy {
       .send();
   }
 }
+
+/** onRequest: every answer gets the CORS headers of its Origin (the preflights are answered by method-routing.ts). */
+export const corsPlugin = platformPlugin<{ cors: CorsPolicy }>('cors', (app, { cors }) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    cors.decorate(request, reply);
+    done();
+  });
+});

@@ -4,6 +4,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DocumentedOperations } from './openapi-components.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * The reference pages and the OpenAPI description (conventions.md, "OpenAPI" and SHOW_DOCS).
@@ -127,3 +128,8 @@ export async function registerDocsPages(app: FastifyInstance, info: OpenApiInfo)
     reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(readRedocBundle()),
   );
 }
+
+/** onSend: the content security policy of every HTML page (addPolicyToHtml). */
+export const htmlPolicyPlugin = platformPlugin('html-policy', (app) => {
+  app.addHook('onSend', addPolicyToHtml);
+});

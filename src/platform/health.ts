@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { PlatformApp } from './app.js';
+import type { PlatformApp } from './platform-app.js';
 import { withinDeadline } from './deadline.js';
 import { ApiError, type ErrorCode, errorResponses } from './error-registry.js';
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers';
 import { errorCodes, type FastifyReply, type FastifyRequest, type HookHandlerDoneFunction, type RequestPayload } from 'fastify';
 import { ApiError } from './error-registry.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * HTTP-layer refusals answered with the error object (the hostile-input decisions; docs/reliability.md).
@@ -95,3 +96,13 @@ export function closeOnlyForUnreadBody(request: IncomingMessage, reply: FastifyR
   else if (request.complete) settle();
   else nextTurn(settle);
 }
+
+/**
+ * The HTTP-layer rules as one concern: the first onRequest hook refuses what HTTP forbids, preParsing
+ * admits the body, onSend closes a connection whose body was never read.
+ */
+export const httpProtocolPlugin = platformPlugin<{ bodyLimit: number }>('http-protocol', (app, { bodyLimit }) => {
+  app.addHook('onRequest', refuseMalformedRequests);
+  app.addHook('preParsing', makeBodyAdmission(bodyLimit));
+  app.addHook('onSend', (request, reply, payload, done) => closeOnlyForUnreadBody(request.raw, reply, () => done(null, payload)));
+});

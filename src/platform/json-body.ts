@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiError } from './error-registry.js';
 import { FieldProblems } from './errors.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * Request bodies (docs/decisions.md, "Content type"; docs/reliability.md, "Hostile input"). On top of
@@ -196,3 +197,13 @@ function throwOnUnusableParameters(request: FastifyRequest): void {
     }
   }
 }
+
+/**
+ * JSON bodies and parameters as one concern: only JSON bodies (a text/plain body, which browsers may
+ * send without a preflight, is 415), parsed strictly; preValidation refuses unusable parameters.
+ */
+export const jsonBodyPlugin = platformPlugin<{ bodyLimit: number }>('json-body', (app, { bodyLimit }) => {
+  app.removeContentTypeParser('text/plain');
+  registerStrictJsonParser(app, bodyLimit);
+  app.addHook('preValidation', refuseUnusableParameters);
+});

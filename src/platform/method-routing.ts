@@ -2,6 +2,7 @@ import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError } from './error-registry.js';
 import { CorsPolicy } from './cors.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * 404 and 405 (conventions.md, "Every response"). Fastify answers 404 for a known path with another
@@ -80,3 +81,15 @@ function answeredInOnRequest(): never {
 export function notFoundHandler(): never {
   throw new ApiError('not_found');
 }
+
+/** onRoute: records each route's methods, from which addMethodNotAllowedRoutes adds the 405 answers. */
+export const routeTablePlugin = platformPlugin<{ routes: RouteTable }>('route-table', (app, { routes }) => {
+  app.addHook('onRoute', (route) => routes.record(route));
+});
+
+/** onRequest: routing before the body, so an unknown path is 404 whatever its body, which is never read. */
+export const unknownPathPlugin = platformPlugin('unknown-path', (app) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.is404 ? new ApiError('not_found') : undefined);
+  });
+});

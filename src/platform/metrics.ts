@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createRequire } from 'node:module';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type * as PromClient from 'prom-client';
 import { ApiKeyChecker } from './api-key.js';
 import { ApiError } from './error-registry.js';
-import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './settings.js';
+import { platformPlugin } from './platform-app.js';
+import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './setting-readers.js';
 
 /**
  * GET /metrics in the Prometheus text format (prom-client), for operators, not for API clients:
@@ -42,7 +43,7 @@ export function readMetricsKey(env: Env): string | null {
 
 const require = createRequire(import.meta.url);
 
-/** prom-client, loaded when METRICS_KEY is set, not at every start (about 45 ms of loading). */
+/** prom-client, loaded when METRICS_KEY is set, not at every start (its loading is a visible part of a start). */
 function promClient(): typeof PromClient {
   return require('prom-client') as typeof PromClient;
 }
@@ -151,11 +152,19 @@ function bearerMatches(header: unknown, expected: ApiKeyChecker): boolean {
   return key !== undefined && expected.accepts(key);
 }
 
+interface MetricsOptions {
+  service: string;
+  /** METRICS_KEY; null or unset: no /metrics and nothing counted. */
+  metricsKey: string | null | undefined;
+  addServiceMetrics: ServiceMetricsRegistration | undefined;
+}
+
 /**
- * Counts every request of `app` and adds GET /metrics. Call before the service's routes, so that
- * the hooks apply to them all.
+ * Counts every request of the app (onRequest, onRequestAbort, onResponse) and adds GET /metrics, when
+ * METRICS_KEY is set. Registered before the service's routes, so that the hooks apply to them all.
  */
-export function registerMetrics(app: FastifyInstance, service: string, metricsKey: string, addServiceMetrics?: ServiceMetricsRegistration): void {
+export const metricsPlugin = platformPlugin<MetricsOptions>('metrics', (app, { service, metricsKey, addServiceMetrics }) => {
+  if (!metricsKey) return;
   const { Registry, collectDefaultMetrics } = promClient();
   const registry = new Registry();
   registry.setDefaultLabels({ service });
@@ -175,7 +184,7 @@ export function registerMetrics(app: FastifyInstance, service: string, metricsKe
     }
     return reply.type(registry.contentType).header('Cache-Control', 'no-store').send(await registry.metrics());
   });
-}
+});
 
 /** A gauge whose value is read when scraped (model loaded, snapshot rows, pool use...). */
 export function gaugeReadOnScrape<Label extends string>(

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import type { RouteOptions } from 'fastify';
 import { errorResponses, withErrorCode } from './error-registry.js';
+import { platformPlugin } from './platform-app.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
 /**
@@ -215,3 +216,8 @@ export class DocumentedOperations {
     return document;
   }
 }
+
+/** onRoute: every documented route is checked as it is added (operationId, answers, key scheme). */
+export const documentedOperationsPlugin = platformPlugin<{ operations: DocumentedOperations }>('documented-operations', (app, { operations }) => {
+  app.addHook('onRoute', (route) => operations.check(route));
+});

@@ -1,13 +1,14 @@
 import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type FastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as IoRedis from 'ioredis';
 import type { ApiKeyChecker } from './api-key.js';
 import { withinDeadline } from './deadline.js';
 import { ApiError } from './error-registry.js';
-import { SettingsError, quoted, readText, type Env } from './settings.js';
+import { platformPlugin } from './platform-app.js';
+import { SettingsError, quoted, readText, type Env } from './setting-readers.js';
 
 /**
  * Rate limits (`@fastify/rate-limit`), off unless `RATE_LIMIT` is set (`600/minute`).
@@ -260,16 +261,19 @@ function firstContact(redis: Redis): Promise<void> {
   });
 }
 
+interface RateLimitOptions {
+  service: string;
+  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null or unset: no limit, no hook. */
+  settings: RateLimitSettings | null | undefined;
+  apiKeys: ApiKeyChecker;
+}
+
 /**
- * Registers the limit. Call before the API key check is added: the returned hook must run first.
- * Returns the onRequest hook to add.
+ * The limit's onRequest hook on the routes under /v1/. Registered before the API key plugin: its hook
+ * runs first, so that 401 answers count too.
  */
-export async function registerRateLimit(
-  app: FastifyInstance,
-  service: string,
-  settings: RateLimitSettings,
-  apiKeys: ApiKeyChecker,
-): Promise<(request: FastifyRequest, reply: import('fastify').FastifyReply) => Promise<void>> {
+export const rateLimitPlugin = platformPlugin<RateLimitOptions>('rate-limit', async (app, { service, settings, apiKeys }) => {
+  if (!settings) return;
   const fastifyRateLimit = require('@fastify/rate-limit') as typeof FastifyRateLimit;
   let store: (new () => CounterStore) | undefined;
   if (settings.redisUrl !== null) {
@@ -301,7 +305,7 @@ export async function registerRateLimit(
     ...(store ? { store: store as never } : {}),
   });
   const limit = app.rateLimit();
-  return async (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (isRateLimited(request)) await limit.call(app, request as never, reply as never);
-  };
-}
+  });
+});

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { hostname } from 'node:os';
 import type { Writable } from 'node:stream';
 import pino from 'pino';
+import { platformPlugin } from './platform-app.js';
 import type { LogLevel } from './settings.js';
 
 /**
@@ -56,3 +57,8 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, done: H
   );
   done();
 }
+
+/** onResponse: the log line of every request, after every other onResponse hook. */
+export const requestLogPlugin = platformPlugin('request-log', (app) => {
+  app.addHook('onResponse', logRequest);
+});

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { cutOpenConnections } from './long-answers.js';
-import { SHUTDOWN_GRACE_DEFAULT_MS, SettingsError, quoted } from './settings.js';
+import { SettingsError, quoted } from './setting-readers.js';
+import { SHUTDOWN_GRACE_DEFAULT_MS } from './settings.js';
 import { startLineFor } from './start-line.js';
 
 /**

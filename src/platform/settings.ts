@@ -1,13 +1,11 @@
 import { isIP } from 'node:net';
+import { SettingsError, quoted, readBoolean, readChoice, readList, readSecretList, readSeconds, readText, type Env, type SettingShape } from './setting-readers.js';
 import { readMetricsKey } from './metrics.js';
 import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
 
 /**
- * The one settings reader of the three services (conventions.md, "Running" and "Settings shared by
- * all three"). Every setting comes from the environment and fails closed: a variable that is set
- * but holds no usable value (empty, only spaces, only commas, a control character, out of range, an
- * unknown word, a repeated item) stops the start with a SettingsError whose message is one line,
- * `Invalid setting NAME: why`; the start command prints it alone on stderr and exits 1.
+ * The settings every service shares (conventions.md, "Running" and "Settings shared by all three"),
+ * read with the fail-closed primitives of setting-readers.ts.
  *
  * Rules shared by every setting (README, "Settings"):
  * - unset means the default; set to an empty or blank value is refused (`API_KEY=` is far more
@@ -19,94 +17,6 @@ import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
  * - a value is quoted in the message (JSON-escaped, so the message stays one line) unless it is a
  *   secret: keys, cursor secrets and database URLs are never echoed.
  */
-
-export type Env = Record<string, string | undefined>;
-
-export class SettingsError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`Invalid setting ${variable}: ${detail}`);
-    this.name = 'SettingsError';
-  }
-}
-
-/** How a setting's value is described in messages, and whether it may be echoed. */
-export interface SettingShape {
-  /** What a usable value is, e.g. `a port number (0 to 65535)`. */
-  expected: string;
-  /** True for keys, secrets and URLs that may hold a password: the value is never quoted. */
-  secret?: boolean;
-}
-
-// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const QUOTED_VALUE_MAX = 80;
-
-/** The value as a message may show it: JSON-quoted (one line whatever it holds), cut at 80 characters. */
-export function quoted(value: string): string {
-  return JSON.stringify(value.length > QUOTED_VALUE_MAX ? `${value.slice(0, QUOTED_VALUE_MAX)}...` : value);
-}
-
-/** `"value" is not ...` for an ordinary setting, `the value is not ...` for a secret one. */
-function subject(value: string, shape: SettingShape): string {
-  return shape.secret ? 'the value' : quoted(value);
-}
-
-/**
- * The trimmed value of a setting, or undefined when the variable is unset. Set but empty or blank,
- * or holding a control character: refused.
- */
-export function readText(env: Env, variable: string, shape: SettingShape): string | undefined {
-  const raw = env[variable];
-  if (raw === undefined) return undefined;
-  const value = raw.trim();
-  if (value === '') {
-    throw new SettingsError(variable, `set but empty; give ${shape.expected}, or unset it for the default`);
-  }
-  if (CONTROL_CHARACTER.test(value)) {
-    throw new SettingsError(variable, `${subject(value, shape)} holds a control character; give ${shape.expected}`);
-  }
-  return value;
-}
-
-/**
- * A comma-separated list, or undefined when the variable is unset. Each item is trimmed; a value
- * with no item, an empty item or an item given twice is refused (`item` names one in messages).
- */
-export function readList(env: Env, variable: string, shape: SettingShape & { item: string }): string[] | undefined {
-  const value = readText(env, variable, shape);
-  if (value === undefined) return undefined;
-  const items = value.split(',').map((item) => item.trim());
-  if (items.every((item) => item === '')) {
-    throw new SettingsError(variable, `holds only commas; give ${shape.expected}, or unset it for the default`);
-  }
-  items.forEach((item, index) => {
-    if (item === '') {
-      throw new SettingsError(variable, `${shape.item} ${index + 1} of ${items.length} is empty (a stray comma); give ${shape.expected}`);
-    }
-    const first = items.indexOf(item);
-    if (first !== index) {
-      throw new SettingsError(variable, `${shape.item} ${index + 1} repeats ${shape.item} ${first + 1}; give each once`);
-    }
-  });
-  return items;
-}
-
-/** One of a few words, in any case; the default when unset. */
-export function readChoice<T extends string>(env: Env, variable: string, choices: readonly T[], defaultValue: T): T {
-  const expected = `one of ${choices.join(', ')}`;
-  const value = readText(env, variable, { expected });
-  if (value === undefined) return defaultValue;
-  const choice = choices.find((word) => word === value.toLowerCase());
-  if (choice === undefined) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
-  return choice;
-}
-
-export function readBoolean(env: Env, variable: string, defaultValue: boolean): boolean {
-  return readChoice(env, variable, ['true', 'false'], defaultValue ? 'true' : 'false') === 'true';
-}
 
 const PORT_SHAPE: SettingShape = { expected: 'a port number (0 to 65535; 0 picks a free port)' };
 
@@ -135,23 +45,6 @@ export function readHost(env: Env): string {
     throw new SettingsError('HOST', `${quoted(value)} is not ${HOST_SHAPE.expected} (no scheme, port or path)`);
   }
   return value;
-}
-
-/** Printable ASCII without spaces: what a header value can carry unchanged, and any shell or YAML file. */
-export const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
-
-/**
- * A comma-separated list of keys or secrets (API_KEY, CURSOR_SECRET), or undefined when unset: the
- * list rules, each item printable ASCII without spaces, and never an item quoted in a message.
- */
-export function readSecretList(env: Env, variable: string, shape: { expected: string; item: string }): string[] | undefined {
-  const items = readList(env, variable, { ...shape, secret: true });
-  items?.forEach((item, index) => {
-    if (!PRINTABLE_TOKEN.test(item)) {
-      throw new SettingsError(variable, `${shape.item} ${index + 1} is not printable ASCII without spaces (separate several by commas)`);
-    }
-  });
-  return items;
 }
 
 /** API_KEY: unset means none configured (the service decides what that means). */
@@ -196,19 +89,6 @@ export function readAllowedOrigins(env: Env): string[] {
     if (first !== index) throw new SettingsError('ALLOWED_ORIGINS', `origin ${index + 1} is the same origin as origin ${first + 1}; give each once`);
   });
   return normalized;
-}
-
-/**
- * A whole number of seconds from `min` to `max` (decimal digits), in milliseconds; the default when
- * unset.
- */
-export function readSeconds(env: Env, variable: string, limits: { min: number; max: number; defaultSeconds: number }): number {
-  const expected = `a whole number of seconds from ${limits.min} to ${limits.max}`;
-  const value = readText(env, variable, { expected });
-  if (value === undefined) return limits.defaultSeconds * 1_000;
-  const seconds = /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(seconds >= limits.min && seconds <= limits.max)) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
-  return seconds * 1_000;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './error-registry.js';
+import { platformPlugin } from './platform-app.js';
 
 /**
  * A budget per kind of work (docs/reliability.md, "Work budgets"): each expensive operation of a
@@ -155,6 +156,15 @@ export function admitToBudget(request: FastifyRequest, reply: FastifyReply, done
   if (budget === undefined) done();
   else budget.admit(reply.raw, done);
 }
+
+/**
+ * A route's work budget: full, it refuses before the body is read (onRequest, 503 overloaded);
+ * otherwise the handler runs when the budget gives the request a place (preHandler).
+ */
+export const workBudgetPlugin = platformPlugin('work-budget', (app) => {
+  app.addHook('onRequest', refuseWhenFull);
+  app.addHook('preHandler', admitToBudget);
+});
 
 /** Work on the event loop gives way to I/O at least this often (a few milliseconds). */
 export const TIME_SLICE_MS = 5;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { createPriceLevels } from '../../src/services/houses/model/price-level.js';
 import type { ModelFile } from '../../src/services/houses/model/model-file.js';
 import type { Estimate, ExplainedEstimate } from '../../src/services/houses/schemas.js';

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildHousesApp } from '../../src/services/houses/app.js';
-import type { HouseModel } from '../../src/services/houses/house-model.js';
-import { parseHouseModel } from '../../src/services/houses/model-adapter.js';
+import type { HouseModel } from '../../src/services/houses/model/index.js';
+import { parseHouseModel } from '../../src/services/houses/model/index.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
-import type { House } from '../../src/services/houses/house.js';
 import { warningsFor } from '../../src/services/houses/warnings.js';
 import { buildFixtureApp, FIXTURE_MODEL_PATH, house, postJson, sha256OfFile, VALID_HOUSE } from './support.js';
 import { appDuringSuite } from '../support/during-suite.js';
@@ -85,7 +84,7 @@ describe('warnings', () => {
   });
   it('high_value starts at exactly $1,000,000 of the rounded estimate', () => {
     const model = { rareValueGroups: [], highValueUsd: 1_000_000 };
-    const valid = VALID_HOUSE as unknown as House;
+    const valid = VALID_HOUSE;
     expect(warningsFor(valid, 999_999, model, AT_MODEL_DATE)).toEqual([]);
     expect(warningsFor(valid, 1_000_000, model, AT_MODEL_DATE).map((warning) => warning.code)).toEqual(['high_value']);
   });
@@ -94,7 +93,7 @@ describe('warnings', () => {
     file.high_value_usd = 250_000;
     const model: HouseModel = parseHouseModel(Buffer.from(JSON.stringify(file)));
     expect(model.highValueUsd).toBe(250_000);
-    const valid = VALID_HOUSE as unknown as House;
+    const valid = VALID_HOUSE;
     expect(warningsFor(valid, 249_999, model, model.levels.asOf)).toEqual([]);
     expect(warningsFor(valid, 250_000, model, model.levels.asOf)).toEqual([
       { code: 'high_value', fields: [], message: 'Estimates of $250,000 or more are much less reliable' },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { HOUSE_FIELDS } from '../../src/services/houses/house.js';
 import type { ExplainedEstimate } from '../../src/services/houses/schemas.js';
 import { expectError } from '../support/http.js';

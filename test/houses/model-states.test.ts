@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildHousesApp } from '../../src/services/houses/app.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { expectError, LogCapture } from '../support/http.js';

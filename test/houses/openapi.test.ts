@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../src/services/houses/model/index.js';
 import { SHIPPED_MODEL_AREA } from '../../src/services/houses/house.js';
 import { expectMatchesReviewedCopy, REPO_ROOT } from '../support/http.js';
 import { buildFixtureApp } from './support.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SettingsError } from '../../src/platform/settings.js';
-import { REVIEWED_MODEL } from '../../src/services/houses/reviewed-model.js';
+import { SettingsError } from '../../src/platform/setting-readers.js';
+import { REVIEWED_MODEL } from '../../src/services/houses/model/index.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 

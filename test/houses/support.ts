@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildHousesApp, type HousesAppOptions } from '../../src/services/houses/app.js';
+import { SAMPLE_HOUSE } from '../../src/services/houses/sample-house.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 
@@ -13,25 +14,8 @@ export function sha256OfFile(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** A valid house inside the model area, with no warning. */
-export const VALID_HOUSE = {
-  bedrooms: 3,
-  bathrooms: 2.25,
-  floors: 2,
-  sqft_living: 2170,
-  sqft_basement: 400,
-  sqft_lot: 7242,
-  waterfront: false,
-  view: 0,
-  condition: 3,
-  grade: 7,
-  yr_built: 1951,
-  yr_renovated: 1991,
-  lat: 47.721,
-  long: -122.319,
-  sqft_living15: 1690,
-  sqft_lot15: 7639,
-} as const;
+/** A valid house inside the model area, with no warning: the sample house. */
+export const VALID_HOUSE = SAMPLE_HOUSE;
 
 export type HouseBody = Record<string, unknown>;
 

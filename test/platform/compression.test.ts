@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { ByteBoundedLru } from '../../src/platform/byte-bounded-lru.js';
 import { etagMatches, registerCompression } from '../../src/platform/compression.js';
 import { buildFixtureApp } from '../houses/support.js';

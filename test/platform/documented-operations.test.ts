@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { createServiceApp, type PlatformApp } from '../../src/platform/app.js';
+import { createServiceApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { componentRef, namedComponent } from '../../src/platform/openapi-components.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
-import { SettingsError } from '../../src/platform/settings.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
+import { SettingsError } from '../../src/platform/setting-readers.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { expectError } from '../support/http.js';

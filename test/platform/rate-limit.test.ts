@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
@@ -139,7 +139,7 @@ describe('RATE_LIMIT', () => {
         expect((await classify(app, 'k')).statusCode).toBe(200);
         expectRateLimited(await classify(app, 'k'));
         expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-        // Generous: the answers do not wait for Redis (measured: a few milliseconds).
+        // Generous: the answers do not wait for Redis.
         expect(Date.now() - started).toBeLessThan(5_000);
       } finally {
         await app.close();

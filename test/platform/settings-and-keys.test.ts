@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiKeyChecker } from '../../src/platform/api-key.js';
 import { isAcceptableRequestId } from '../../src/platform/request-id.js';
-import { SettingsError, quoted, readAllowedOrigins, readApiKeys, readPlatformSettings } from '../../src/platform/settings.js';
+import { SettingsError, quoted } from '../../src/platform/setting-readers.js';
+import { readAllowedOrigins, readApiKeys, readPlatformSettings } from '../../src/platform/settings.js';
 
 describe('platform settings (conventions.md, "Running" and "Settings shared by all three")', () => {
   it('defaults: the given port, host 127.0.0.1, no keys, no origins, docs on, log level info', () => {

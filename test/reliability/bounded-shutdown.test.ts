@@ -1,7 +1,8 @@
 import { request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readPlatformSettings, SettingsError } from '../../src/platform/settings.js';
+import { SettingsError } from '../../src/platform/setting-readers.js';
+import { readPlatformSettings } from '../../src/platform/settings.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { LogCapture } from '../support/http.js';
 import { startService, type RunningService } from '../support/process.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { expectError } from '../support/http.js';
 import { HOUSES, REQUESTS, TICKETS, type ServiceUnderTest } from './services.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceApp, type PlatformApp } from '../../src/platform/app.js';
+import { createServiceApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { registerHealthRoutes } from '../../src/platform/health.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';

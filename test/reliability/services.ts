@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
-import type { AppOptions, PlatformApp } from '../../src/platform/app.js';
+import type { AppOptions } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
+import { SAMPLE_HOUSE } from '../../src/services/houses/sample-house.js';
 import { duringSuite } from '../support/during-suite.js';
 import { REPO_ROOT } from '../support/http.js';
 
@@ -77,10 +79,7 @@ export const HOUSES: ServiceUnderTest = {
   },
   json: {
     path: '/v1/estimates',
-    validBody: {
-      bedrooms: 3, bathrooms: 2.25, floors: 2, sqft_living: 2170, sqft_basement: 400, sqft_lot: 7242, waterfront: false, view: 0,
-      condition: 3, grade: 7, yr_built: 1951, yr_renovated: 1991, lat: 47.721, long: -122.319, sqft_living15: 1690, sqft_lot15: 7639,
-    },
+    validBody: SAMPLE_HOUSE,
     stringField: 'waterfront',
     numberField: 'sqft_lot',
   },

@@ -4,6 +4,8 @@
  * hostile-client tests (test/reliability/request-cost.test.ts) and the benchmark
  * (bench/reliability/worst-body.ts). Every body is valid JSON: invalid JSON stops at the parser.
  */
+import { HOUSE_FIELDS } from '../../src/services/houses/house.js';
+
 export interface WorstRequest {
   /** The class of input, e.g. `empty objects in the batch`. */
   name: string;
@@ -67,11 +69,8 @@ function genericBodies(wrap: (inner: string, budget: number) => string): { name:
   ];
 }
 
-/** An object of the house's 16 fields, each of the wrong type. */
-const HOUSE_OF_WRONG_TYPES = `{${[
-  'bedrooms', 'bathrooms', 'floors', 'sqft_living', 'sqft_basement', 'sqft_lot', 'waterfront', 'view',
-  'condition', 'grade', 'yr_built', 'yr_renovated', 'lat', 'long', 'sqft_living15', 'sqft_lot15',
-].map((field) => `"${field}":"x"`).join(',')}}`;
+/** An object of every field of a house (house.ts), each of the wrong type. */
+const HOUSE_OF_WRONG_TYPES = `{${HOUSE_FIELDS.map((field) => `"${field}":"x"`).join(',')}}`;
 
 function batch(items: string): string {
   return `{"houses":[${items}]}`;

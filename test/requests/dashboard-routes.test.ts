@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../src/platform/docs.js';
-import { SettingsError } from '../../src/platform/settings.js';
+import { SettingsError } from '../../src/platform/setting-readers.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
 import { fixtureDuringSuite } from './support/fixture-database.js';

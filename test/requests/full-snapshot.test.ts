@@ -118,7 +118,7 @@ describe('the full synthetic snapshot (SQLite)', () => {
       clearInterval(sampler);
       console.log(`export (${encoding}): RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)})`);
       expect(lines).toBe(109_915 + 1);
-      // Measured +2 to +16 MB for the service alone (bench/README.md); the whole export is 18.8 MB.
+      // The measured growth is in bench/README.md ("Figures behind source comments"); it stays far under the export's size.
       expect(peak - before).toBeLessThan(80);
     }
   });

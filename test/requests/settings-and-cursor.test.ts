@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SettingsError } from '../../src/platform/settings.js';
+import { SettingsError } from '../../src/platform/setting-readers.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
 import { NO_FILTERS, normalizeTimeBound } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';

@@ -1,4 +1,4 @@
-import type { PlatformApp } from '../../src/platform/app.js';
+import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildHousesApp } from '../../src/services/houses/app.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { buildRequestsApp } from '../../src/services/requests/app.js';

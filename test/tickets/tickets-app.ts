@@ -1,6 +1,6 @@
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
-import type { Env } from '../../src/platform/settings.js';
+import type { Env } from '../../src/platform/setting-readers.js';
 import { LogCapture } from '../support/http.js';
 
 /** The ticket service built from environment settings, with its log lines captured. */

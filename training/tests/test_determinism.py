@@ -16,7 +16,7 @@ def test_training_twice_gives_the_same_file(real_csv, tmp_path):
     assert train.main(["--csv", str(real_csv), "--out", str(b), "--quiet"]) == 0
     assert sha(a) == sha(b)
     # and it is the committed, reviewed file
-    reviewed = (REPO_ROOT / "src/services/houses/reviewed-model.ts").read_text()
+    reviewed = (REPO_ROOT / "src/services/houses/model/reviewed-model.ts").read_text()
     assert sha(a) == re.search(r"sha256: '([0-9a-f]{64})'", reviewed).group(1)
     assert a.read_bytes() == (REPO_ROOT / "models/kc-hgb-drift-2015-02.json").read_bytes()
     doc = json.loads(a.read_text())

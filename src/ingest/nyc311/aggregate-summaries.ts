@@ -24,11 +24,11 @@
  * Values are kept as text (council_district included): the readers turn them back.
  */
 import { CLOSED_WITHIN_DAYS } from './snapshot-aggregates.js';
-import { tableName, type SqlDialect } from './snapshot-schema.js';
+import { FILTERED_COLUMNS, tableName, type FilteredColumn, type SqlDialect } from './snapshot-schema.js';
 
-/** The equality filters of the API that the summaries cover, each as its own scope. */
-export const SUMMARY_FILTER_COLUMNS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
-export type SummaryFilterColumn = (typeof SUMMARY_FILTER_COLUMNS)[number];
+/** The equality filters of the API that the summaries cover, each as its own scope: every one. */
+export const SUMMARY_FILTER_COLUMNS = FILTERED_COLUMNS;
+export type SummaryFilterColumn = FilteredColumn;
 
 /** The columns whose facets the summaries hold. */
 export const SUMMARY_FACET_COLUMNS = [...SUMMARY_FILTER_COLUMNS, 'location_type'] as const;

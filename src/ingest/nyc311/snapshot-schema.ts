@@ -20,9 +20,10 @@ export type SqlDialect = 'sqlite' | 'postgres';
  * walk per accepted value, merged; sqlite-page-query.ts).
  */
 export const FILTERED_COLUMNS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
+export type FilteredColumn = (typeof FILTERED_COLUMNS)[number];
 
 /** The name of the (column, created_at, id) index of a filtered column. */
-export function filterIndexName(column: (typeof FILTERED_COLUMNS)[number]): string {
+export function filterIndexName(column: FilteredColumn): string {
   return `service_requests_${column}_created_at_id`;
 }
 

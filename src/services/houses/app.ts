@@ -1,9 +1,9 @@
-import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { createServiceApp, type AppOptions } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
-import { parseHouseModel } from './model-adapter.js';
-import { loadModelFile, logModelState, type ModelParser, type ModelState } from './model-loading.js';
-import { registerHouseRoutes } from './routes.js';
+import { parseHouseModel, loadModelFile, logModelState, type ModelParser, type ModelState } from './model/index.js';
+import { registerHouseRoutes } from './routes/index.js';
 import { HOUSE_COMPONENTS } from './schemas.js';
 import type { HouseSettings } from './settings.js';
 

@@ -1,7 +1,5 @@
 import type { House } from './house.js';
-import type { HouseModel, PriceExplanation } from './house-model.js';
-import { dollarAnswer, formatUsd } from './model/dollars.js';
-import type { PriceLevel } from './model/price-level.js';
+import { type HouseModel, type PriceExplanation, dollarAnswer, formatUsd, type PriceLevel } from './model/index.js';
 import type { Estimate, ExplainedEstimate } from './schemas.js';
 import { warningsFor } from './warnings.js';
 

@@ -4,7 +4,7 @@ import { ApiError } from '../../platform/error-registry.js';
 import { FieldProblems, listedFieldNames } from '../../platform/errors.js';
 import { addValidationProblems } from '../../platform/validation.js';
 import type { House, ModelArea } from './house.js';
-import type { PriceLevel, PriceLevels } from './model/price-level.js';
+import type { PriceLevel, PriceLevels } from './model/index.js';
 import { coordinatesOutsideArea, crossFieldProblems } from './house-rules.js';
 
 /**

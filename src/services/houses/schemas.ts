@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { componentRef, namedComponent, type ComponentSchema } from '../../platform/openapi-components.js';
-import { House, HouseFieldName, ModelArea } from './house.js';
+import { House, HOUSE_FIELDS, HouseFieldName, ModelArea } from './house.js';
 
 export const BATCH_MAX_HOUSES = 100;
 
@@ -163,12 +163,12 @@ export const FieldContribution = namedComponent(
       contribution: Type.Number({
         description:
           'Exact path-dependent TreeSHAP value on the raw scale log(price / sqft_living), the derived features attributed back to the ' +
-          'request fields they are computed from; baseline + the sum of the 16 contributions = raw',
+          `request fields they are computed from; baseline + the sum of the ${HOUSE_FIELDS.length} contributions = raw`,
       }),
       price_factor: Type.Number({
         description:
           'exp(contribution): this field multiplied the estimate by this factor (1.12: 12 percent up; 0.9: 10 percent down); ' +
-          'estimate = starting_usd x the product of the 16 factors',
+          `estimate = starting_usd x the product of the ${HOUSE_FIELDS.length} factors`,
       }),
     },
     { additionalProperties: false, description: "One request field's part in the estimate" },
@@ -193,9 +193,9 @@ export const Explanation = namedComponent(
       }),
       sqft_living_outside_trees: Type.String({ description: 'The same in words, with the figures of this house' }),
       fields: Type.Array(componentRef(FieldContribution), {
-        minItems: 16,
-        maxItems: 16,
-        description: 'The 16 request fields, largest effect first (|contribution| descending, then the contract order)',
+        minItems: HOUSE_FIELDS.length,
+        maxItems: HOUSE_FIELDS.length,
+        description: `The ${HOUSE_FIELDS.length} request fields, largest effect first (|contribution| descending, then the contract order)`,
       }),
     },
     { additionalProperties: false, description: 'Why the model gave this estimate, field by field' },

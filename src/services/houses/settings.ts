@@ -1,17 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SettingsError, quoted, readPlatformSettings, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { SettingsError, quoted, readText, type Env } from '../../platform/setting-readers.js';
+import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
-import { REVIEWED_MODEL } from './reviewed-model.js';
+import { REVIEWED_MODEL, type ModelSource } from './model/index.js';
 
 export const HOUSES_DEFAULT_PORT = 8002;
-
-/** The model the service trusts: where its file is and the SHA-256 its raw bytes must have. */
-export interface ModelSource {
-  /** Absolute path of the model file. */
-  path: string;
-  /** Lowercase hex SHA-256 of the file's bytes. */
-  sha256: string;
-}
 
 export interface HouseSettings extends PlatformSettings {
   model: ModelSource;
@@ -21,7 +14,7 @@ const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 const SHA256_SHAPE = { expected: 'a SHA-256 (64 hexadecimal digits)' };
 
 /**
- * MODEL_PATH and MODEL_SHA256 override the reviewed configuration (reviewed-model.ts).
+ * MODEL_PATH and MODEL_SHA256 override the reviewed configuration (model/reviewed-model.ts).
  * - MODEL_PATH: absolute, or relative to the working directory. Default: the reviewed path,
  *   relative to the repository root.
  * - MODEL_SHA256: 64 hexadecimal digits (any case). Default: the reviewed hash. Setting MODEL_PATH

@@ -1,7 +1,5 @@
 import { isRareFor, type House } from './house.js';
-import type { HouseModel } from './house-model.js';
-import { formatUsd } from './model/dollars.js';
-import type { PriceLevel } from './model/price-level.js';
+import { type HouseModel, formatUsd, type PriceLevel } from './model/index.js';
 import type { EstimateWarning } from './schemas.js';
 
 function listOfFields(fields: readonly string[]): string {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { SettingsError } from '../../platform/settings.js';
-import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { SettingsError } from '../../platform/setting-readers.js';
+import { createServiceApp, type AppOptions } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import type { PreparedService } from '../../platform/server.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
@@ -9,7 +10,7 @@ import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
 import { FrozenSnapshotCaching } from './frozen-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
-import { registerServiceRequestRoutes } from './routes.js';
+import { registerServiceRequestRoutes } from './routes/index.js';
 import { ServiceRequestTexts } from './row-texts.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { PlatformApp } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { PAGE_CSP } from '../../platform/docs.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 

@@ -7,8 +7,8 @@ import type { ServiceRequestStore } from './service-request-store.js';
 
 /**
  * Rows read per step of an export: a step's text is about 200 KB (CSV) to 500 KB (GeoJSON), whatever
- * the size of the export (2,000 rows per step grew the service's RSS by 36 to 44 MB on the first export,
- * 500 by 16 MB, and ran faster).
+ * the size of the export (larger steps grew the service's RSS more and ran slower: bench/README.md,
+ * "Figures behind source comments").
  */
 export const EXPORT_CHUNK_ROWS = 500;
 

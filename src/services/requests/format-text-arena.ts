@@ -5,9 +5,9 @@
  * starts again empty: its generation changes, which makes every earlier place stale at once, and the
  * old slabs are freed when no page being built still holds them.
  *
- * 40 MiB holds the CSV records (19 MB) and Feature heads (14 MB) of the whole synthetic snapshot, so
- * that paging through every row in those formats builds each text once; a larger snapshot rebuilds
- * texts from the JSON texts (about 4 to 9 µs per row) instead of growing the memory.
+ * 40 MiB holds the CSV records and Feature heads of the whole synthetic snapshot (bench/README.md,
+ * "Figures behind source comments"), so that paging through every row in those formats builds each
+ * text once; a larger snapshot rebuilds texts from the JSON texts instead of growing the memory.
  */
 export const FORMAT_TEXT_BYTES = 40 * 1024 * 1024;
 export const SLAB_BYTES = 1024 * 1024;

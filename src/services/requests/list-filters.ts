@@ -1,5 +1,6 @@
 import { ApiError } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
+import { FILTERED_COLUMNS, type FilteredColumn } from '../../ingest/nyc311/snapshot-schema.js';
 
 /**
  * The filters of `GET /v1/service-requests` (and of the count, the export, the facets and the
@@ -13,8 +14,9 @@ import { invalidRequestMessage } from '../../platform/errors.js';
  */
 export type FilterValue = string | number | null;
 
-export const EQUALITY_FILTERS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
-export type EqualityFilter = (typeof EQUALITY_FILTERS)[number];
+/** The snapshot's filtered columns (snapshot-schema.ts: each has its index and its summaries). */
+export const EQUALITY_FILTERS = FILTERED_COLUMNS;
+export type EqualityFilter = FilteredColumn;
 
 /** The value that selects the rows without a value, for the filters in NULL_SELECTABLE. */
 export const NULL_SELECTOR = 'none';
@@ -39,18 +41,8 @@ export type ListFilters = { readonly [name in EqualityFilter]: readonly FilterVa
 /** Every filter, in the fixed order of the cursor's filter hash. */
 export const FILTER_NAMES = [...EQUALITY_FILTERS, 'created_from', 'created_to', 'bbox'] as const;
 
-export const NO_FILTERS: ListFilters = {
-  borough: null,
-  complaint_type: null,
-  status: null,
-  channel: null,
-  council_district: null,
-  incident_zip: null,
-  descriptor: null,
-  created_from: null,
-  created_to: null,
-  bbox: null,
-};
+/** No filter at all: every filter null. */
+export const NO_FILTERS = Object.fromEntries(FILTER_NAMES.map((name) => [name, null])) as unknown as ListFilters;
 
 /**
  * A date `YYYY-MM-DD` or a local date-time `YYYY-MM-DDTHH:MM:SS` with at most 6 fractional digits,

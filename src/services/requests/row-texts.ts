@@ -59,7 +59,7 @@ function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
  * text changes only with a new snapshot, and the texts are dropped when the store switches to one. Pages are then built from the texts of the ids that the keyset
  * query (on the indexes) returns, without reading and serializing the same rows again; the last
  * row's (created_at, id) for the next cursor comes with its text.
- * At most `capacity` JSON texts are kept (the whole snapshot of 109,915 requests is about 40 MB); past
+ * At most `capacity` JSON texts are kept (enough for the whole synthetic snapshot); past
  * that the cache starts again empty. The CSV records and GeoJSON Feature heads are kept apart in a
  * byte-bounded FormatTextArena (a Feature is its head, the JSON text and `}`: its properties are the
  * JSON text itself, so it is not kept twice).

@@ -163,9 +163,6 @@ export const FILTER_PROPERTIES = {
   ),
 };
 
-/** The parameters of FILTER_PROPERTIES that may be repeated. */
-export const REPEATABLE_FILTERS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
-
 export const LIST_FORMATS = ['json', 'csv', 'geojson'] as const;
 export const EXPORT_FORMATS = ['csv', 'geojson'] as const;
 

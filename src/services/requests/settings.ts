@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
-import { SettingsError, quoted, readBoolean, readPlatformSettings, readSeconds, readSecretList, readText, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { SettingsError, quoted, readBoolean, readSeconds, readSecretList, readText, type Env } from '../../platform/setting-readers.js';
+import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;

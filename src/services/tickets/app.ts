@@ -1,8 +1,9 @@
-import { createServiceApp, type AppOptions, type PlatformApp } from '../../platform/app.js';
+import { createServiceApp, type AppOptions } from '../../platform/app.js';
+import type { PlatformApp } from '../../platform/platform-app.js';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
 import type { PreparedService } from '../../platform/server.js';
 import { KeywordClassifier } from './classifier.js';
-import { registerTicketRoutes } from './routes.js';
+import { registerTicketRoutes } from './routes/index.js';
 import { KEYWORDS_1_0 } from './rule-sets/keywords-1.0.js';
 import { TICKET_COMPONENTS } from './schemas.js';
 import type { TicketSettings } from './settings.js';

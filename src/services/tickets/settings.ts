@@ -1,4 +1,5 @@
-import { readChoice, readPlatformSettings, type Env, type PlatformSettings } from '../../platform/settings.js';
+import { readChoice, type Env } from '../../platform/setting-readers.js';
+import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 
 export const TICKETS_DEFAULT_PORT = 8001;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../../src/services/houses/model/index.js';
 import type { House } from '../../../src/services/houses/house.js';
 import { dollarAnswer } from '../../../src/services/houses/model/dollars.js';
 import { createEvaluator } from '../../../src/services/houses/model/evaluator.js';

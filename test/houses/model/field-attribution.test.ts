@@ -6,7 +6,7 @@ import { createFieldAttributor } from '../../../src/services/houses/model/field-
 import { HOUSE_FIELD_INDEX, type House, type HouseField } from '../../../src/services/houses/house.js';
 import { parseModelFile, type ModelFile, type TreeArrays } from '../../../src/services/houses/model/model-file.js';
 import { createTreeShap } from '../../../src/services/houses/model/tree-shap.js';
-import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../../src/services/houses/model/index.js';
 import { REPO_ROOT } from './support.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../../src/services/houses/model/index.js';
 import { parseModelFile } from '../../../src/services/houses/model/model-file.js';
 import { REPO_ROOT } from './support.js';
 

@@ -7,7 +7,7 @@ import { createEvaluator } from '../../../src/services/houses/model/evaluator.js
 import { parseModelFile } from '../../../src/services/houses/model/model-file.js';
 import { createSharedTreeShap } from '../../../src/services/houses/model/shared-tree-shap.js';
 import { createTreeShap, SHAP_CHUNKS } from '../../../src/services/houses/model/tree-shap.js';
-import { REVIEWED_MODEL } from '../../../src/services/houses/reviewed-model.js';
+import { REVIEWED_MODEL } from '../../../src/services/houses/model/index.js';
 import { REPO_ROOT } from './support.js';
 
 /**

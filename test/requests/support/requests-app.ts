@@ -1,4 +1,4 @@
-import type { PlatformApp } from '../../../src/platform/app.js';
+import type { PlatformApp } from '../../../src/platform/platform-app.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { fixtureDuringSuite, type Backend, type FixtureDatabase } from './fixture-database.js';
 import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';

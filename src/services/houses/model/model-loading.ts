@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { HouseModel } from './house-model.js';
-import type { ModelSource } from './settings.js';
+
+/** The model the service trusts: where its file is and the SHA-256 its raw bytes must have. */
+export interface ModelSource {
+  /** Absolute path of the model file. */
+  path: string;
+  /** Lowercase hex SHA-256 of the file's bytes. */
+  sha256: string;
+}
 
 /**
  * Model integrity (house-prices.md, "States and transitions"): the model file is read once, at start;

@@ -1,6 +1,6 @@
-import type { House, HouseField, ModelArea, RareValueGroup } from './house.js';
-import type { ComparableSale } from './model/comparable-sales.js';
-import type { PriceLevels } from './model/price-level.js';
+import type { House, HouseField, ModelArea, RareValueGroup } from '../house.js';
+import type { ComparableSale } from './comparable-sales.js';
+import type { PriceLevels } from './price-level.js';
 
 /**
  * What the service needs from a loaded model file, independent of the file's layout

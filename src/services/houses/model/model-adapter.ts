@@ -1,10 +1,10 @@
-import { HOUSE_FIELDS, type House } from './house.js';
+import { HOUSE_FIELDS, type House } from '../house.js';
 import type { HouseModel, PriceExplanation } from './house-model.js';
-import { createComparableSalesFinder } from './model/comparable-sales.js';
-import { createEvaluator } from './model/evaluator.js';
-import { createFieldAttributor, type FieldAttribution } from './model/field-attribution.js';
-import { parseModelFile } from './model/model-file.js';
-import { createPriceLevels } from './model/price-level.js';
+import { createComparableSalesFinder } from './comparable-sales.js';
+import { createEvaluator } from './evaluator.js';
+import { createFieldAttributor, type FieldAttribution } from './field-attribution.js';
+import { parseModelFile } from './model-file.js';
+import { createPriceLevels } from './price-level.js';
 
 /**
  * Joins the model file parser (model/model-file.ts) and the tree evaluator (model/evaluator.ts)

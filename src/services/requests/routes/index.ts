@@ -1,0 +1,36 @@
+import type { PlatformApp } from '../../../platform/platform-app.js';
+import { registerHealthRoutes } from '../../../platform/health.js';
+import { WorkBudget } from '../../../platform/work-budget.js';
+import { registerDatasetRoute } from './dataset.js';
+import { registerExportRoute } from './export.js';
+import { registerFacetRoutes } from './facets.js';
+import { registerListRoutes } from './list.js';
+import { registerOneRequestRoute } from './one-request.js';
+import { budgeted, type RequestRouteDependencies } from './route-parts.js';
+import { registerStatsRoutes } from './stats.js';
+
+export type { RequestRouteDependencies } from './route-parts.js';
+
+/**
+ * The routes of the service-request data API, one module per resource: list.ts (/v1/service-requests,
+ * /count), export.ts (/v1/exports/service-requests), one-request.ts (/v1/service-requests/:id),
+ * facets.ts (/v1/complaint-types, /v1/facets), stats.ts (/v1/stats/*), dataset.ts (/v1/dataset); the
+ * dashboard's pages are in dashboard-pages.ts. Registered in this order, the order of the OpenAPI paths.
+ */
+export function registerServiceRequestRoutes(app: PlatformApp, dependencies: RequestRouteDependencies): void {
+  // The work budgets (docs/reliability.md, "Work budgets"): pages assemble up to 1000 rows (and may
+  // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
+  const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
+  const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 8, maxWaitMs: 10_000 }));
+  const rowWalks = budgeted(new WorkBudget('row walks', { concurrency: 1, queue: 32, maxWaitMs: 2_000 }));
+  registerHealthRoutes(app, {
+    unavailableCode: 'database_unavailable',
+    check: () => dependencies.store.ping(),
+  });
+  registerListRoutes(app, dependencies, pages, rowWalks);
+  registerExportRoute(app, dependencies, exports);
+  registerOneRequestRoute(app, dependencies);
+  registerFacetRoutes(app, dependencies, rowWalks);
+  registerStatsRoutes(app, dependencies, rowWalks);
+  registerDatasetRoute(app, dependencies);
+}
