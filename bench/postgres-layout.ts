@@ -1,6 +1,6 @@
 /**
  * PostgreSQL table layouts for the volume, measured on a loaded snapshot (bench/README.md, "PostgreSQL
- * layout"): the service's own statements (list-query.ts) against the snapshot's service_requests as
+ * layout"): the service's own statements (postgres-queries.ts) against the snapshot's service_requests as
  * loaded, then after VACUUM (the visibility map that index-only scans need), then with a BRIN index on
  * created_at added, then on a copy partitioned by month of created_at with the same indexes.
  *
@@ -15,7 +15,8 @@ import { readServedSnapshot } from '../src/ingest/nyc311/postgres-snapshot-point
 import { createIndexesSql, createTablesSql } from '../src/ingest/nyc311/snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from '../src/ingest/nyc311/service-request.js';
 import { NO_FILTERS, type ListFilters } from '../src/services/requests/list-filters.js';
-import { countQuery, listIdsQuery, numberPlaceholders, type WhereClause } from '../src/services/requests/list-query.js';
+import { countQuery, listIdsQuery, numberPlaceholders } from '../src/services/requests/postgres-queries.js';
+import type { WhereClause } from '../src/services/requests/filter-sql.js';
 import { parsePostgresTarget, quoteIdentifier } from '../src/shared/postgres-schema.js';
 
 const RUNS = Number(process.env.RUNS ?? 40);

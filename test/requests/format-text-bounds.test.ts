@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormatTextArena } from '../../src/services/requests/format-text-arena.js';
+import { FormatTextCache } from '../../src/services/requests/format-text-cache.js';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from '../../src/services/requests/row-formats.js';
-import { ServiceRequestTexts } from '../../src/services/requests/row-texts.js';
+import { ServiceRequestTexts } from '../../src/services/requests/serialized-rows.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 
@@ -30,7 +30,7 @@ describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', (
     const csv = CSV_HEADER + ordered.map(csvRecordOf).join('');
     const geojson = `${FEATURE_COLLECTION_START}${ordered.map(featureOf).join(',')}],"next_cursor":null}`;
 
-    const arena = new FormatTextArena(1024, 256);
+    const arena = new FormatTextCache(1024, 256);
     const small = new ServiceRequestTexts(store!, 250_000, arena);
     const large = new ServiceRequestTexts(store!);
     expect(Buffer.byteLength(csv), 'the fixture needs many generations of the small arena').toBeGreaterThan(4 * arena.maxBytes);
@@ -49,7 +49,7 @@ describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', (
   });
 
   it('a text longer than a slab is built for the page and not kept', () => {
-    const arena = new FormatTextArena(4096, 1024);
+    const arena = new FormatTextCache(4096, 1024);
     expect(arena.put('x'.repeat(1025))).toBe(-1);
     expect(arena.bytes()).toBe(0);
     const place = arena.put('abc');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
-import { textOf } from '../../src/services/requests/row-texts.js';
+import { textOf } from '../../src/services/requests/serialized-rows.js';
 import type { ListPageQuery, ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { parsePostgresTarget } from '../../src/shared/postgres-schema.js';

@@ -9,7 +9,7 @@ import { prepareSnapshot, writeSnapshot } from '../../src/ingest/nyc311/build-sn
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import type { DayOpenings, ValueCount } from '../../src/services/requests/service-request-store.js';
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { numberPlaceholders } from '../../src/services/requests/list-query.js';
+import { numberPlaceholders } from '../../src/services/requests/postgres-queries.js';
 import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays, type Period } from '../../src/services/requests/period-stats.js';
 import { AggregateSummaries, type SummaryReader } from '../../src/services/requests/summary-answers.js';
 import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-database.js';

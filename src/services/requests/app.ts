@@ -7,11 +7,11 @@ import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
 import { registerServicePages } from './dashboard-pages.js';
 import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
-import { FrozenSnapshotCaching } from './frozen-caching.js';
+import { EtagCaching } from './etag-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes/index.js';
-import { ServiceRequestTexts } from './row-texts.js';
+import { ServiceRequestTexts } from './serialized-rows.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
 import type { ServiceRequestStore } from './service-request-store.js';
 import type { DatabaseLocation, RequestSettings } from './settings.js';
@@ -92,7 +92,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
           texts: new ServiceRequestTexts(store, settings.database.kind === 'postgres' ? POSTGRES_KEPT_ROW_TEXTS : undefined),
           cursors: new CursorCodec(settings.cursorSecrets),
           // The ETags follow the signing secret: next_cursor texts depend on it.
-          caching: new FrozenSnapshotCaching(settings.cursorSecrets[0] as Buffer),
+          caching: new EtagCaching(settings.cursorSecrets[0] as Buffer),
           exportMaxMs: settings.exportMaxMs,
         });
         registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DayOpenings, FacetColumn, ValueCount } from './service-request-store.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
-import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql } from './list-query.js';
+import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql } from './postgres-queries.js';
 import {
   DatabaseUnavailableError,
   type ComplaintTypeCountRecord,

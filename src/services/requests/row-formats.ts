@@ -74,7 +74,7 @@ export function csvRecordOf(row: ServiceRequestRecord): string {
 /**
  * One request as a GeoJSON Feature: a Point at [longitude, latitude] (RFC 7946), a null geometry when
  * the request has no location; every field of the request in `properties`, in the contract's order
- * (the row's JSON text, row-texts.ts): the Feature is its head, that text and `}`.
+ * (the row's JSON text, serialized-rows.ts): the Feature is its head, that text and `}`.
  */
 export function featureOf(row: ServiceRequestRecord): string {
   const properties: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import { filterIndexName, LIST_ORDER_INDEX } from '../../ingest/nyc311/index.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
-import { conditionsOf, type WhereClause } from './list-query.js';
+import { SELECT_COLUMNS, conditionsOf, type WhereClause } from './filter-sql.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
 /**
@@ -77,4 +77,9 @@ export function facetSql(column: FacetColumn, filters: ListFilters, table: strin
 export function openingsSql(filters: ListFilters, table: string): WhereClause {
   const where = whereOf(filters);
   return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${table}${where.sql}`, parameters: where.parameters };
+}
+
+/** SQLite: the rows whose ids are in the JSON array given as the one parameter. */
+export function sqliteRowsByIdSql(table: string): string {
+  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`;
 }

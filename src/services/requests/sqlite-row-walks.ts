@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
-import type { WhereClause } from './list-query.js';
+import type { WhereClause } from './filter-sql.js';
 
 /**
  * The SQLite walks over rows (count, facets, the day groups of the statistics) run in a small pool of

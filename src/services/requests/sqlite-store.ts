@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { ApiError } from '../../platform/error-registry.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
-import { sqliteRowsByIdSql } from './list-query.js';
-import { countSql, facetSql, openingsSql, pageIdsQuery, type FilterValueCounts } from './sqlite-queries.js';
+import { countSql, facetSql, openingsSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
 import {
   DatabaseUnavailableError,

@@ -5,7 +5,7 @@ import { addVary } from '../../../platform/vary.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, CURSOR_OTHER_SNAPSHOT } from '../cursor.js';
 import { readListFilters } from '../list-filters.js';
 import { chooseFormat, MEDIA_TYPES } from '../row-formats.js';
-import { pageText, type RequestText } from '../row-texts.js';
+import { pageText, type RequestText } from '../serialized-rows.js';
 import { DatabaseUnavailableError } from '../service-request-store.js';
 import { CountAnswer, FilterQuery, GeoJsonPage, LIMIT_DEFAULT, LIST_FORMATS, ServiceRequestListQuery, ServiceRequestPage } from '../schemas.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';

@@ -4,9 +4,9 @@ import { ApiError, errorResponses } from '../../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../../platform/errors.js';
 import type { WorkBudget } from '../../../platform/work-budget.js';
 import type { CursorCodec } from '../cursor.js';
-import type { FrozenSnapshotCaching } from '../frozen-caching.js';
+import type { EtagCaching } from '../etag-caching.js';
 import type { ServiceRequestStore } from '../service-request-store.js';
-import type { ServiceRequestTexts } from '../row-texts.js';
+import type { ServiceRequestTexts } from '../serialized-rows.js';
 
 /**
  * What the routes of the requests service share: their dependencies, the checks of raw parameters
@@ -16,7 +16,7 @@ export interface RequestRouteDependencies {
   store: ServiceRequestStore;
   texts: ServiceRequestTexts;
   cursors: CursorCodec;
-  caching: FrozenSnapshotCaching;
+  caching: EtagCaching;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still being sent then is cut. */
   exportMaxMs: number;
 }

@@ -1,7 +1,6 @@
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import type { CursorPosition } from './cursor.js';
-import type { ListPageQuery } from './service-request-store.js';
-import { SERVICE_REQUEST_COLUMNS, type FacetColumn } from './service-request-store.js';
+import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
@@ -91,55 +90,4 @@ export function conditionsOf(
 export function whereClauseOf(filters: ListFilters, after: CursorPosition | null = null, dialect: QueryDialect = 'postgres'): WhereClause {
   const { conditions, parameters } = conditionsOf(filters, after, dialect);
   return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
-}
-
-/**
- * The ids of a list page. It selects only the id, which the (created_at, id) and (filter, created_at, id)
- * indexes hold: the rows themselves are read by id (and kept, see row-texts.ts).
- */
-export function listIdsQuery(query: ListPageQuery, table: string): WhereClause {
-  const where = whereClauseOf(query.filters, query.after);
-  return { sql: `SELECT id FROM ${table}${where.sql} ORDER BY created_at, id LIMIT ?`, parameters: [...where.parameters, query.fetch] };
-}
-
-export function countQuery(filters: ListFilters, table: string): WhereClause {
-  const where = whereClauseOf(filters);
-  return { sql: `SELECT count(*)::integer AS count FROM ${table}${where.sql}`, parameters: where.parameters };
-}
-
-/** Each value of the column with its count, largest first, then by value, null last (C collation). */
-export function facetQuery(column: FacetColumn, filters: ListFilters, table: string): WhereClause {
-  const where = whereClauseOf(filters);
-  return {
-    sql: `SELECT ${column} AS value, count(*)::integer AS count FROM ${table}${where.sql} GROUP BY ${column} ORDER BY count DESC, ${column} ASC NULLS LAST`,
-    parameters: where.parameters,
-  };
-}
-
-/** Per local date of created_at: the requests opened and the days_to_close of those that have one. */
-export function openingsByDayQuery(filters: ListFilters, table: string): WhereClause {
-  const where = whereClauseOf(filters);
-  return {
-    sql:
-      `SELECT substr(created_at, 1, 10) AS day, count(*)::integer AS opened, ` +
-      `coalesce(array_agg(days_to_close) FILTER (WHERE days_to_close IS NOT NULL), '{}') AS close_days ` +
-      `FROM ${table}${where.sql} GROUP BY 1`,
-    parameters: where.parameters,
-  };
-}
-
-/** SQLite: the rows whose ids are in the JSON array given as the one parameter. */
-export function sqliteRowsByIdSql(table: string): string {
-  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`;
-}
-
-/** PostgreSQL: the rows whose ids are in the integer array given as the one parameter. */
-export function postgresRowsByIdSql(table: string): string {
-  return `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE id = ANY($1::integer[])`;
-}
-
-/** `?` placeholders numbered `$1, $2, ...` for PostgreSQL (the statements hold no `?` in text). */
-export function numberPlaceholders(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
 }

@@ -1,5 +1,5 @@
 /**
- * Byte-bounded storage of the rows' CSV records and GeoJSON Feature heads (row-texts.ts): texts are
+ * Byte-bounded storage of the rows' CSV records and GeoJSON Feature heads (serialized-rows.ts): texts are
  * appended to slabs of `slabBytes`, and a row keeps only where its text is (a number), not a Buffer
  * object per text (about 100 bytes of heap each, as much as a CSV record). Past `maxBytes` the arena
  * starts again empty: its generation changes, which makes every earlier place stale at once, and the
@@ -12,7 +12,7 @@
 export const FORMAT_TEXT_BYTES = 40 * 1024 * 1024;
 export const SLAB_BYTES = 1024 * 1024;
 
-export class FormatTextArena {
+export class FormatTextCache {
   private slabs: Buffer[] = [];
   private used = 0;
   /** Changes each time the arena starts again: places of another generation are stale. */

@@ -10,7 +10,7 @@ import { etagMatches } from '../../platform/compression.js';
  */
 export const CACHE_CONTROL = 'private, max-age=300';
 
-export class FrozenSnapshotCaching {
+export class EtagCaching {
   private readonly salt: string;
 
   constructor(cursorSecret: Buffer) {

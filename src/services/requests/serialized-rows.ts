@@ -1,11 +1,11 @@
 import type { CursorPosition } from './cursor.js';
-import { FormatTextArena } from './format-text-arena.js';
+import { FormatTextCache } from './format-text-cache.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureHeadOf } from './row-formats.js';
 import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from './service-request-store.js';
 
 /**
  * A request as the routes send it: its JSON text, its keyset position for a cursor, and where the
- * FormatTextArena keeps its CSV record and GeoJSON Feature head (-1: not made in the arena's
+ * FormatTextCache keeps its CSV record and GeoJSON Feature head (-1: not made in the arena's
  * generation `keptIn`). Every field is set when the object is made, so that all have one shape.
  */
 export interface RequestText {
@@ -27,7 +27,7 @@ type DerivedText = 'csv' | 'head';
  * asks for it in the arena's generation. A view of the arena's slab (or a Buffer of its own if the
  * arena cannot keep it), valid while the page is built even if the arena starts again meanwhile.
  */
-function derivedText(item: RequestText, kind: DerivedText, arena: FormatTextArena): Buffer {
+function derivedText(item: RequestText, kind: DerivedText, arena: FormatTextCache): Buffer {
   if (item.keptIn !== arena.generation) forgetPlaces(item, arena);
   const at = kind === 'csv' ? item.csvAt : item.headAt;
   if (at >= 0) return arena.textAt(at, kind === 'csv' ? item.csvLength : item.headLength);
@@ -48,7 +48,7 @@ function derivedText(item: RequestText, kind: DerivedText, arena: FormatTextAren
   return arena.textAt(place, length);
 }
 
-function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
+function forgetPlaces(item: RequestText, arena: FormatTextCache): void {
   item.csvAt = -1;
   item.headAt = -1;
   item.keptIn = arena.generation;
@@ -61,7 +61,7 @@ function forgetPlaces(item: RequestText, arena: FormatTextArena): void {
  * row's (created_at, id) for the next cursor comes with its text.
  * At most `capacity` JSON texts are kept (enough for the whole synthetic snapshot); past
  * that the cache starts again empty. The CSV records and GeoJSON Feature heads are kept apart in a
- * byte-bounded FormatTextArena (a Feature is its head, the JSON text and `}`: its properties are the
+ * byte-bounded FormatTextCache (a Feature is its head, the JSON text and `}`: its properties are the
  * JSON text itself, so it is not kept twice).
  */
 export class ServiceRequestTexts {
@@ -70,7 +70,7 @@ export class ServiceRequestTexts {
   constructor(
     private readonly store: ServiceRequestStore,
     private readonly capacity = 250_000,
-    readonly arena = new FormatTextArena(),
+    readonly arena = new FormatTextCache(),
   ) {
     // A new snapshot may change any row: the texts of the old one are dropped at once. A page being
     // built meanwhile keeps the texts it holds; the route sees the new snapshot id and builds it again.
@@ -145,7 +145,7 @@ export function pageText(items: readonly RequestText[], nextCursor: string | nul
 }
 
 /** A CSV page: the header row, then one record per request (the next cursor goes in a Link header). */
-export function csvPageText(items: readonly RequestText[], arena: FormatTextArena): Buffer {
+export function csvPageText(items: readonly RequestText[], arena: FormatTextCache): Buffer {
   const parts: Buffer[] = [CSV_HEADER_BYTES];
   for (const item of items) parts.push(derivedText(item, 'csv', arena));
   return Buffer.concat(parts);
@@ -155,7 +155,7 @@ export function csvPageText(items: readonly RequestText[], arena: FormatTextAren
  * A GeoJSON page: a FeatureCollection of the requests, with next_cursor as a foreign member. Each
  * Feature is its head, the row's JSON text (its properties) and `}`.
  */
-export function geojsonPageText(items: readonly RequestText[], nextCursor: string | null, arena: FormatTextArena): Buffer {
+export function geojsonPageText(items: readonly RequestText[], nextCursor: string | null, arena: FormatTextCache): Buffer {
   const parts: Buffer[] = [COLLECTION_START];
   items.forEach((item, i) => {
     parts.push(derivedText(item, 'head', arena), item.text, i < items.length - 1 ? FEATURE_END_COMMA : FEATURE_END);
