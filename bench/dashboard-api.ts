@@ -8,7 +8,7 @@ import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
 import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keyedGet, sequentialLatency, startChild, walk, type PageCase } from './support.js';
 
 /**
- * The dashboard additions of issue 14, on the full synthetic snapshot:
+ * The dashboard additions (the dashboard API decisions), on the full synthetic snapshot:
  * - req/s and server CPU per request of a page of 1000 in JSON, CSV and GeoJSON, and of the JSON page
  *   with gzip and with brotli (target: CSV and GeoJSON >= 80% of JSON), with the bytes of each;
  * - the full export (109,915 rows, CSV and GeoJSON): time and the service's RSS growth (targets < 3 s,

@@ -4,7 +4,7 @@ import { ensureSnapshot } from '../src/ingest/nyc311/ensure-snapshot.js';
 import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keyedGet, keepAlive, startChild, walk, type ChildService, type PageCase } from './support.js';
 
 /**
- * Memory and CPU of the requests service's formats and compression (follow-up of issues 11 and 14),
+ * Memory and CPU of the requests service's formats and compression (follow-up of the hostile-input and dashboard API decisions),
  * on the full synthetic snapshot, the SQLite service in its own process from the compiled build:
  * 1. RSS: one service walks every page of 1000 in JSON (twice); another walks them in JSON, CSV and
  *    GeoJSON, exports everything in CSV and in GeoJSON, then walks the three formats again. Target:

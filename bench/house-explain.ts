@@ -7,7 +7,7 @@ import { readHouseSettings } from '../src/services/houses/settings.js';
 import { REPO_ROOT, percentile, postOnce } from './support.js';
 
 /**
- * Explained estimates (issue 15) beside plain ones: latency on one keep-alive connection, one request
+ * Explained estimates (the explained-estimates decisions) beside plain ones: latency on one keep-alive connection, one request
  * at a time, of POST /v1/estimates and /v1/estimates/explain (one house, the 25 golden houses in turn),
  * and of the two batch routes with 100 houses. Targets: one explanation < 1 ms at p50; a batch of 100
  * explanations < 50 ms at p50. The service runs in this process, shipped model, logger off.

@@ -11,7 +11,7 @@ import { percentile, postOnce } from './support.js';
 import { readTicketSettings } from '../src/services/tickets/settings.js';
 
 /**
- * House-price service speed (issue 4), in one run on this machine, loopback only, bounded in time:
+ * House-price service speed (the houses throughput target), in one run on this machine, loopback only, bounded in time:
  * 1. requests/second of POST /v1/classify (ticket classifier) vs POST /v1/estimates (one house),
  *    both services built in this process with the logger off and the same API key, autocannon in a
  *    worker thread; target: estimates >= 60% of classify;

@@ -13,7 +13,7 @@ import { worstBodyCosts } from './reliability/worst-body.js';
 import { pipeliningWithoutReading } from './reliability/pipelining.js';
 
 /**
- * Load and faults (issue 7), for each service that exists, loopback only, bounded in time:
+ * Load and faults (the reliability decisions), for each service that exists, loopback only, bounded in time:
  * (a) max throughput for 5 s, then 60 s at about 80% of it (autocannon overallRate): errors, p99,
  *     RSS after 10 s and at the end (within 20%);
  * (b) SIGTERM in the middle of a load: every request the service read is answered, exit code 0. The
@@ -245,7 +245,7 @@ async function sigtermDuringLoad(name: string, service: ServiceCase): Promise<vo
   const closing503 = statuses.filter((status) => status === 503).length;
   const logLines = child.logLines().filter((line) => line.msg === 'request' && line.request_id?.startsWith('bench-')).length;
   child.cleanup();
-  // The claim of issue 7: every request the service read is answered (2xx, or 503 while closing), exit 0.
+  // The claim of the reliability decisions: every request the service read is answered (2xx, or 503 while closing), exit 0.
   // A reset before the service read the request is no loss of an accepted request; it is reported
   // (the drain on SIGTERM makes it 0 for clients that keep sending).
   const verdict = lost.length === 0 && answeredNotRead === 0 && code === 0 && ok2xx + closing503 === answered.size;

@@ -11,7 +11,7 @@ import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { REPO_ROOT, keepAlive, load, sequentialLatency, table, walk, type LoadResult, type Walk } from './support.js';
 
 /**
- * Service-request API speed (issue 6), in one run on loopback: the ticket classifier and this service
+ * Service-request API speed (the requests throughput target), in one run on loopback: the ticket classifier and this service
  * in this process (logger off), the snapshot on SQLite (data/service-requests.sqlite, built when
  * absent) and loaded into a PostgreSQL schema of its own (dropped at the end).
  * - req/s of POST /v1/classify vs a page of 50 without and with filters (target >= 50% of classify);

@@ -8,8 +8,8 @@ import { REPO_ROOT, load, startChild, type LoadResult } from './support.js';
  * process from the compiled build, started as `npm run start:*` starts it (same V8 flags, logging on,
  * to /dev/null), an API key, autocannon here with 50 connections. Rounds alternate the cases so that
  * a change of the machine's load weighs on all alike; the median round is reported.
- * - issue 4: POST /v1/estimates (the OpenAPI example house) >= 60% of POST /v1/classify's req/s;
- * - issue 6: a page of 50 (without and with filters, SQLite) >= 50% of POST /v1/classify's req/s.
+ * - the houses throughput target: POST /v1/estimates (the OpenAPI example house) >= 60% of POST /v1/classify's req/s;
+ * - the requests throughput target: a page of 50 (without and with filters, SQLite) >= 50% of POST /v1/classify's req/s.
  * Usage: npx tsx bench/service-ratios.ts [seconds per case, default 5] [rounds, default 3]
  */
 const seconds = Number(process.argv[2] ?? 5);
@@ -49,7 +49,7 @@ try {
   );
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const ratio = (name: Name) => median(results.map((r) => pct(r[name].requestsPerSecond, r.classify.requestsPerSecond)));
-  console.log(`\nmedian round: estimate ${ratio('estimate').toFixed(1)}% of classify (issue 4 target >= 60%), page of 50 ${ratio('page').toFixed(1)}% and filtered ${ratio('filtered').toFixed(1)}% (issue 6 target >= 50%)`);
+  console.log(`\nmedian round: estimate ${ratio('estimate').toFixed(1)}% of classify (the houses throughput target >= 60%), page of 50 ${ratio('page').toFixed(1)}% and filtered ${ratio('filtered').toFixed(1)}% (the requests throughput target >= 50%)`);
   console.log(`node ${process.version}, ${rounds} rounds of ${seconds} s per case, 50 connections, each service in its own process`);
 } finally {
   await Promise.all([tickets.stop(), houses.stop(), requests.stop()]);

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { REPO_ROOT, freePort } from './support.js';
 
 /**
- * Warm start time (issue 13: "a warm start under 2 s"): the time from spawning the start command
+ * Warm start time (the warm-start decision: "a warm start under 2 s"): the time from spawning the start command
  * until all three services (tickets, houses, requests, one process) answer `GET /health` 200, each
  * polled every 10 ms, and until the first list page (`GET /v1/service-requests?limit=50`, asked
  * once they do) is answered 200: it needs the requests service's snapshot file open. Two commands: `npm start` (its build check included) and

@@ -2,7 +2,7 @@ import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { load, startChild, table, type LoadResult } from './support.js';
 
 /**
- * Ticket classifier throughput (issue 2): in one run on the same machine, a bare node:http server
+ * Ticket classifier throughput (the classifier throughput target): in one run on the same machine, a bare node:http server
  * answering the same JSON (the ceiling), GET /health and POST /v1/classify with realistic tickets,
  * and for reference a minimal Fastify app (bench/minimal-fastify-server.mjs: one POST route with a
  * body schema, none of the platform's features), which tells what Fastify alone leaves of the ceiling.

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { startChild } from '../support.js';
 
 /**
- * (p) Pipelining clients that never read (issue 11, item 2): N connections each write P pipelined
+ * (p) Pipelining clients that never read (the hostile-input decisions): N connections each write P pipelined
  * copies of the service's costliest request and never read an answer, while a normal client probes
  * /health every 100 ms. Reports the service's RSS before, at its peak and at the end, and the /health
  * latency meanwhile. The backpressure (src/platform/connection-backpressure.ts) stops reading such

@@ -3,7 +3,7 @@ import { worstRequests, type WorstRequest } from '../../test/reliability/worst-r
 import { startChild } from '../support.js';
 
 /**
- * (worst-body) Issue 11, item 1: the server CPU each of the worst requests under the limits costs
+ * (worst-body) The hostile-input decisions: the server CPU each of the worst requests under the limits costs
  * (test/reliability/worst-requests.ts: thousands of unknown fields, deep nesting, huge arrays, long
  * strings, repeated and unknown query parameters, 20,000 empty houses in a batch...), for each
  * service in its own process from the compiled build; then the /health latency while all of them are
