@@ -17,8 +17,11 @@ const NEEDS_SERVERS_BROWSER_OR_PYTHON = [
   'test/requests/dashboard-page.test.ts',
   'test/requests/dashboard-queries.test.ts',
   'test/requests/database-unavailable.test.ts',
+  'test/requests/hot-standby.test.ts',
   'test/requests/service-requests-api.test.ts',
   'test/requests/settings-and-cursor.test.ts',
+  'test/requests/snapshot-refresh.test.ts',
+  'test/requests/summary-exactness.test.ts',
 ];
 
 const leftOut = [
