@@ -123,15 +123,28 @@ function facetValueOf(column: SummaryFacetColumn, text: string | null): FilterVa
   return text !== null && column === 'council_district' ? Number(text) : text;
 }
 
+/** SQLite's "no such table" or PostgreSQL's undefined_table (42P01), however wrapped (error causes). */
+function isMissingSummaryTable(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (/no such table/i.test(cause.message) || (cause as { code?: unknown }).code === '42P01') return true;
+  }
+  return false;
+}
+
 export class AggregateSummaries {
   constructor(private readonly read: SummaryReader) {}
 
-  /** Rows of a summary query; null when the summaries cannot be read (then the rows answer). */
+  /**
+   * Rows of a summary query; null when the snapshot has no summary tables (then the rows answer). Any
+   * other failure (a database that does not answer) is the answer's: falling back to the rows would
+   * only wait on the same database a second time.
+   */
   private async rows<T>(sql: string, parameters: readonly string[]): Promise<T[] | null> {
     try {
       return (await this.read(sql, parameters)) as T[];
-    } catch {
-      return null;
+    } catch (error) {
+      if (isMissingSummaryTable(error)) return null;
+      throw error;
     }
   }
 
