@@ -1,5 +1,5 @@
 /**
- * Writes the aggregate summaries (src/ingest/nyc311/aggregate-summaries.ts) into a snapshot loaded
+ * Writes the aggregate summaries (src/snapshot/aggregate-summaries.ts) into a snapshot loaded
  * without them, with the code the snapshot command runs after its load, and prints how long it took
  * and the rows and bytes of the summary tables:
  *
@@ -11,7 +11,7 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { SUMMARY_TABLES } from '../src/ingest/nyc311/aggregate-summaries.js';
+import { SUMMARY_TABLES } from '../src/snapshot/aggregate-summaries.js';
 import { writePostgresAggregateSummaries } from '../src/ingest/nyc311/postgres-aggregate-summaries.js';
 import { writeSqliteAggregateSummaries } from '../src/ingest/nyc311/sqlite-aggregate-summaries.js';
 import { parsePostgresTarget, quoteIdentifier } from '../src/shared/postgres-schema.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SAMPLE_HOUSE } from '../src/services/houses/sample-house.js';
+import { SAMPLE_HOUSE } from '../src/services/houses/house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 

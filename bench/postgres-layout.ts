@@ -11,9 +11,9 @@
  * BRIN index, a partitioned copy in the schema `<served>_by_month`): for a benchmark database only.
  */
 import pg from 'pg';
-import { readServedSnapshot } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
-import { createIndexesSql, createTablesSql } from '../src/ingest/nyc311/snapshot-schema.js';
-import { SERVICE_REQUEST_FIELDS } from '../src/ingest/nyc311/service-request.js';
+import { readServedSnapshot } from '../src/snapshot/postgres-snapshot-pointer.js';
+import { createIndexesSql, createTablesSql } from '../src/snapshot/snapshot-schema.js';
+import { SERVICE_REQUEST_FIELDS } from '../src/snapshot/service-request.js';
 import { NO_FILTERS, type ListFilters } from '../src/services/requests/list-filters.js';
 import { countQuery, listIdsQuery, numberPlaceholders } from '../src/services/requests/postgres-queries.js';
 import type { WhereClause } from '../src/services/requests/filter-sql.js';

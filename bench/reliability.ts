@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { SAMPLE_HOUSE } from '../src/services/houses/sample-house.js';
+import { SAMPLE_HOUSE } from '../src/services/houses/house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
 import { worstBodyCosts } from './reliability/worst-body.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { buildRequestsApp } from '../src/services/requests/app.js';
 import { readRequestSettings } from '../src/services/requests/settings.js';
 import { buildSnapshot } from '../src/ingest/nyc311/build-snapshot.js';

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 
 const { values } = parseArgs({

@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { dropServedSchema } from '../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { buildSnapshot, type BuildSnapshotResult, type SnapshotOutput } from '../src/ingest/nyc311/build-snapshot.js';
 import { generateSyntheticExport } from '../src/ingest/nyc311/synthetic-export.js';
 

@@ -152,7 +152,7 @@ describe('the OpenAPI examples', () => {
       explain_batch: { request: BATCH_EXAMPLE.request, answer: explainedBatch.json<unknown>() },
     };
     if (UPDATE) {
-      // Only the answers: the requests are the sample houses (sample-house.ts).
+      // Only the answers: the requests are the sample houses (house.ts).
       const answers = {
         estimate: { answer: examples.estimate.answer },
         batch: { answer: examples.batch.answer },

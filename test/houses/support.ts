@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildHousesApp, type HousesAppOptions } from '../../src/services/houses/app.js';
-import { SAMPLE_HOUSE } from '../../src/services/houses/sample-house.js';
+import { SAMPLE_HOUSE } from '../../src/services/houses/house.js';
 import { readHouseSettings } from '../../src/services/houses/settings.js';
 import { REPO_ROOT } from '../support/http.js';
 

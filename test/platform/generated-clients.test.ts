@@ -5,8 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { House } from '../../src/services/houses/house.js';
-import { SAMPLE_HOUSE } from '../../src/services/houses/sample-house.js';
+import { SAMPLE_HOUSE, type House } from '../../src/services/houses/house.js';
 import { REPO_ROOT } from '../support/http.js';
 import { SERVICE_NAMES, servedDescription, startThreeServices, type RunningService } from '../support/running-services.js';
 

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import pg from 'pg';
-import { servedSnapshotSql } from '../../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { servedSnapshotSql } from '../../src/snapshot/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { createPostgresFixture, type FixtureDatabase, fixtureDuringSuite, TEST_POSTGRES_URL } from '../requests/support/fixture-database.js';

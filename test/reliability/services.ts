@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
 import type { AppOptions } from '../../src/platform/app.js';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
-import { SAMPLE_HOUSE } from '../../src/services/houses/sample-house.js';
+import { SAMPLE_HOUSE } from '../../src/services/houses/house.js';
 import { duringSuite } from '../support/during-suite.js';
 import { REPO_ROOT } from '../support/http.js';
 

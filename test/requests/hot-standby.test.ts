@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServedSnapshot } from '../../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { readServedSnapshot } from '../../src/snapshot/postgres-snapshot-pointer.js';
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { REPO_ROOT } from '../support/http.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryUnit } from '../../src/ingest/nyc311/aggregate-summaries.js';
+import { SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryUnit } from '../../src/snapshot/aggregate-summaries.js';
 import { prepareSnapshot, writeSnapshot } from '../../src/ingest/nyc311/build-snapshot.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import type { DayOpenings, ValueCount } from '../../src/services/requests/service-request-store.js';

@@ -9,12 +9,12 @@ import { stageExportText, type CleanedExport, type StagedExport } from './clean-
 import { readFileTextChunks } from './csv-reader.js';
 import { SNAPSHOT_PERIOD } from './cleaning-rules.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
-import { ContentHasher, SnapshotAggregator } from './snapshot-aggregates.js';
+import { ContentHasher, SnapshotAggregator } from '../../snapshot/snapshot-aggregates.js';
 import type { SnapshotContent, SnapshotStream, SnapshotSummaries } from './snapshot-content.js';
-import { SNAPSHOT_SCHEMA_VERSION } from './snapshot-schema.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
 import { writePostgresSnapshot } from './postgres-snapshot-writer.js';
 import { writeSqliteSnapshot } from './sqlite-snapshot-writer.js';
-import type { ServiceRequest, SnapshotMeta, SnapshotSource } from './service-request.js';
+import type { ServiceRequest, SnapshotMeta, SnapshotSource } from '../../snapshot/service-request.js';
 import {
   SYNTHETIC_GENERATOR_VERSION,
   SYNTHETIC_SEED,

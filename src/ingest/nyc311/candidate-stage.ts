@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RepeatCandidate } from './cleaning-rules.js';
-import { formatWallTime } from './new-york-time.js';
-import type { ServiceRequest } from './service-request.js';
+import { formatWallTime } from '../../snapshot/new-york-time.js';
+import type { ServiceRequest } from '../../snapshot/service-request.js';
 
 /** A request that passed the removal rules before the repeat check. */
 export interface Candidate extends RepeatCandidate {

@@ -34,8 +34,8 @@ import {
 import { type Candidate, CandidateStage } from './candidate-stage.js';
 import { readCsvRecordBatches } from './csv-reader.js';
 import { type ExportLayout, locateExportColumns } from './export-columns.js';
-import { cityLocalTimeToEpochMs, wallTimeMs } from './new-york-time.js';
-import type { CleaningRuleResult, ServiceRequest } from './service-request.js';
+import { cityLocalTimeToEpochMs, wallTimeMs } from '../../snapshot/new-york-time.js';
+import type { CleaningRuleResult, ServiceRequest } from '../../snapshot/service-request.js';
 
 export interface CleaningOptions {
   /** Apply the DOT and period filters (default true). Off for exports of other agencies or years. */

@@ -10,8 +10,8 @@
  * grows from many fields (placeholderToNull.applies, called by the field rules).
  */
 import type { ExportLayout } from './export-columns.js';
-import { cityLocalTimeToEpochMs, parseExportTimestamp } from './new-york-time.js';
-import type { Borough, Channel, CleaningRuleKind, ServiceRequest, Status } from './service-request.js';
+import { cityLocalTimeToEpochMs, parseExportTimestamp } from '../../snapshot/new-york-time.js';
+import type { Borough, Channel, CleaningRuleKind, ServiceRequest, Status } from '../../snapshot/service-request.js';
 
 /** Default filter of the snapshot: agency and creation period (inclusive days, local time). */
 export const SNAPSHOT_AGENCY = 'DOT';

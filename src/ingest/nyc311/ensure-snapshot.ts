@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BuildSnapshotResult, SnapshotInput } from './build-snapshot.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
-import { SNAPSHOT_SCHEMA_VERSION } from './snapshot-schema.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
 
 /** The embedded snapshot, relative to the repository root. */
 export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';

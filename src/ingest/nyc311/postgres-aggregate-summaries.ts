@@ -14,8 +14,8 @@ import {
   summarySourceColumns,
   type SummaryRow,
   type SummarySourceRow,
-} from './aggregate-summaries.js';
-import { tableName } from './snapshot-schema.js';
+} from '../../snapshot/aggregate-summaries.js';
+import { tableName } from '../../snapshot/snapshot-schema.js';
 
 /** Rows fetched from the cursor per round trip. */
 const READ_BATCH = 20_000;

@@ -14,9 +14,9 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
-import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } from './snapshot-schema.js';
-import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from './postgres-snapshot-pointer.js';
-import { SERVICE_REQUEST_FIELDS } from './service-request.js';
+import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } from '../../snapshot/snapshot-schema.js';
+import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from '../../snapshot/postgres-snapshot-pointer.js';
+import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
 import { writePostgresAggregateSummaries } from './postgres-aggregate-summaries.js';
 import { parsePostgresTarget, type PostgresTarget } from '../../shared/postgres-schema.js';
 

@@ -1,7 +1,7 @@
 /** What a snapshot writer stores: the rows, the precomputed numbers and the metadata. */
-import type { DailyStatRow } from './snapshot-aggregates.js';
-import { SNAPSHOT_META_COLUMNS } from './snapshot-schema.js';
-import type { ComplaintTypeCount, ServiceRequest, SnapshotMeta } from './service-request.js';
+import type { DailyStatRow } from '../../snapshot/snapshot-aggregates.js';
+import { SNAPSHOT_META_COLUMNS } from '../../snapshot/snapshot-schema.js';
+import type { ComplaintTypeCount, ServiceRequest, SnapshotMeta } from '../../snapshot/service-request.js';
 
 export interface SnapshotContent {
   /** Sorted by (created_at, id). */

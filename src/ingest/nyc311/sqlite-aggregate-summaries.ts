@@ -13,7 +13,7 @@ import {
   summarySourceColumns,
   type SummaryRow,
   type SummarySourceRow,
-} from './aggregate-summaries.js';
+} from '../../snapshot/aggregate-summaries.js';
 
 /** Rows read per batch. */
 const READ_BATCH = 20_000;

@@ -9,8 +9,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress } from './snapshot-content.js';
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
-import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from './snapshot-schema.js';
-import { SERVICE_REQUEST_FIELDS } from './service-request.js';
+import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from '../../snapshot/snapshot-schema.js';
+import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
 import { writeSqliteAggregateSummaries } from './sqlite-aggregate-summaries.js';
 
 const PROGRESS_EVERY = 10_000;

@@ -18,9 +18,9 @@
  * have no dirt here (the rule tests and the hand-written fixtures of test/fixtures/nyc311 cover them).
  */
 import { SeededRandom } from './seeded-random.js';
-import { cityLocalTimeToEpochMs, cityWallTimeExists, cityWallTimeToEpochMs, epochMsToCityLocalTime, formatExportTimestamp } from './new-york-time.js';
+import { cityLocalTimeToEpochMs, cityWallTimeExists, cityWallTimeToEpochMs, epochMsToCityLocalTime, formatExportTimestamp } from '../../snapshot/new-york-time.js';
 import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
-import type { Borough } from './service-request.js';
+import type { Borough } from '../../snapshot/service-request.js';
 
 export const SYNTHETIC_SEED = 311;
 export const SYNTHETIC_GENERATOR_VERSION = '1.1.0';

@@ -1,11 +1,10 @@
 import example from './openapi-example.json' with { type: 'json' };
-import type { House } from './house.js';
-import { LARGER_SAMPLE_HOUSE, SAMPLE_HOUSE } from './sample-house.js';
+import { LARGER_SAMPLE_HOUSE, SAMPLE_HOUSE, type House } from './house.js';
 import type { BatchAnswer, BatchRequest, Estimate, ExplainedEstimate } from './schemas.js';
 
 /**
  * The documented examples of the houses service: a request of POST /v1/estimates and of POST
- * /v1/estimates/batch (the sample houses, sample-house.ts) with the exact answers of the shipped
+ * /v1/estimates/batch (the sample houses of house.ts) with the exact answers of the shipped
  * model, the same requests explained (POST /v1/estimates/explain and /explain/batch), and the shipped
  * model's card as GET /v1/model answers it. The answers are committed in openapi-example.json (not
  * computed at run time). A test sends the requests and compares; a retrained model means a

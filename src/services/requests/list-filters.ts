@@ -1,6 +1,6 @@
 import { ApiError } from '../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../platform/errors.js';
-import { FILTERED_COLUMNS, type FilteredColumn } from '../../ingest/nyc311/snapshot-schema.js';
+import { FILTERED_COLUMNS, type FilteredColumn } from '../../snapshot/index.js';
 
 /**
  * The filters of `GET /v1/service-requests` (and of the count, the export, the facets and the

@@ -1,7 +1,6 @@
 import type { DayOpenings } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
-import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, medianOfMiddles } from '../../ingest/nyc311/index.js';
-import { isoWeekOf, type SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
+import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../snapshot/index.js';
 import { TimeSlice } from '../../platform/work-budget.js';
 
 // The weekly numbers' key is the summaries' (one definition for both).

@@ -13,17 +13,10 @@ import {
   type ServiceRequestRecord,
   type ServiceRequestStore,
 } from './service-request-store.js';
-import {
-  readComplaintTypeCountsFromPostgres,
-  readDailyStatsFromPostgres,
-  readSnapshotMetaFromPostgres,
-} from '../../ingest/nyc311/index.js';
-import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
-import { readServedSnapshot, type ServedSnapshot } from '../../ingest/nyc311/postgres-snapshot-pointer.js';
+import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import type { BucketSummary } from './period-stats.js';
-import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {

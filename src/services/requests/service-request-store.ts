@@ -3,8 +3,7 @@ import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
 import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
 import type { BucketSummary } from './period-stats.js';
-import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../ingest/nyc311/index.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../snapshot/index.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with

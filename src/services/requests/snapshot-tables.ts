@@ -1,11 +1,11 @@
-import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../ingest/nyc311/index.js';
+import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../snapshot/index.js';
 import { dataNotice } from './data-notice.js';
 import { isComplete } from './period-stats.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
  * The one place that turns the snapshot builder's side tables, as its readers give them
- * (src/ingest/nyc311/snapshot-readers.ts: snapshot_meta with the cleaning rules,
+ * (src/snapshot/snapshot-readers.ts: snapshot_meta with the cleaning rules,
  * daily_stats, complaint_type_counts), into the answers of this API.
  */
 export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {

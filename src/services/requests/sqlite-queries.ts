@@ -1,4 +1,4 @@
-import { filterIndexName, LIST_ORDER_INDEX } from '../../ingest/nyc311/index.js';
+import { filterIndexName, LIST_ORDER_INDEX } from '../../snapshot/index.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { SELECT_COLUMNS, conditionsOf, type WhereClause } from './filter-sql.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';

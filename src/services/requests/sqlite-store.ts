@@ -16,12 +16,10 @@ import {
   type ServiceRequestStore,
   type ValueCount,
 } from './service-request-store.js';
-import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../ingest/nyc311/index.js';
-import type { SnapshotMeta } from '../../ingest/nyc311/index.js';
+import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import type { BucketSummary } from './period-stats.js';
-import type { SummaryUnit } from '../../ingest/nyc311/aggregate-summaries.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);

@@ -1,19 +1,11 @@
-import {
-  ALL_ROWS_SCOPE,
-  SUMMARY_FACET_COLUMNS,
-  SUMMARY_FILTER_COLUMNS,
-  WHOLE_SNAPSHOT_PERIOD,
-  type SummaryFacetColumn,
-  type SummaryFilterColumn,
-  type SummaryUnit,
-} from '../../ingest/nyc311/aggregate-summaries.js';
+import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../snapshot/index.js';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
 import { isoWeekOf, type BucketSummary } from './period-stats.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
- * (src/ingest/nyc311/aggregate-summaries.ts), the same SQL on SQLite and PostgreSQL. Each answer is
+ * (src/snapshot/aggregate-summaries.ts), the same SQL on SQLite and PostgreSQL. Each answer is
  * null when the summaries do not hold it (the store then answers from the rows):
  * - no filter, or one summarised equality filter with any list of its values (`none` included);
  * - optionally a created_from / created_to range on bucket boundaries: midnights for count and daily

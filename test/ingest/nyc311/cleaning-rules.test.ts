@@ -3,8 +3,8 @@ import { cleanExportText, type CleanedExport } from '../../../src/ingest/nyc311/
 import { readFileTextChunks } from '../../../src/ingest/nyc311/csv-reader.js';
 import * as rule from '../../../src/ingest/nyc311/cleaning-rules.js';
 import { MissingColumnError, STANDARD_EXPORT_COLUMNS, locateExportColumns } from '../../../src/ingest/nyc311/export-columns.js';
-import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from '../../../src/ingest/nyc311/new-york-time.js';
-import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
+import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from '../../../src/snapshot/new-york-time.js';
+import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
 import { COUNCIL_DISTRICT_FIXTURE, MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
 const clean = (path: string, applyFilters = true): Promise<CleanedExport> =>

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { dropServedSchema } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { dropServedSchema } from '../../../src/snapshot/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
 import { ensureSnapshot, isCurrentSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
@@ -21,8 +21,8 @@ import {
   readDailyStatsFromPostgres,
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
-} from '../../../src/ingest/nyc311/snapshot-readers.js';
-import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
+} from '../../../src/snapshot/snapshot-readers.js';
+import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
 import {
   COUNCIL_DISTRICT_FIXTURE,
   MISSING_COLUMNS_FIXTURE,

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { dropServedSchema, readServedSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-pointer.js';
+import { dropServedSchema, readServedSnapshot } from '../../../src/snapshot/postgres-snapshot-pointer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
 import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
-import { medianOf, round4 } from '../../../src/ingest/nyc311/snapshot-aggregates.js';
+import { medianOf, round4 } from '../../../src/snapshot/snapshot-aggregates.js';
 import {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,
@@ -20,9 +20,9 @@ import {
   readDailyStatsFromPostgres,
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
-} from '../../../src/ingest/nyc311/snapshot-readers.js';
+} from '../../../src/snapshot/snapshot-readers.js';
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
-import type { ServiceRequest } from '../../../src/ingest/nyc311/service-request.js';
+import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
 import {
   SYNTHETIC_REQUEST_COUNT,
   generateSyntheticExport,

@@ -3,7 +3,7 @@ import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays } from '../period-stats.js';
-import type { SummaryUnit } from '../../../ingest/nyc311/aggregate-summaries.js';
+import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DailyStatList, FilterQuery, MonthlyStatList, WeeklyStatList } from '../schemas.js';
 import type { DailyStatRecord } from '../service-request-store.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';

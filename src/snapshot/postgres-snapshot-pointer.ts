@@ -17,7 +17,7 @@
  */
 import { hash } from 'node:crypto';
 import type pg from 'pg';
-import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { quoteIdentifier } from '../shared/postgres-schema.js';
 import type { PostgresQueryable } from './snapshot-readers.js';
 
 export const SNAPSHOT_POINTER_TABLE = 'snapshot_pointer';

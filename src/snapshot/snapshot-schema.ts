@@ -6,7 +6,7 @@
  * cleaning_rules, snapshot_meta (one row). Indexes serve the list's filters and keyset pages,
  * which order by (created_at, id).
  */
-import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { quoteIdentifier } from '../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
 
 /** Bumped when the tables change; stored in snapshot_meta.schema_version. */

@@ -1,0 +1,33 @@
+/**
+ * The public module of the NYC 311 snapshot's format: what the service-request API reads at run
+ * time. The snapshot is the SQLite file or PostgreSQL schema that ingestion (src/ingest/nyc311/)
+ * writes and the API serves; its format lives here, apart from both, so that neither reaches into
+ * the other: the row type, the schema (tables, indexes, the filtered columns), the readers of its
+ * tables, the daily numbers, the aggregate summaries' definitions, the PostgreSQL pointer to the
+ * served load and the city's calendar. Ingestion imports the files of this folder directly (it also
+ * needs the writing side: table SQL, summary builders); the API imports only this module.
+ */
+export {
+  ALL_ROWS_SCOPE,
+  isoWeekOf,
+  SUMMARY_FACET_COLUMNS,
+  SUMMARY_FILTER_COLUMNS,
+  WHOLE_SNAPSHOT_PERIOD,
+  type SummaryFacetColumn,
+  type SummaryFilterColumn,
+  type SummaryUnit,
+} from './aggregate-summaries.js';
+export { daysInclusive } from './new-york-time.js';
+export { readServedSnapshot, type ServedSnapshot } from './postgres-snapshot-pointer.js';
+export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles } from './snapshot-aggregates.js';
+export {
+  readComplaintTypeCounts,
+  readComplaintTypeCountsFromPostgres,
+  readDailyStats,
+  readDailyStatsFromPostgres,
+  readSnapshotMeta,
+  readSnapshotMetaFromPostgres,
+} from './snapshot-readers.js';
+export { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, filterIndexName, LIST_ORDER_INDEX, type FilteredColumn } from './snapshot-schema.js';
+export { SERVICE_REQUEST_FIELDS } from './service-request.js';
+export type { ComplaintTypeCount, DailyStat, ServiceRequest, SnapshotMeta } from './service-request.js';
