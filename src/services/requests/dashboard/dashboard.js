@@ -90,7 +90,7 @@ const formatCount = (n) => n.toLocaleString('en-US');
 /**
  * @typedef {{
  *   key: string | null, dataset: Dataset | null, filters: Filters | null, cursors: (string | null)[], pageIndex: number,
- *   matchCount: number | null, generation: number, charts: Record<string, import('chart.js').Chart>,
+ *   matchCount: number | null, generation: number, charts: Record<string, import('chart.js').Chart<any, any, any>>,
  * }} DashboardState
  */
 /** @type {DashboardState} */
@@ -132,6 +132,7 @@ async function keyedFetch(path, accept) {
   const response = await fetch(path, { headers: { 'X-API-Key': /** @type {string} */ (state.key), Accept: accept } });
   if (response.status === 401) throw new KeyRefused('The service refused this API key.');
   if (!response.ok) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the API's error object, named by the JSDoc cast
     const body = /** @type {{ error?: { code?: string, message?: string } } | null} */ (await response.json().catch(() => null));
     throw new ApiFailure(response.status, body?.error?.code ?? null, body?.error?.message ?? `HTTP ${response.status}`);
   }
@@ -145,6 +146,7 @@ async function keyedFetch(path, accept) {
  * @returns {Promise<T>}
  */
 async function api(path) {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- the API's JSON answer, of the caller's type T
   return (await keyedFetch(path, 'application/json')).json();
 }
 
@@ -276,7 +278,8 @@ async function loadTablePage(filters, pageIndex) {
 /**
  * @param {string} name
  * @param {'daily-chart' | 'types-chart' | 'points-chart'} canvasId
- * @param {import('chart.js').ChartConfiguration<any, any, any>} configuration
+ * @param {import('chart.js').ChartConfiguration<any, any, any>} configuration Any chart type: Chart.js's option types
+ *   are wider than the callbacks here need (a linear axis's tick is a number, a point is a RequestPoint).
  */
 function replaceChart(name, canvasId, configuration) {
   state.charts[name]?.destroy();
@@ -481,7 +484,8 @@ function drawTable(page) {
         cell(request.status),
         cell(request.complaint_type),
         cell(request.descriptor),
-        cell(request.borough === null ? null : BOROUGHS[request.borough]?.name ?? request.borough),
+        // A borough this page does not know yet (a later API version) is shown as sent.
+        cell(request.borough === null ? null : /** @type {Partial<typeof BOROUGHS>} */ (BOROUGHS)[request.borough]?.name ?? request.borough),
         cell(request.incident_zip),
         cell(request.channel),
         cell(request.days_to_close, 'number'),
