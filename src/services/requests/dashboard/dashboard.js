@@ -1,3 +1,4 @@
+// @ts-check
 // The dashboard page (GET /dashboard; docs/requests.md, "Dashboard page"). Plain browser JavaScript,
 // no build step. It reads this service's public API with the key the user types, kept in
 // sessionStorage only (never in localStorage, a cookie or a URL). Chart.js is loaded before this
@@ -8,6 +9,48 @@
 // the match count, and /v1/exports/service-requests?format=csv for the CSV download (fetched with
 // the key, since the key is a header, and saved from a Blob).
 
+// Types: `// @ts-check` with JSDoc, checked by `tsc --noEmit` under the project's strict options
+// (tsconfig.json: allowJs), so the page stays a plain served file. The API types below are the
+// page's view of the answers, only the fields it reads (the API's schemas are in ../schemas.ts).
+
+/**
+ * @typedef {'bronx' | 'brooklyn' | 'manhattan' | 'queens' | 'staten_island'} Borough
+ * @typedef {{ borough: string, from: string, to: string }} Filters The chosen filters ('' borough: all).
+ * @typedef {{
+ *   id: number, created_at: string, closed_at: string | null, status: string, complaint_type: string | null,
+ *   descriptor: string | null, borough: Borough | null, incident_zip: string | null, channel: string | null,
+ *   latitude: number | null, longitude: number | null, days_to_close: number | null,
+ * }} ServiceRequest
+ * @typedef {ServiceRequest & { latitude: number, longitude: number }} LocatedRequest
+ * @typedef {{ items: ServiceRequest[], next_cursor: string | null }} ServiceRequestPage
+ * @typedef {{
+ *   date: string, opened: number, closed_within_14_days: number, share_closed_within_14_days: number | null,
+ *   median_days_to_close: number | null, complete: boolean,
+ * }} DailyStat
+ * @typedef {{ value: string | number | null, count: number }} FacetCount
+ * @typedef {{ rows: FacetCount[], scope: string }} ComplaintTypes
+ * @typedef {{ located: LocatedRequest[], sampled: number, slices: number }} SampledPoints
+ * @typedef {{
+ *   snapshot_id: string, snapshot_date: string, row_count: number, period: { start: string, end: string },
+ *   source: { kind: string, dataset: string, seed: number | null, generator_version: string | null },
+ * }} Dataset
+ * @typedef {{ x: number, y: number }} PlotPoint
+ * @typedef {PlotPoint & { id: number, type: string | null }} RequestPoint
+ */
+
+/**
+ * The elements of dashboard.html the script uses as more than an HTMLElement; every id it asks for is in the page.
+ * @typedef {{
+ *   'api-key': HTMLInputElement, borough: HTMLSelectElement, 'date-from': HTMLInputElement, 'date-to': HTMLInputElement,
+ *   'download-csv': HTMLButtonElement, 'first-page': HTMLButtonElement, 'next-page': HTMLButtonElement,
+ *   'daily-chart': HTMLCanvasElement, 'types-chart': HTMLCanvasElement, 'points-chart': HTMLCanvasElement,
+ * }} PageElements
+ */
+/**
+ * @template {string} Id
+ * @typedef {Id extends keyof PageElements ? PageElements[Id] : HTMLElement} PageElement
+ */
+
 const KEY_STORAGE = 'requests-dashboard-api-key';
 const TABLE_PAGE_SIZE = 25;
 /** The plot of points: up to POINTS_PER_SLICE requests from each of POINT_SLICES equal parts of the period. */
@@ -16,6 +59,7 @@ const POINTS_PER_SLICE = 125;
 const TOP_COMPLAINT_TYPES = 12;
 const DAY_MS = 86_400_000;
 
+/** @type {Record<Borough, { name: string, color: string }>} */
 const BOROUGHS = {
   bronx: { name: 'Bronx', color: '#d1495b' },
   brooklyn: { name: 'Brooklyn', color: '#1d5fa8' },
@@ -28,14 +72,28 @@ const OPENED_COLOR = '#1d5fa8';
 const CLOSED_COLOR = '#2a9d8f';
 const INCOMPLETE_SHADE = 'rgba(224, 182, 74, 0.18)';
 
-const Chart = globalThis.Chart;
+/** Chart.js's UMD bundle (loaded by dashboard.html before this module) sets the global `Chart`. */
+const Chart = /** @type {{ Chart: typeof import('chart.js').Chart }} */ (/** @type {unknown} */ (globalThis)).Chart;
 Chart.defaults.animation = false;
 Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif';
 Chart.defaults.color = '#5f6b7a';
 
-const element = (id) => document.getElementById(id);
+/**
+ * @template {string} Id
+ * @param {Id} id
+ * @returns {PageElement<Id>}
+ */
+const element = (id) => /** @type {PageElement<Id>} */ (document.getElementById(id));
+/** @param {number} n */
 const formatCount = (n) => n.toLocaleString('en-US');
 
+/**
+ * @typedef {{
+ *   key: string | null, dataset: Dataset | null, filters: Filters | null, cursors: (string | null)[], pageIndex: number,
+ *   matchCount: number | null, generation: number, charts: Record<string, import('chart.js').Chart<any, any, any>>,
+ * }} DashboardState
+ */
+/** @type {DashboardState} */
 const state = {
   key: null,
   dataset: null,
@@ -52,6 +110,11 @@ const state = {
 class KeyRefused extends Error {}
 
 class ApiFailure extends Error {
+  /**
+   * @param {number} status
+   * @param {string | null} code
+   * @param {string} message
+   */
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -59,42 +122,71 @@ class ApiFailure extends Error {
   }
 }
 
-/** The answer of a GET with the key, once it is known to be a success (else KeyRefused or ApiFailure). */
+/**
+ * The answer of a GET with the key, once it is known to be a success (else KeyRefused or ApiFailure).
+ * @param {string} path
+ * @param {string} accept
+ * @returns {Promise<Response>}
+ */
 async function keyedFetch(path, accept) {
-  const response = await fetch(path, { headers: { 'X-API-Key': state.key, Accept: accept } });
+  const response = await fetch(path, { headers: { 'X-API-Key': /** @type {string} */ (state.key), Accept: accept } });
   if (response.status === 401) throw new KeyRefused('The service refused this API key.');
   if (!response.ok) {
-    const body = await response.json().catch(() => null);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the API's error object, named by the JSDoc cast
+    const body = /** @type {{ error?: { code?: string, message?: string } } | null} */ (await response.json().catch(() => null));
     throw new ApiFailure(response.status, body?.error?.code ?? null, body?.error?.message ?? `HTTP ${response.status}`);
   }
   return response;
 }
 
+/**
+ * The JSON answer of a GET with the key; `T`: the shape the API documents for that path.
+ * @template T
+ * @param {string} path
+ * @returns {Promise<T>}
+ */
 async function api(path) {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- the API's JSON answer, of the caller's type T
   return (await keyedFetch(path, 'application/json')).json();
 }
 
+/**
+ * @param {string} text
+ * @param {{ error?: boolean }} [options]
+ */
 function setStatus(text, { error = false } = {}) {
   const status = element('status');
   status.textContent = text;
   status.classList.toggle('error', error);
 }
 
+/** @param {'idle' | 'loading' | 'ready' | 'error'} value */
 function setPageState(value) {
   document.body.dataset.state = value;
 }
 
 // ---- dates ----
 
+/**
+ * @param {string} date
+ * @param {number} days
+ */
 function addDays(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
+/**
+ * @param {string} from
+ * @param {string} to
+ */
 function daysBetween(from, to) {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
 
-/** The list filters of the API: borough, and the chosen days (the "to" day included, created_to is exclusive). */
+/**
+ * The list filters of the API: borough, and the chosen days (the "to" day included, created_to is exclusive).
+ * @param {Filters} filters
+ */
 function listParameters(filters, from = filters.from, toExclusive = addDays(filters.to, 1)) {
   const parameters = new URLSearchParams();
   if (filters.borough) parameters.set('borough', filters.borough);
@@ -103,48 +195,76 @@ function listParameters(filters, from = filters.from, toExclusive = addDays(filt
   return parameters;
 }
 
+/** @param {Filters} filters */
 function describeFilters(filters) {
-  const where = filters.borough ? BOROUGHS[filters.borough].name : 'all boroughs';
+  const where = filters.borough ? BOROUGHS[/** @type {Borough} */ (filters.borough)].name : 'all boroughs';
   return `${where}, ${filters.from} to ${filters.to}`;
 }
 
 // ---- loading ----
 
-/** The days that hold any instant of the chosen days, each with `complete` (false: its 14-day window runs past the snapshot date). */
+/**
+ * The days that hold any instant of the chosen days, each with `complete` (false: its 14-day window runs past the snapshot date).
+ * @param {Filters} filters
+ * @returns {Promise<DailyStat[]>}
+ */
 async function loadDaily(filters) {
+  /** @type {{ items: DailyStat[] }} */
   const { items } = await api(`/v1/stats/daily?${listParameters(filters)}`);
   return items;
 }
 
-/** `{field, items: [{value, count}]}`: every complaint type of the matching requests, null for those without one. */
+/**
+ * `{field, items: [{value, count}]}`: every complaint type of the matching requests, null for those without one.
+ * @param {Filters} filters
+ * @returns {Promise<ComplaintTypes>}
+ */
 async function loadComplaintTypes(filters) {
   const parameters = listParameters(filters);
   parameters.set('field', 'complaint_type');
+  /** @type {{ items: FacetCount[] }} */
   const { items } = await api(`/v1/facets?${parameters}`);
   return { rows: items, scope: 'Borough and days as chosen.' };
 }
 
+/**
+ * @param {Filters} filters
+ * @returns {Promise<number>}
+ */
 async function loadMatchCount(filters) {
+  /** @type {{ count: number }} */
   const { count } = await api(`/v1/service-requests/count?${listParameters(filters)}`);
   return count;
 }
 
+/**
+ * @param {Filters} filters
+ * @returns {Promise<SampledPoints>}
+ */
 async function loadPoints(filters) {
   const days = daysBetween(filters.from, filters.to) + 1;
   const slices = Math.min(POINT_SLICES, days);
   const bounds = Array.from({ length: slices + 1 }, (_, i) => addDays(filters.from, Math.round((i * days) / slices)));
+  /** @type {ServiceRequestPage[]} */
   const pages = await Promise.all(
     bounds.slice(0, -1).map((from, i) => {
-      const parameters = listParameters(filters, from, bounds[i + 1]);
+      const parameters = listParameters(filters, from, /** @type {string} */ (bounds[i + 1]));
       parameters.set('limit', String(POINTS_PER_SLICE));
       return api(`/v1/service-requests?${parameters}`);
     }),
   );
   const requests = pages.flatMap((page) => page.items);
-  const located = requests.filter((request) => request.latitude !== null && request.longitude !== null);
+  const located = requests.filter(
+    /** @returns {request is LocatedRequest} */ (request) => request.latitude !== null && request.longitude !== null,
+  );
   return { located, sampled: requests.length, slices };
 }
 
+/**
+ * @param {Filters} filters
+ * @param {number} pageIndex
+ * @returns {Promise<ServiceRequestPage>}
+ */
 async function loadTablePage(filters, pageIndex) {
   const parameters = listParameters(filters);
   parameters.set('limit', String(TABLE_PAGE_SIZE));
@@ -155,19 +275,29 @@ async function loadTablePage(filters, pageIndex) {
 
 // ---- drawing ----
 
+/**
+ * @param {string} name
+ * @param {'daily-chart' | 'types-chart' | 'points-chart'} canvasId
+ * @param {import('chart.js').ChartConfiguration<any, any, any>} configuration Any chart type: Chart.js's option types
+ *   are wider than the callbacks here need (a linear axis's tick is a number, a point is a RequestPoint).
+ */
 function replaceChart(name, canvasId, configuration) {
   state.charts[name]?.destroy();
   state.charts[name] = new Chart(element(canvasId), configuration);
 }
 
-/** Shades the incomplete days of the daily chart (their 14-day window runs past the snapshot date). */
+/**
+ * Shades the incomplete days of the daily chart (their 14-day window runs past the snapshot date).
+ * @type {import('chart.js').Plugin<'line', { firstIncomplete?: number | null }>}
+ */
 const incompleteDaysShading = {
   id: 'incompleteDaysShading',
   beforeDatasetsDraw(chart, _arguments, options) {
     const first = options.firstIncomplete;
     if (first === null || first === undefined) return;
-    const { ctx, chartArea, scales } = chart;
-    const step = chart.data.labels.length > 1 ? scales.x.getPixelForValue(1) - scales.x.getPixelForValue(0) : 0;
+    // The daily chart has its category axis `x`.
+    const { ctx, chartArea, scales } = /** @type {typeof chart & { scales: { x: import('chart.js').Scale } }} */ (chart);
+    const step = /** @type {unknown[]} */ (chart.data.labels).length > 1 ? scales.x.getPixelForValue(1) - scales.x.getPixelForValue(0) : 0;
     const left = Math.max(chartArea.left, scales.x.getPixelForValue(first) - step / 2);
     ctx.save();
     ctx.fillStyle = INCOMPLETE_SHADE;
@@ -180,10 +310,16 @@ const incompleteDaysShading = {
   },
 };
 
+/** @param {DailyStat[]} days */
 function drawDaily(days) {
   const incomplete = days.filter((day) => !day.complete);
   const firstIncomplete = days.findIndex((day) => !day.complete);
-  const dashedWhenIncomplete = { borderDash: (context) => (days[context.p1DataIndex]?.complete === false ? [5, 4] : undefined) };
+  const dashedWhenIncomplete = { borderDash: /** @param {{ p1DataIndex: number }} context */ (context) => (days[context.p1DataIndex]?.complete === false ? [5, 4] : undefined) };
+  /**
+   * @param {string} label
+   * @param {'opened' | 'closed_within_14_days'} key
+   * @param {string} color
+   */
   const series = (label, key, color) => ({
     label,
     data: days.map((day) => day[key]),
@@ -214,8 +350,8 @@ function drawDaily(days) {
         legend: { position: 'top', align: 'end' },
         tooltip: {
           callbacks: {
-            footer: (items) => {
-              const day = days[items[0]?.dataIndex];
+            footer: /** @param {import('chart.js').TooltipItem<'line'>[]} items */ (items) => {
+              const day = days[/** @type {number} */ (items[0]?.dataIndex)];
               if (!day) return '';
               const share = day.share_closed_within_14_days === null ? 'no request' : `${Math.round(day.share_closed_within_14_days * 100)}% closed within 14 days`;
               const median = day.median_days_to_close === null ? '' : `, median ${day.median_days_to_close} days to close`;
@@ -233,6 +369,7 @@ function drawDaily(days) {
       : `Opened each day, and how many of them were closed within 14 days. Shaded and dashed: the last ${incomplete.length} days are incomplete (their 14-day window runs past the snapshot date ${snapshotDate}), so their closed line is not final.`;
 }
 
+/** @param {ComplaintTypes} complaintTypes */
 function drawComplaintTypes({ rows, scope }) {
   const top = [...rows].sort((a, b) => b.count - a.count).slice(0, TOP_COMPLAINT_TYPES);
   replaceChart('types', 'types-chart', {
@@ -252,15 +389,20 @@ function drawComplaintTypes({ rows, scope }) {
   element('types-note').textContent = `${shown}${scope}`;
 }
 
-/** Axis bounds that keep one kilometre the same length across and up (longitude degrees shrink by cos(latitude)). */
+/**
+ * Axis bounds that keep one kilometre the same length across and up (longitude degrees shrink by cos(latitude)).
+ * @param {PlotPoint[]} points
+ * @param {HTMLCanvasElement} canvas
+ */
 function equalScaleBounds(points, canvas) {
   const longitudes = points.map((point) => point.x);
   const latitudes = points.map((point) => point.y);
   let [west, east, south, north] = [Math.min(...longitudes), Math.max(...longitudes), Math.min(...latitudes), Math.max(...latitudes)];
   const middleLatitude = (south + north) / 2;
   const shrink = Math.cos((middleLatitude * Math.PI) / 180);
-  const width = Math.max(canvas.parentElement.clientWidth - 70, 100);
-  const height = Math.max(canvas.parentElement.clientHeight - 60, 100);
+  // The canvas sits in its chart box in dashboard.html.
+  const width = Math.max(/** @type {HTMLElement} */ (canvas.parentElement).clientWidth - 70, 100);
+  const height = Math.max(/** @type {HTMLElement} */ (canvas.parentElement).clientHeight - 60, 100);
   let spanX = Math.max(east - west, 0.01) * shrink;
   let spanY = Math.max(north - south, 0.01);
   if (spanX / width > spanY / height) spanY = (spanX * height) / width;
@@ -274,20 +416,23 @@ function equalScaleBounds(points, canvas) {
   return { west, east, south, north };
 }
 
+/** @param {SampledPoints} points */
 function drawPoints({ located, sampled, slices }) {
   const canvas = element('points-chart');
+  /** @type {Map<string, RequestPoint[]>} */
   const groups = new Map();
   for (const request of located) {
     const key = request.borough ?? 'none';
     if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push({ x: request.longitude, y: request.latitude, id: request.id, type: request.complaint_type });
+    /** @type {RequestPoint[]} */ (groups.get(key)).push({ x: request.longitude, y: request.latitude, id: request.id, type: request.complaint_type });
   }
   const order = [...Object.keys(BOROUGHS), 'none'].filter((key) => groups.has(key));
   const datasets = order.map((key) => {
-    const style = BOROUGHS[key] ?? NO_BOROUGH;
+    const style = /** @type {Record<string, { name: string, color: string } | undefined>} */ (BOROUGHS)[key] ?? NO_BOROUGH;
     return { label: style.name, data: groups.get(key), backgroundColor: `${style.color}b3`, borderWidth: 0, pointRadius: 2.4, pointHoverRadius: 4 };
   });
   const bounds = located.length > 0 ? equalScaleBounds(located.map((r) => ({ x: r.longitude, y: r.latitude })), canvas) : null;
+  /** @param {number} value */
   const degrees = (value) => value.toFixed(2);
   replaceChart('points', 'points-chart', {
     type: 'scatter',
@@ -300,7 +445,7 @@ function drawPoints({ located, sampled, slices }) {
       },
       plugins: {
         legend: { position: 'top', align: 'end', labels: { boxWidth: 10 } },
-        tooltip: { callbacks: { label: (item) => `#${item.raw.id} ${item.raw.type ?? '(no type)'}` } },
+        tooltip: { callbacks: { label: /** @param {{ raw: RequestPoint }} item */ (item) => `#${item.raw.id} ${item.raw.type ?? '(no type)'}` } },
       },
     },
   });
@@ -311,6 +456,10 @@ function drawPoints({ located, sampled, slices }) {
       : `${formatCount(located.length)} requests with a place, sampled over the chosen days (up to ${POINTS_PER_SLICE} from each of ${slices} equal parts)${withoutPlace > 0 ? `; ${formatCount(withoutPlace)} sampled without one` : ''}. Plain latitude and longitude, no map.`;
 }
 
+/**
+ * @param {string | number | null | undefined} text
+ * @param {string} [className]
+ */
 function cell(text, className) {
   const td = document.createElement('td');
   td.textContent = text === null || text === undefined ? '—' : String(text);
@@ -319,8 +468,11 @@ function cell(text, className) {
   return td;
 }
 
+/** @param {ServiceRequestPage} page */
 function drawTable(page) {
-  const body = element('requests-table').querySelector('tbody');
+  // dashboard.html's table has its tbody.
+  const body = /** @type {HTMLTableSectionElement} */ (element('requests-table').querySelector('tbody'));
+  /** @param {string | null} value */
   const time = (value) => (value === null ? null : value.replace('T', ' '));
   body.replaceChildren(
     ...page.items.map((request) => {
@@ -332,7 +484,8 @@ function drawTable(page) {
         cell(request.status),
         cell(request.complaint_type),
         cell(request.descriptor),
-        cell(request.borough === null ? null : BOROUGHS[request.borough]?.name ?? request.borough),
+        // A borough this page does not know yet (a later API version) is shown as sent.
+        cell(request.borough === null ? null : /** @type {Partial<typeof BOROUGHS>} */ (BOROUGHS)[request.borough]?.name ?? request.borough),
         cell(request.incident_zip),
         cell(request.channel),
         cell(request.days_to_close, 'number'),
@@ -358,6 +511,7 @@ function drawTable(page) {
 
 // ---- flow ----
 
+/** @param {unknown} error */
 function handleFailure(error) {
   setPageState('error');
   if (error instanceof KeyRefused) {
@@ -374,13 +528,15 @@ function handleFailure(error) {
   }
 }
 
+/** @returns {Filters} */
 function readFilters() {
   return { borough: element('borough').value, from: element('date-from').value, to: element('date-to').value };
 }
 
 async function refresh() {
   const filters = readFilters();
-  const period = state.dataset.period;
+  // refresh() runs once the dataset is read (start) or from the dashboard it shows.
+  const period = /** @type {Dataset} */ (state.dataset).period;
   if (!filters.from || !filters.to || filters.from > filters.to) {
     setStatus('Choose a "From" day on or before the "To" day.', { error: true });
     return;
@@ -448,12 +604,17 @@ async function downloadCsv() {
   }
 }
 
+/**
+ * @param {number} pageIndex
+ * @returns {Promise<void>}
+ */
 async function showTablePage(pageIndex) {
   const generation = state.generation;
   setPageState('loading');
   try {
     state.pageIndex = pageIndex;
-    const page = await loadTablePage(state.filters, pageIndex);
+    // The table's buttons are shown once a refresh has chosen the filters.
+    const page = await loadTablePage(/** @type {Filters} */ (state.filters), pageIndex);
     if (generation !== state.generation) return;
     drawTable(page);
     setPageState('ready');
@@ -468,6 +629,7 @@ async function showTablePage(pageIndex) {
   }
 }
 
+/** @param {Dataset} dataset */
 function describeDataset(dataset) {
   element('dataset-summary').textContent =
     `${formatCount(dataset.row_count)} requests created ${dataset.period.start} to ${dataset.period.end}; statuses as of ${dataset.snapshot_date} (snapshot ${dataset.snapshot_id}).`;
@@ -483,16 +645,18 @@ function describeDataset(dataset) {
   }
 }
 
+/** @param {string} key */
 async function start(key) {
   state.key = key;
   setPageState('loading');
   setStatus('Reading the snapshot…');
   try {
+    /** @type {Dataset} */
     const dataset = await api('/v1/dataset');
     sessionStorage.setItem(KEY_STORAGE, key);
     state.dataset = dataset;
     describeDataset(dataset);
-    for (const id of ['date-from', 'date-to']) {
+    for (const id of /** @type {const} */ (['date-from', 'date-to'])) {
       element(id).min = dataset.period.start;
       element(id).max = dataset.period.end;
     }
@@ -532,9 +696,10 @@ element('filters').addEventListener('submit', (event) => {
 element('borough').addEventListener('change', () => void refresh());
 
 element('reset-filters').addEventListener('click', () => {
+  // The reset button is in the dashboard, shown once the dataset is read.
   element('borough').value = '';
-  element('date-from').value = state.dataset.period.start;
-  element('date-to').value = state.dataset.period.end;
+  element('date-from').value = /** @type {Dataset} */ (state.dataset).period.start;
+  element('date-to').value = /** @type {Dataset} */ (state.dataset).period.end;
   void refresh();
 });
 
