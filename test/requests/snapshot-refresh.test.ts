@@ -130,3 +130,44 @@ describe.each(['sqlite', 'postgres'] as const)('requests: a snapshot refresh whi
     }
   }, 60_000);
 });
+
+describe('requests: loads landing faster than a replica reads the pointer again (postgres)', () => {
+  const first = readFixtureRows();
+  const second = secondSnapshotRows(first);
+  const fixture = fixtureDuringSuite('postgres', { rows: first, snapshotId: FIRST_ID });
+
+  it(
+    'loads landing faster than the pointer is read again: a replica whose snapshot was dropped moves on at its next statement, no request fails',
+    async () => {
+      await refreshFixture(fixture, first, FIRST_ID);
+      // The pointer is never read again by time: only a retired snapshot can move the store.
+      const target = parsePostgresTarget(fixture.databaseUrl);
+      const store = new PostgresServiceRequestStore({ url: target.connectionString, schema: target.schema, snapshotCheckMs: 3_600_000 });
+      const service = await startService('postgres', fixture, store);
+      try {
+        expect(await servedSnapshot(service)).toBe(FIRST_ID);
+        let refreshDone!: () => void;
+        const refreshed = new Promise<void>((resolve) => {
+          refreshDone = resolve;
+        });
+        const clients = [3, 5].map((limit) => pageThroughRefresh(service.get, first, second, refreshed, limit));
+        await waitFor(() => clients.every((client) => client.record.pagesOfFirst >= 3), 'pages of the first snapshot');
+        // Two loads: the second drops the schema the service still reads (only the current and the previous are kept).
+        await refreshFixture(fixture, first, 'r3fre5h000000003');
+        await refreshFixture(fixture, second, SECOND_ID);
+        await waitFor(() => clients.every((client) => client.record.pagesOfSecond >= 3), 'pages of the second snapshot');
+        refreshDone();
+        const records = await Promise.all(clients.map((client) => client.finished));
+        for (const client of records) {
+          expect(client.failures).toEqual([]);
+          expect(client.mixedPages).toEqual([]);
+        }
+        expect(await servedSnapshot(service)).toBe(SECOND_ID);
+        expect(json<{ count: number }>(await service.get('/v1/service-requests/count')).count).toBe(second.length);
+      } finally {
+        await service.app.close();
+      }
+    },
+    60_000,
+  );
+});

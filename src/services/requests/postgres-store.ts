@@ -146,14 +146,35 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   /** Runs the statement that `sqlOf` makes for the snapshot in use. */
   private async rows<T>(sqlOf: (snapshot: ServedSnapshot) => { sql: string; parameters: readonly (string | number | FilterValue[])[] }): Promise<T[]> {
-    const snapshot = await this.snapshot();
-    const { sql, parameters } = sqlOf(snapshot);
-    const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
-    try {
+    return this.onServedSnapshot(async (snapshot) => {
+      const { sql, parameters } = sqlOf(snapshot);
+      const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
       const result = await this.pool.query({ name: this.nameOf(snapshot, text), text, values: [...parameters] });
       return result.rows as T[];
+    });
+  }
+
+  /**
+   * Runs `work` on the snapshot in use. Loads may land faster than the pointer is read again (two
+   * loads within one check drop the schema this replica still reads), and a hot standby cancels a
+   * statement that stands in the way of replaying such a drop. Either way the snapshot in use is
+   * retired, not the database broken: the pointer is read at once and `work` runs once more, on the
+   * snapshot it names now. Any other failure, or a second one, is a failure to read the database.
+   */
+  private async onServedSnapshot<T>(work: (snapshot: ServingSnapshot) => Promise<T>): Promise<T> {
+    const snapshot = await this.snapshot();
+    try {
+      return await work(snapshot);
     } catch (error) {
-      throw new DatabaseUnavailableError(error);
+      if (!isRetiredSnapshotFailure(error)) throw asDatabaseUnavailable(error);
+      const current = await this.checkPointer();
+      // Still the same schema: not retired, unless a standby's replay cancelled the statement.
+      if (current.schema === snapshot.schema && !isRecoveryConflict(error)) throw asDatabaseUnavailable(error);
+      try {
+        return await work(current);
+      } catch (again) {
+        throw asDatabaseUnavailable(again);
+      }
     }
   }
 
@@ -208,31 +229,23 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     try {
       return await work();
     } catch (error) {
-      throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
+      throw asDatabaseUnavailable(error);
     }
   }
 
   async complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
-    const { schema } = await this.snapshot();
-    return toComplaintTypeCountRecords(await this.viaReaders(() => readComplaintTypeCountsFromPostgres(this.pool, schema)));
+    return toComplaintTypeCountRecords(await this.onServedSnapshot(({ schema }) => readComplaintTypeCountsFromPostgres(this.pool, schema)));
   }
 
   async dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
-    const { schema, meta } = await this.snapshot();
-    const stats = await this.viaReaders(() =>
-      readDailyStatsFromPostgres(
-        this.pool,
-        schema,
-        { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined },
-        meta,
-      ),
-    );
-    return toDailyStatRecords(stats, meta.snapshot_date);
+    return this.onServedSnapshot(async ({ schema, meta }) => {
+      const filters = { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined };
+      return toDailyStatRecords(await readDailyStatsFromPostgres(this.pool, schema, filters, meta), meta.snapshot_date);
+    });
   }
 
   async dataset(): Promise<DatasetRecord> {
-    const { schema } = await this.snapshot();
-    return toDatasetRecord(await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, schema)));
+    return toDatasetRecord(await this.onServedSnapshot(({ schema }) => readSnapshotMetaFromPostgres(this.pool, schema)));
   }
 
   async snapshotId(): Promise<string> {
@@ -255,4 +268,24 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * PostgreSQL's codes for a statement whose snapshot was retired under it: its schema or tables are
+ * gone (3F000 invalid_schema_name, 42P01 undefined_table), or a hot standby cancelled it to replay
+ * their drop (40001, "canceling statement due to conflict with recovery").
+ */
+const RETIRED_SNAPSHOT_CODES = new Set(['3F000', '42P01', '40001']);
+
+function isRetiredSnapshotFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETIRED_SNAPSHOT_CODES.has(code);
+}
+
+function isRecoveryConflict(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40001';
+}
+
+function asDatabaseUnavailable(error: unknown): DatabaseUnavailableError {
+  return error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
 }
