@@ -174,6 +174,55 @@ function schemaAt(schemaPath: string): { description?: string } | undefined {
 
 type SchemaError = ReturnType<typeof modelFileValidator.Errors>[number];
 
+/** A schema of the model file's, in the two shapes that can be narrowed into. */
+interface SchemaNode {
+  type?: unknown;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+const subschemaValidators = new Map<SchemaNode, ReturnType<typeof Compile>>();
+function checks(schema: SchemaNode, value: unknown): boolean {
+  let validator = subschemaValidators.get(schema);
+  if (validator === undefined) {
+    validator = Compile(schema as Parameters<typeof Compile>[0]);
+    subschemaValidators.set(schema, validator);
+  }
+  return validator.Check(value);
+}
+
+/**
+ * The schema errors of the smallest part of the file that fails, with paths from the file's root.
+ * Listing every error of the whole file walks its hundreds of thousands of numbers (seconds); the
+ * compiled checks find the failing key of an object, then the first failing item of an array, down to
+ * the object, array or union that fails by itself, and only that part's errors are listed.
+ */
+function errorsOfNarrowestFailure(value: unknown): SchemaError[] {
+  let schema = ModelFileSchema as SchemaNode;
+  let at: unknown = value;
+  let instancePath = '';
+  let schemaPath = '#';
+  for (;;) {
+    let inner: [SchemaNode, unknown, string, string] | undefined;
+    if (schema.type === 'object' && schema.properties !== undefined && typeof at === 'object' && at !== null && !Array.isArray(at)) {
+      const object = at as Record<string, unknown>;
+      const failing = Object.entries(schema.properties).find(([name, property]) => name in object && !checks(property, object[name]));
+      if (failing !== undefined) inner = [failing[1], object[failing[0]], `/${failing[0]}`, `/properties/${failing[0]}`];
+    } else if (schema.type === 'array' && schema.items !== undefined && Array.isArray(at)) {
+      const items = schema.items;
+      const index = at.findIndex((item) => !checks(items, item));
+      if (index >= 0) inner = [items, at[index], `/${index}`, '/items'];
+    }
+    if (inner === undefined) break;
+    [schema, at] = inner;
+    instancePath += inner[2];
+    schemaPath += inner[3];
+  }
+  const validator = subschemaValidators.get(schema);
+  if (validator === undefined) return [...modelFileValidator.Errors(value)];
+  return [...validator.Errors(at)].map((error) => ({ ...error, instancePath: instancePath + error.instancePath, schemaPath: schemaPath + error.schemaPath.slice(1) }));
+}
+
 /** One schema error in words, with where: the missing keys named, a constant or enum with its values. */
 function describeSchemaError(error: SchemaError): MalformedModelFile {
   const path = readablePath(error.instancePath);
@@ -197,7 +246,7 @@ function describeSchemaError(error: SchemaError): MalformedModelFile {
  */
 function schemaProblem(value: unknown): MalformedModelFile | undefined {
   if (modelFileValidator.Check(value)) return undefined;
-  const errors = [...modelFileValidator.Errors(value)];
+  const errors = errorsOfNarrowestFailure(value);
   const error = errors.find((e) => !e.schemaPath.includes('/anyOf/')) ?? errors[0];
   if (!error) return new MalformedModelFile('', 'does not match the model file schema');
   if (error.keyword !== 'anyOf') return describeSchemaError(error);
