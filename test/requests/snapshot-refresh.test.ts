@@ -6,7 +6,7 @@ import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-st
 import { parsePostgresTarget } from '../../src/shared/postgres-schema.js';
 import { expectError } from '../support/http.js';
 import { fixtureDuringSuite, inApiOrder, readFixtureRows, refreshFixture, type Backend, type FixtureDatabase } from './support/fixture-database.js';
-import { EARLIER_SNAPSHOT, pageThroughRefresh, waitFor } from './support/paging-client.js';
+import { EARLIER_SNAPSHOT, pageThroughRefresh, waitFor, type PagingRecord } from './support/paging-client.js';
 import { json, startTestApp, type TestApp } from './support/requests-app.js';
 
 /**
@@ -64,6 +64,35 @@ async function servedSnapshot(service: TestApp): Promise<string> {
   return json<{ snapshot_id: string }>(await service.get('/v1/dataset')).snapshot_id;
 }
 
+/**
+ * Clients paging with pages of `limits` while `refresh` lands, once each has read pages of the first
+ * snapshot; they go on until each has read pages of the second. None got a failed request or a mixed
+ * page; their records.
+ */
+async function pagesAcrossRefresh(
+  service: TestApp,
+  first: readonly ServiceRequestRecord[],
+  second: readonly ServiceRequestRecord[],
+  limits: readonly number[],
+  refresh: () => Promise<void>,
+): Promise<PagingRecord[]> {
+  let refreshDone!: () => void;
+  const refreshed = new Promise<void>((resolve) => {
+    refreshDone = resolve;
+  });
+  const clients = limits.map((limit) => pageThroughRefresh(service.get, first, second, refreshed, limit));
+  await waitFor(() => clients.every((client) => client.record.pagesOfFirst >= 3), 'pages of the first snapshot');
+  await refresh();
+  await waitFor(() => clients.every((client) => client.record.pagesOfSecond >= 3), 'pages of the second snapshot');
+  refreshDone();
+  const records = await Promise.all(clients.map((client) => client.finished));
+  for (const client of records) {
+    expect(client.failures).toEqual([]);
+    expect(client.mixedPages).toEqual([]);
+  }
+  return records;
+}
+
 describe.each(['sqlite', 'postgres'] as const)('requests: a snapshot refresh while the service runs (%s)', (backend) => {
   const first = readFixtureRows();
   const second = secondSnapshotRows(first);
@@ -75,23 +104,11 @@ describe.each(['sqlite', 'postgres'] as const)('requests: a snapshot refresh whi
       expect(await servedSnapshot(service)).toBe(FIRST_ID);
       const firstPage = json<{ next_cursor: string }>(await service.get('/v1/service-requests?limit=5'));
 
-      // Three clients page throughout; the refresh lands once each has read pages of the first snapshot,
-      // and they go on until the second is served, and a little more.
-      let refreshDone!: () => void;
-      const refreshed = new Promise<void>((resolve) => {
-        refreshDone = resolve;
+      const records = await pagesAcrossRefresh(service, first, second, [3, 4, 7], async () => {
+        await refreshFixture(fixture, second, SECOND_ID);
+        await waitFor(async () => (await servedSnapshot(service)) === SECOND_ID, 'the service to serve the second snapshot', 10_000);
       });
-      const clients = [3, 4, 7].map((limit) => pageThroughRefresh(service.get, first, second, refreshed, limit));
-      await waitFor(() => clients.every((client) => client.record.pagesOfFirst >= 3), 'pages of the first snapshot');
-      await refreshFixture(fixture, second, SECOND_ID);
-      await waitFor(async () => (await servedSnapshot(service)) === SECOND_ID, 'the service to serve the second snapshot', 10_000);
-      await waitFor(() => clients.every((client) => client.record.pagesOfSecond >= 3), 'pages of the second snapshot');
-      refreshDone();
-      const records = await Promise.all(clients.map((client) => client.finished));
-
       for (const client of records) {
-        expect(client.failures).toEqual([]);
-        expect(client.mixedPages).toEqual([]);
         expect(client.pagesOfFirst).toBeGreaterThan(0);
         expect(client.pagesOfSecond).toBeGreaterThan(0);
       }
@@ -146,22 +163,11 @@ describe('requests: loads landing faster than a replica reads the pointer again 
       const service = await startService('postgres', fixture, store);
       try {
         expect(await servedSnapshot(service)).toBe(FIRST_ID);
-        let refreshDone!: () => void;
-        const refreshed = new Promise<void>((resolve) => {
-          refreshDone = resolve;
+        await pagesAcrossRefresh(service, first, second, [3, 5], async () => {
+          // Two loads: the second drops the schema the service still reads (only the current and the previous are kept).
+          await refreshFixture(fixture, first, 'r3fre5h000000003');
+          await refreshFixture(fixture, second, SECOND_ID);
         });
-        const clients = [3, 5].map((limit) => pageThroughRefresh(service.get, first, second, refreshed, limit));
-        await waitFor(() => clients.every((client) => client.record.pagesOfFirst >= 3), 'pages of the first snapshot');
-        // Two loads: the second drops the schema the service still reads (only the current and the previous are kept).
-        await refreshFixture(fixture, first, 'r3fre5h000000003');
-        await refreshFixture(fixture, second, SECOND_ID);
-        await waitFor(() => clients.every((client) => client.record.pagesOfSecond >= 3), 'pages of the second snapshot');
-        refreshDone();
-        const records = await Promise.all(clients.map((client) => client.finished));
-        for (const client of records) {
-          expect(client.failures).toEqual([]);
-          expect(client.mixedPages).toEqual([]);
-        }
         expect(await servedSnapshot(service)).toBe(SECOND_ID);
         expect(json<{ count: number }>(await service.get('/v1/service-requests/count')).count).toBe(second.length);
       } finally {
