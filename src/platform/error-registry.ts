@@ -17,6 +17,8 @@ export interface ErrorDefinition {
   when: string;
   /** The document whose table or rules define the code (conventions.md and specs/ are in ../shared). */
   definedIn: ErrorCodeSource;
+  /** The `fields` of the code's OpenAPI example (errorExample); none when not given. */
+  exampleFields?: readonly string[];
 }
 
 /**
@@ -103,24 +105,30 @@ export const ERROR_REGISTRY = {
     message: 'The request is not valid',
     when: 'A field or parameter is missing, unknown or not valid (fields names every one, or body for a body that is not JSON)',
     definedIn: 'conventions.md',
+    // A route's example names the route's first field instead (openapi-components.ts); `page`, a
+    // parameter no route has, is the unknown parameter of a route that takes none.
+    exampleFields: ['page'],
   },
   outside_model_area: {
     status: 422,
     message: 'The house lies outside the model area',
     when: 'The house is otherwise valid but lat, long or both lie outside the model area (fields names them)',
     definedIn: 'specs/house-prices.md',
+    exampleFields: ['lat', 'long'],
   },
   invalid_cursor: {
     status: 422,
     message: 'The cursor is not valid',
     when: 'The cursor is not valid, belongs to other filter values or is no longer accepted (fields: cursor)',
     definedIn: 'specs/service-requests.md',
+    exampleFields: ['cursor'],
   },
   invalid_range: {
     status: 422,
     message: 'created_from must be before created_to',
     when: 'created_from is not before created_to (fields: created_from, created_to)',
     definedIn: 'specs/service-requests.md',
+    exampleFields: ['created_from', 'created_to'],
   },
   rate_limited: {
     status: 429,
@@ -199,6 +207,28 @@ export function errorCodeForStatus(status: number): ErrorCode {
 /** The $id of the shared error object schema (errors.ts), referenced by every error response. */
 export const ERROR_RESPONSE_SCHEMA_ID = 'ErrorResponse';
 
+/** The error object of an answer of `code`, as the OpenAPI examples show it (the shape of errors.ts' ErrorResponse). */
+export interface ErrorExample {
+  error: { code: ErrorCode; message: string; request_id: string; fields: readonly string[] };
+}
+
+/** The request id of the examples: a UUID v4, as a request without its own X-Request-ID gets. */
+export const EXAMPLE_REQUEST_ID = '0b9a3c5e-8f1d-4e27-a6b4-2d7c91e5f038';
+
+/**
+ * An answer of `code` as the service gives it: the registry's message, a request id, and the fields
+ * the code names (its `exampleFields` unless given).
+ */
+export function errorExample(code: ErrorCode, fields: readonly string[] = errorDefinition(code).exampleFields ?? []): ErrorExample {
+  return { error: { code, message: errorDefinition(code).message, request_id: EXAMPLE_REQUEST_ID, fields } };
+}
+
+/** The code of an example made by errorExample; undefined for any other value. */
+export function codeOfErrorExample(example: unknown): ErrorCode | undefined {
+  const code = (example as Partial<ErrorExample> | null | undefined)?.error?.code;
+  return typeof code === 'string' && Object.hasOwn(ERROR_REGISTRY, code) ? code : undefined;
+}
+
 export interface ApiErrorOptions {
   /** The offending fields or parameters (error.fields); none by default. */
   fields?: readonly string[];
@@ -234,8 +264,9 @@ export class ApiError extends Error {
 /**
  * The error entries of a route schema's `response`, from the codes the route can answer:
  * `errorResponses('unauthorized', 'invalid_request', 'outside_model_area')` gives 401 and 422, each a
- * reference to the error object with a description made from the registry. A status shared by
- * several codes gets one entry whose description names each code.
+ * reference to the error object with a description made from the registry and an example of each
+ * code it lists (errorExample). A status shared by several codes gets one entry whose description
+ * names each code.
  */
 export function errorResponses<C extends ErrorCode>(...codes: C[]): { [S in StatusOf<C>]: TRef } {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -247,7 +278,7 @@ export function errorResponses<C extends ErrorCode>(...codes: C[]): { [S in Stat
   }
   const responses: Record<number, TRef> = {};
   for (const [status, listed] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const response = Type.Ref(ERROR_RESPONSE_SCHEMA_ID, { description: responseDescription(listed) });
+    const response = Type.Ref(ERROR_RESPONSE_SCHEMA_ID, { description: responseDescription(listed), examples: listed.map((code) => errorExample(code)) });
     CODES_OF_RESPONSE.set(response, listed);
     responses[status] = response;
   }

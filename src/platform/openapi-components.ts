@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import type { RouteOptions } from 'fastify';
-import { errorResponses, withErrorCode } from './error-registry.js';
+import { codeOfErrorExample, errorDefinition, errorExample, errorResponses, withErrorCode } from './error-registry.js';
 import { platformPlugin } from './platform-app.js';
 import { isRateLimitedPath } from './rate-limit.js';
 
@@ -16,7 +16,9 @@ import { isRateLimitedPath } from './rate-limit.js';
  * - the routes a rate limit counts (/v1/) always describe its 429 `rate_limited` answer and the
  *   `RateLimit-*` headers, each saying it applies only when the service runs with RATE_LIMIT;
  * - the routes with a work budget (work-budget.ts) describe its 503 `overloaded` answer (with the
- *   route's other 503 codes) and its `Retry-After` header.
+ *   route's other 503 codes) and its `Retry-After` header;
+ * - every media type of every answer has its example: an error answer one of each code it lists
+ *   (errorResponses), an `invalid_request` naming the route's own first field.
  */
 
 /** A schema that is an OpenAPI component: it has the name it is listed under. */
@@ -64,15 +66,44 @@ interface DocumentedResponse {
   content?: Record<string, { schema?: { examples?: unknown[] }; example?: unknown }>;
 }
 
-/** The first example of each media type of a response. */
-function responseExamples(response: DocumentedResponse): Record<string, unknown> {
-  if (response.content === undefined) return response.examples?.[0] === undefined ? {} : { 'application/json': response.examples[0] };
-  const examples: Record<string, unknown> = {};
+/**
+ * The examples of each media type of a response: its first example as `example`, or, for an error
+ * answer whose status several codes share, one example of each code as `examples` named by the code
+ * (Swagger UI and ReDoc offer them in a list). `field` is the route's first field: the one an
+ * `invalid_request` example names.
+ */
+function responseExamples(response: DocumentedResponse, field: string | undefined): Record<string, OpenApiMedia> {
+  if (response.content === undefined) {
+    const examples = (response.examples ?? []).map((example) => namingRouteField(example, field));
+    return examples.length === 0 ? {} : { 'application/json': mediaExamples(examples) };
+  }
+  const examples: Record<string, OpenApiMedia> = {};
   for (const [mediaType, media] of Object.entries(response.content)) {
     const example = media.example ?? media.schema?.examples?.[0];
-    if (example !== undefined) examples[mediaType] = example;
+    if (example !== undefined) examples[mediaType] = { example };
   }
   return examples;
+}
+
+/** One `example` (the first); the examples of several error codes as named `examples`, one per code. */
+function mediaExamples(examples: readonly unknown[]): OpenApiMedia {
+  const coded = examples.flatMap((value) => {
+    const code = codeOfErrorExample(value);
+    return code === undefined ? [] : [[code, { summary: code, description: errorDefinition(code).when, value }] as const];
+  });
+  return coded.length > 1 && coded.length === examples.length ? { examples: Object.fromEntries(coded) } : { example: examples[0] };
+}
+
+/** An `invalid_request` example names a field of the route (its fields are whatever is wrong); others are kept. */
+function namingRouteField(example: unknown, field: string | undefined): unknown {
+  return field !== undefined && codeOfErrorExample(example) === 'invalid_request' ? errorExample('invalid_request', [field]) : example;
+}
+
+/** The first field a client gives the route: its first path parameter, else the first field of its body example, else its first query parameter. */
+function firstField(schema: DocumentedSchema): string | undefined {
+  const body = schema.body?.examples?.[0];
+  const bodyFields = typeof body === 'object' && body !== null ? Object.keys(body) : [];
+  return [...Object.keys(schema.params?.properties ?? {}), ...bodyFields, ...Object.keys(schema.querystring?.properties ?? {})][0];
 }
 
 interface ParameterSchema {
@@ -83,14 +114,14 @@ interface ParameterSchema {
 /** What the generator drops next to a `$ref`, put back by `complete`. */
 interface OperationAdditions {
   body?: unknown;
-  /** By status, then by media type. */
-  responses: Record<string, Record<string, unknown>>;
+  /** By status, then by media type: its `example` or its named `examples`. */
+  responses: Record<string, Record<string, OpenApiMedia>>;
   /** Descriptions of the parameters whose schema is a `$ref`, by parameter name. */
   parameters: Record<string, string>;
 }
 
 type OpenApiDocument = { paths?: Record<string, Record<string, OpenApiOperation>> };
-type OpenApiMedia = { example?: unknown };
+type OpenApiMedia = { example?: unknown; examples?: Record<string, { summary: string; description: string; value: unknown }> };
 type OpenApiHeader = { description: string; schema: { type: 'integer'; minimum: number } };
 type OpenApiOperation = {
   operationId?: string;
@@ -173,6 +204,7 @@ export class DocumentedOperations {
       schema.response[503] = withErrorCode(schema.response[503], 'overloaded') as DocumentedResponse;
     }
     const responses = Object.entries(schema.response);
+    const field = firstField(schema);
     const additions: OperationAdditions = { body: schema.body?.examples?.[0], responses: {}, parameters: {} };
     for (const part of [schema.querystring, schema.params]) {
       for (const [parameter, property] of Object.entries(part?.properties ?? {})) {
@@ -183,7 +215,7 @@ export class DocumentedOperations {
       if (typeof response?.description !== 'string' || response.description.length === 0) {
         throw new Error(`${name}: the ${status} response needs a description`);
       }
-      additions.responses[status] = responseExamples(response);
+      additions.responses[status] = responseExamples(response, field);
     }
     this.additions.set(operationId, additions);
     if (this.usesApiKey && schema.security === undefined) {
@@ -202,7 +234,7 @@ export class DocumentedOperations {
         for (const [status, examples] of Object.entries(additions.responses)) {
           for (const [mediaType, example] of Object.entries(examples)) {
             const media = operation.responses?.[status]?.content?.[mediaType];
-            if (media) media.example = example;
+            if (media) Object.assign(media, example);
           }
         }
         for (const parameter of operation.parameters ?? []) {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { createServiceApp } from '../../src/platform/app.js';
+import { errorExample, errorResponses } from '../../src/platform/error-registry.js';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { componentRef, namedComponent } from '../../src/platform/openapi-components.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
@@ -8,7 +9,8 @@ import { readPlatformSettings } from '../../src/platform/settings.js';
 /**
  * The platform's OpenAPI rules for every route of every service (docs/decisions.md, "OpenAPI for
  * client generators"): an operationId and a description of each response are required at
- * registration; named components are referenced with $ref and validate; examples are kept.
+ * registration; named components are referenced with $ref and validate; examples are kept, and
+ * every error answer has the registry's example of each code it lists.
  */
 const Thing = namedComponent('Thing', Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false, description: 'A thing' }));
 
@@ -85,6 +87,37 @@ describe('documented operations', () => {
       app.inject({ method: 'POST', url: '/v1/things', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, payload: JSON.stringify(payload) });
     expect((await post({ name: 'a' })).json()).toEqual({ name: 'a' });
     expect((await post({ name: '' })).json()).toMatchObject({ error: { code: 'invalid_request', fields: ['name'] } });
+    await app.close();
+  });
+
+  it("an error answer has the registry's example: one code its example, several codes one named example each; invalid_request names the route's first field", async () => {
+    const app = await serviceWith((service) => {
+      service.get(
+        '/v1/things/:name',
+        {
+          schema: {
+            operationId: 'getThing',
+            params: Type.Object({ name: Type.String() }),
+            querystring: Type.Object({ color: Type.Optional(Type.String()) }),
+            response: { 200: answer('The thing'), ...errorResponses('not_found', 'invalid_request', 'invalid_range') },
+          },
+        },
+        () => ({ ok: true }),
+      );
+      service.get('/things', { schema: { operationId: 'getNothing', response: { 200: answer('Nothing'), ...errorResponses('invalid_request') } } }, () => ({ ok: true }));
+    });
+    const spec = app.swagger() as any;
+    const answers = spec.paths['/v1/things/{name}'].get.responses;
+    expect(answers['404'].content['application/json'].example).toEqual(errorExample('not_found'));
+    expect(answers['422'].content['application/json'].example).toBeUndefined();
+    expect(answers['422'].content['application/json'].examples).toEqual({
+      invalid_request: { summary: 'invalid_request', description: expect.any(String), value: errorExample('invalid_request', ['name']) },
+      invalid_range: { summary: 'invalid_range', description: expect.any(String), value: errorExample('invalid_range') },
+    });
+    // The rate limit's own 429 (a /v1/ route) has its example too.
+    expect(answers['429'].content['application/json'].example).toEqual(errorExample('rate_limited'));
+    // A route with no field of its own: the registry's unknown parameter.
+    expect(spec.paths['/things'].get.responses['422'].content['application/json'].example).toEqual(errorExample('invalid_request'));
     await app.close();
   });
 });

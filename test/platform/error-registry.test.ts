@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiError, ERROR_CODES, ERROR_REGISTRY, errorCodeForStatus, errorResponses, type ErrorCodeSource } from '../../src/platform/error-registry.js';
+import { Ajv } from 'ajv';
+import {
+  ApiError,
+  ERROR_CODES,
+  ERROR_REGISTRY,
+  EXAMPLE_REQUEST_ID,
+  errorCodeForStatus,
+  errorDefinition,
+  errorExample,
+  errorResponses,
+  type ErrorCodeSource,
+} from '../../src/platform/error-registry.js';
+import { ErrorResponse } from '../../src/platform/errors.js';
 import { REPO_ROOT } from '../support/http.js';
 
 /** conventions.md and specs/ are the shared contracts, beside the repository. */
@@ -54,14 +66,32 @@ describe('the error registry (docs/decisions.md, "One error registry")', () => {
     expect([worded.statusCode, worded.message, worded.fields, worded.headers]).toEqual([422, 'The request is not valid: a is required', ['a'], { X: '1' }]);
   });
 
-  it('errorResponses gives one entry per status; a status shared by several codes names each', () => {
-    const responses = errorResponses('unauthorized', 'invalid_request', 'outside_model_area') as unknown as Record<number, { $ref: string; description: string }>;
+  it('errorResponses gives one entry per status with an example of each code; a status shared by several codes names each', () => {
+    const responses = errorResponses('unauthorized', 'invalid_request', 'outside_model_area') as unknown as Record<
+      number,
+      { $ref: string; description: string; examples: unknown[] }
+    >;
     expect(Object.keys(responses)).toEqual(['401', '422']);
-    expect(responses[401]).toEqual({ $ref: 'ErrorResponse', description: 'Missing or invalid API key (code unauthorized)' });
+    expect(responses[401]).toEqual({
+      $ref: 'ErrorResponse',
+      description: 'Missing or invalid API key (code unauthorized)',
+      examples: [errorExample('unauthorized')],
+    });
     expect(responses[422]?.$ref).toBe('ErrorResponse');
     expect(responses[422]?.description).toBe(
       `code invalid_request: ${ERROR_REGISTRY.invalid_request.when}; code outside_model_area: ${ERROR_REGISTRY.outside_model_area.when}`,
     );
+    expect(responses[422]?.examples).toEqual([errorExample('invalid_request'), errorExample('outside_model_area')]);
+  });
+
+  it.each(ERROR_CODES)('the example of %s is an error object of the code with its message and the fields it names', (code) => {
+    const example = errorExample(code);
+    expect(example).toEqual({
+      error: { code, message: ERROR_REGISTRY[code].message, request_id: EXAMPLE_REQUEST_ID, fields: errorDefinition(code).exampleFields ?? [] },
+    });
+    const validate = new Ajv().compile(ErrorResponse);
+    expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+    expect(EXAMPLE_REQUEST_ID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('errorCodeForStatus: each 4xx of the registry its own code, the first of a shared status; others bad_request, every 5xx internal_error', () => {
