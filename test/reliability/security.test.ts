@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { timingSafeEqual } from 'node:crypto';
-import { ApiKeyChecker } from '../../src/platform/api-key.js';
 import { DOCS_CSP } from '../../src/platform/docs.js';
 import { LogCapture, REPO_ROOT, expectError } from '../support/http.js';
 import { SERVICES, type ServiceUnderTest } from './services.js';
@@ -138,8 +137,12 @@ describe('docs content security policy', () => {
 });
 
 describe('ApiKeyChecker: constant-time comparison', () => {
-  it('compares SHA-256 digests with timingSafeEqual, every configured key every time', () => {
+  it('compares SHA-256 digests with timingSafeEqual, every configured key every time', async () => {
     const spy = vi.mocked(timingSafeEqual);
+    // A fresh copy of the checker's module, which imports the spied node:crypto even where another test
+    // file of the same worker loaded it first (the fast tier shares modules between files).
+    vi.resetModules();
+    const { ApiKeyChecker } = await import('../../src/platform/api-key.js');
     {
       const checker = new ApiKeyChecker(['first-key', 'second-key', 'third-key']);
       spy.mockClear();

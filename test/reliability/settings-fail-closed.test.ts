@@ -22,7 +22,8 @@ async function expectRefused(entry: string, env: Record<string, string>, variabl
   if (secret !== undefined) expect(stderr).not.toContain(secret);
 }
 
-describe('settings fail closed: the start commands refuse a set but unusable value', { timeout: 60_000 }, () => {
+// Concurrent: each test waits on a process of its own.
+describe.concurrent('settings fail closed: the start commands refuse a set but unusable value', { timeout: 60_000 }, () => {
   it.each([
     [TICKETS, ','],
     [TICKETS, ' , '],

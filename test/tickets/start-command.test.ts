@@ -51,13 +51,16 @@ describe('start command of the ticket service', () => {
   });
 
   it('a setting with an invalid value stops the start with one clear line naming the variable', async () => {
-    for (const [variable, value] of [
+    const invalid = [
       ['PORT', 'eighty'],
       ['CLASSIFIER_MODE', 'sometimes'],
       ['ALLOWED_ORIGINS', '*'],
       ['SHOW_DOCS', 'maybe'],
-    ] as const) {
-      const { code, stderr: err } = await runUntilExit(ENTRY, { [variable]: value, PORT: variable === 'PORT' ? value : '0' });
+    ] as const;
+    // The four starts at once: each waits on a process of its own.
+    const runs = await Promise.all(invalid.map(([variable, value]) => runUntilExit(ENTRY, { [variable]: value, PORT: variable === 'PORT' ? value : '0' })));
+    for (const [i, [variable]] of invalid.entries()) {
+      const { code, stderr: err } = runs[i]!;
       expect(code, variable).toBe(1);
       const lines = err.trim().split('\n');
       expect(lines, err).toHaveLength(1);
