@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FILTER_SET_ID } from '../../src/services/requests/cursor.js';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedComplaintTypes, expectedDaily, expectedList, queryOf, type Filters } from './support/expected.js';
@@ -19,6 +20,11 @@ const NO_LONGER_ACCEPTED = 'The cursor is no longer accepted: start again withou
 function signed(payload: unknown, secret: string = TEST_CURSOR_SECRET): string {
   const text = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)).toString('base64url');
   return `${text}.${createHmac('sha256', secret).update(text).digest('base64url')}`;
+}
+
+/** The payload of a cursor: `[2, created_at, id, filter_set, filters_hash, snapshot_id]`. */
+function contentOf(cursor: string): unknown[] {
+  return JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()) as unknown[];
 }
 
 describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (backend) => {
@@ -166,12 +172,14 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
         `${Buffer.from('[1,"2025-01-01T00:00:00",1002').toString('base64url')}.${signature}`, // cut content
         signed('not json'),
         signed({ created_at: '2025-01-01T00:00:00', id: 1 }),
-        signed([1, '2025-01-01T00:00:00', '1002', 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // id as text
-        signed([1, '2025-01-01', 1002, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // not a date-time
-        signed([1, '2025-01-01T00:00:00', 1.5, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]),
-        signed([2, '2025-01-01T00:00:00', 1002, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // unknown version
-        signed([1, '2025-01-01T00:00:00', 1002, null, FIXTURE_SNAPSHOT_ID]),
-        signed([1, '2025-01-01T00:00:00', 1002]),
+        signed([2, '2025-01-01T00:00:00', '1002', FILTER_SET_ID, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // id as text
+        signed([2, '2025-01-01', 1002, FILTER_SET_ID, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // not a date-time
+        signed([2, '2025-01-01T00:00:00', 1.5, FILTER_SET_ID, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]),
+        signed([3, '2025-01-01T00:00:00', 1002, FILTER_SET_ID, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // unknown version
+        signed([2, '2025-01-01T00:00:00', 1002, FILTER_SET_ID, null, FIXTURE_SNAPSHOT_ID]),
+        signed([2, '2025-01-01T00:00:00', 1002, null, 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // no filter set
+        signed([2, '2025-01-01T00:00:00', 1002]),
+        signed([1, '2025-01-01T00:00:00', '1002', 'x'.repeat(16), FIXTURE_SNAPSHOT_ID]), // format 1, id as text
       ];
       for (const value of bad) {
         const response = await get(`/v1/service-requests?limit=2&cursor=${encodeURIComponent(value)}`);
@@ -185,8 +193,8 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
       const cursor = (await page({ limit: 2 })).next_cursor!;
       const [payload, signature] = cursor.split('.') as [string, string];
       const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === 'A' ? 'B' : 'A') + text.slice(at + 1);
-      const content = JSON.parse(Buffer.from(payload, 'base64url').toString()) as unknown[];
-      const altered = Buffer.from(JSON.stringify([content[0], content[1], 999_999, content[3], content[4]])).toString('base64url');
+      const content = contentOf(cursor);
+      const altered = Buffer.from(JSON.stringify(content.map((value, at) => (at === 2 ? 999_999 : value)))).toString('base64url');
       const unsigned = [
         `${altered}.${signature}`, // another position under the old signature
         `${payload}.${flip(signature, 10)}`, // tampered signature
@@ -213,9 +221,24 @@ describe.each<Backend>(['sqlite', 'postgres'])('service-request API on %s', (bac
         expectError(response, 422, 'invalid_cursor', ['cursor'], START_AGAIN);
       }
       // a correctly signed cursor of the same filters but another snapshot
-      const filtersHash = (cursorText: string) => (JSON.parse(Buffer.from(cursorText.split('.')[0]!, 'base64url').toString()) as unknown[])[3];
-      const otherSnapshot = signed([1, '2025-01-01T00:00:00', 1001, filtersHash(cursor), 'another0snapshot']);
+      const filtersHash = contentOf(cursor)[4];
+      const otherSnapshot = signed([2, '2025-01-01T00:00:00', 1001, FILTER_SET_ID, filtersHash, 'another0snapshot']);
       expectError(await get(`/v1/service-requests?borough=brooklyn&cursor=${otherSnapshot}`), 422, 'invalid_cursor', ['cursor'], EARLIER_SNAPSHOT);
+    });
+
+    it('a cursor made under another filter set (the service gained or lost a filter since) answers 422 invalid_cursor "no longer accepted"', async () => {
+      const cursor = (await page({ borough: 'brooklyn', limit: 2 })).next_cursor!;
+      const [, createdAt, id, filterSet, filtersHash] = contentOf(cursor);
+      expect(filterSet).toBe(FILTER_SET_ID);
+      for (const other of [
+        signed([2, createdAt, id, 'AnotherS', filtersHash, FIXTURE_SNAPSHOT_ID]), // another set, the same values hash
+        signed([1, createdAt, id, filtersHash, FIXTURE_SNAPSHOT_ID]), // format 1, which names no set
+      ]) {
+        expectError(await get(`/v1/service-requests?borough=brooklyn&cursor=${other}`), 422, 'invalid_cursor', ['cursor'], NO_LONGER_ACCEPTED);
+      }
+      // the same content under the current set is the cursor itself, and pages on
+      expect(signed([2, createdAt, id, FILTER_SET_ID, filtersHash, FIXTURE_SNAPSHOT_ID])).toBe(cursor);
+      expect((await page({ borough: 'brooklyn', limit: 2, cursor })).items.length).toBeGreaterThan(0);
     });
 
     it('rule 8: created_from not before created_to is 422 invalid_range', async () => {

@@ -1,7 +1,17 @@
+import { createHmac, hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/setting-readers.js';
-import { CURSOR_NO_LONGER_ACCEPTED, CursorCodec, filtersHash } from '../../src/services/requests/cursor.js';
-import { NO_FILTERS, normalizeTimeBound } from '../../src/services/requests/list-filters.js';
+import {
+  CURSOR_MAX_LENGTH,
+  CURSOR_NO_LONGER_ACCEPTED,
+  CURSOR_NOT_VALID,
+  CURSOR_OTHER_FILTERS,
+  CURSOR_OTHER_SNAPSHOT,
+  CursorCodec,
+  FILTER_SET_ID,
+  filtersHash,
+} from '../../src/services/requests/cursor.js';
+import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
@@ -103,19 +113,97 @@ describe('time bounds and cursors', () => {
     }
   });
 
-  it('a cursor stays under 200 characters for any position, and round-trips', () => {
-    const codec = new CursorCodec([Buffer.from('0123456789abcdef0123456789abcdef')]);
-    const position = { created_at: '2025-06-30T23:59:59', id: Number.MAX_SAFE_INTEGER };
-    const filters = { ...NO_FILTERS, complaint_type: ['x'.repeat(200), null], created_from: '2025-01-01T00:00:00.123456', bbox: { minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90 } };
-    const cursor = codec.encode(position, filters, 'ffffffffffffffff');
-    expect(cursor.length).toBeLessThanOrEqual(200);
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    expect(codec.decode(cursor, filters, 'ffffffffffffffff')).toEqual(position);
+  const SECRET = '0123456789abcdef0123456789abcdef';
+  const SNAPSHOT = 'ffffffffffffffff'; // a snapshot id is 16 characters
+  const position = { created_at: '2025-06-30T23:59:59', id: Number.MAX_SAFE_INTEGER };
+  /** Every filter set, each equality filter with 50 values of 200 characters: the longest filters. */
+  const longest: ListFilters = {
+    ...(Object.fromEntries(EQUALITY_FILTERS.map((name, at) => [name, Array.from({ length: 50 }, (_, n) => `${at}${n}`.padEnd(200, 'x'))])) as Record<
+      (typeof EQUALITY_FILTERS)[number],
+      string[]
+    >),
+    created_from: '2025-01-01T00:00:00.123456',
+    created_to: '2025-12-31T23:59:59.999999',
+    bbox: { minLongitude: -179.123456789012, minLatitude: -89.123456789012, maxLongitude: 179.123456789012, maxLatitude: 89.123456789012 },
+  };
+  const codec = new CursorCodec([Buffer.from(SECRET)]);
+  /** A cursor of any content, signed like the codec signs (the same secret). */
+  const signed = (content: unknown[]): string => {
+    const payload = Buffer.from(JSON.stringify(content)).toString('base64url');
+    return `${payload}.${createHmac('sha256', SECRET).update(payload).digest('base64url')}`;
+  };
+  const refusal = (cursor: string, filters: ListFilters = NO_FILTERS): unknown => {
+    try {
+      codec.decode(cursor, filters, SNAPSHOT);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('a cursor stays under 200 characters for any position and the longest filters, and round-trips', () => {
+    for (const filters of [NO_FILTERS, longest]) {
+      const cursor = codec.encode(position, filters, SNAPSHOT);
+      expect(cursor.length).toBeLessThanOrEqual(CURSOR_MAX_LENGTH);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]{1,150}\.[A-Za-z0-9_-]{43}$/);
+      expect(codec.decode(cursor, filters, SNAPSHOT)).toEqual(position);
+      // the payload names the filter set it was made under, before the hash of that set's values
+      const content = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()) as unknown[];
+      expect(content).toEqual([2, position.created_at, position.id, FILTER_SET_ID, filtersHash(filters), SNAPSHOT]);
+      expect(cursor).toBe(signed(content));
+    }
+    expect(filtersHash(longest)).not.toBe(filtersHash(NO_FILTERS));
     // another key: well-formed but not signed by a current secret, start again
-    expect(() => new CursorCodec([Buffer.from('another-key-0123456789abcdef0123456')]).decode(cursor, filters, 'ffffffffffffffff')).toThrow(
+    const cursor = codec.encode(position, longest, SNAPSHOT);
+    expect(() => new CursorCodec([Buffer.from('another-key-0123456789abcdef0123456')]).decode(cursor, longest, SNAPSHOT)).toThrow(
       'The cursor is no longer accepted: start again without a cursor',
     );
-    expect(filtersHash(filters)).not.toBe(filtersHash(NO_FILTERS));
+  });
+
+  it('a cursor of the current filter set keeps its refusals: other filter values, another snapshot', () => {
+    const cursor = codec.encode(position, { ...NO_FILTERS, borough: ['brooklyn'] }, SNAPSHOT);
+    expect(refusal(cursor)).toMatchObject({ statusCode: 422, code: 'invalid_cursor', fields: ['cursor'], message: CURSOR_OTHER_FILTERS });
+    expect(() => codec.decode(cursor, { ...NO_FILTERS, borough: ['brooklyn'] }, '0000000000000000')).toThrow(CURSOR_OTHER_SNAPSHOT);
+  });
+
+  it('the filter set is derived from the filter names, in order', () => {
+    expect(FILTER_SET_ID).toMatch(/^[A-Za-z0-9_-]{8}$/);
+    expect(FILTER_SET_ID).toBe(hash('sha256', JSON.stringify(FILTER_NAMES), 'base64url').slice(0, 8));
+    expect(FILTER_NAMES.slice(0, EQUALITY_FILTERS.length)).toEqual(EQUALITY_FILTERS);
+  });
+
+  it('a cursor made under another filter set answers 422 invalid_cursor "no longer accepted", whatever its values', () => {
+    // the service after one filter more: its set id, and the hash of the same (empty) values over its names
+    const names = [...FILTER_NAMES, 'community_board'];
+    const otherSet = hash('sha256', JSON.stringify(names), 'base64url').slice(0, 8);
+    expect(otherSet).not.toBe(FILTER_SET_ID);
+    const otherHash = hash('sha256', JSON.stringify(names.map(() => null)), 'base64url').slice(0, 16);
+    for (const cursor of [
+      signed([2, position.created_at, position.id, otherSet, otherHash, SNAPSHOT]),
+      // even when the hash happens to match the current one
+      signed([2, position.created_at, position.id, otherSet, filtersHash(NO_FILTERS), SNAPSHOT]),
+      // format 1, which names no filter set, as the service handed it out
+      signed([1, position.created_at, position.id, filtersHash(NO_FILTERS), SNAPSHOT]),
+    ]) {
+      expect(refusal(cursor), cursor).toMatchObject({ statusCode: 422, code: 'invalid_cursor', fields: ['cursor'], message: CURSOR_NO_LONGER_ACCEPTED });
+    }
+    // the same with the current set id is accepted: only the set differed
+    expect(codec.decode(signed([2, position.created_at, position.id, FILTER_SET_ID, filtersHash(NO_FILTERS), SNAPSHOT]), NO_FILTERS, SNAPSHOT)).toEqual(position);
+  });
+
+  it('a filter set of the wrong type, or a malformed format-1 cursor, is "not valid"', () => {
+    for (const content of [
+      [2, position.created_at, position.id, null, filtersHash(NO_FILTERS), SNAPSHOT],
+      [2, position.created_at, position.id, 12345678, filtersHash(NO_FILTERS), SNAPSHOT],
+      [2, position.created_at, position.id, 'not a set', filtersHash(NO_FILTERS), SNAPSHOT],
+      [2, position.created_at, position.id, filtersHash(NO_FILTERS), SNAPSHOT], // the current version without a set
+      [1, position.created_at, position.id, FILTER_SET_ID, filtersHash(NO_FILTERS), SNAPSHOT], // format 1 with a set
+      [1, position.created_at, String(position.id), filtersHash(NO_FILTERS), SNAPSHOT],
+      [1, position.created_at, position.id, null, SNAPSHOT],
+      [3, position.created_at, position.id, FILTER_SET_ID, filtersHash(NO_FILTERS), SNAPSHOT],
+    ]) {
+      expect(refusal(signed(content)), JSON.stringify(content)).toMatchObject({ code: 'invalid_cursor', fields: ['cursor'], message: CURSOR_NOT_VALID });
+    }
   });
 });
 

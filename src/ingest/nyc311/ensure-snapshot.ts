@@ -1,7 +1,8 @@
 /**
  * ensureSnapshot(path): builds the synthetic snapshot at `path` when the file is absent, or was
- * written in another layout than this code's (SNAPSHOT_SCHEMA_VERSION: an older checkout's file lacks
- * the indexes and summaries the service reads) (used by the service's start command). Safe when several processes call it at once: one builds while the others
+ * written in another layout than this code's (another SNAPSHOT_SCHEMA_VERSION, or an index of
+ * SERVICE_REQUEST_INDEXES missing: an older checkout's file lacks the indexes and summaries the
+ * service reads) (used by the service's start command). Safe when several processes call it at once: one builds while the others
  * wait for the file (a lock file `path.lock`, created exclusively); the build goes to a temporary
  * file that is renamed into place, so the file at `path` is always complete. If the lock is stale (a
  * crashed builder) or the wait times out, the waiting process builds itself; a second rename of an
@@ -14,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BuildSnapshotResult, SnapshotInput } from './build-snapshot.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
-import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
+import { SERVICE_REQUEST_INDEXES, SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
 
 /** The embedded snapshot, relative to the repository root. */
 export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
@@ -55,13 +56,20 @@ function tryLock(lockPath: string): boolean {
   }
 }
 
-/** Whether a snapshot file of this code's layout is at `path` (absent, unreadable or older: false). */
+/**
+ * Whether a snapshot file of this code's layout is at `path` (absent, unreadable or older: false).
+ * The indexes are checked by name besides the version because they derive from FILTERED_COLUMNS: a
+ * filter added there makes a file without its index (and so without its value counts and summaries,
+ * written by the same build) out of date with no version to bump.
+ */
 export function isCurrentSnapshot(path: string): boolean {
   if (!existsSync(path)) return false;
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare('SELECT schema_version FROM snapshot_meta').pluck().get() as number | undefined) === SNAPSHOT_SCHEMA_VERSION;
+      if ((db.prepare('SELECT schema_version FROM snapshot_meta').pluck().get() as number | undefined) !== SNAPSHOT_SCHEMA_VERSION) return false;
+      const indexes = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all());
+      return Object.keys(SERVICE_REQUEST_INDEXES).every((name) => indexes.has(name));
     } finally {
       db.close();
     }

@@ -23,6 +23,7 @@ import {
   readSnapshotMetaFromPostgres,
 } from '../../../src/snapshot/snapshot-readers.js';
 import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
+import { FILTERED_COLUMNS, filterIndexName } from '../../../src/snapshot/snapshot-schema.js';
 import {
   COUNCIL_DISTRICT_FIXTURE,
   MISSING_COLUMNS_FIXTURE,
@@ -203,6 +204,18 @@ describe('ensureSnapshot', () => {
     expect((await ensureSnapshot(path, options)).built).toBe(true);
     const older = new Database(path);
     older.prepare('UPDATE snapshot_meta SET schema_version = schema_version - 1').run();
+    older.close();
+    expect(isCurrentSnapshot(path)).toBe(false);
+    expect((await ensureSnapshot(path, options)).built).toBe(true);
+    expect(isCurrentSnapshot(path)).toBe(true);
+  });
+
+  it('builds the file again when it lacks the index of a filtered column (a filter added since, with no version bump)', async () => {
+    const path = join(directory, 'ensure-filter', 'snapshot.sqlite');
+    const options = { input: { kind: 'file', path: STANDARD_41_FIXTURE } as const };
+    expect((await ensureSnapshot(path, options)).built).toBe(true);
+    const older = new Database(path);
+    older.exec(`DROP INDEX ${filterIndexName(FILTERED_COLUMNS.at(-1)!)}`);
     older.close();
     expect(isCurrentSnapshot(path)).toBe(false);
     expect((await ensureSnapshot(path, options)).built).toBe(true);
