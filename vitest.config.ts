@@ -24,12 +24,35 @@ const NEEDS_SERVERS_BROWSER_OR_PYTHON = [
   'test/requests/summary-exactness.test.ts',
 ];
 
+/**
+ * The tests that start a service the way its start command does, in a process of its own (start
+ * commands, refused settings, SIGTERM and the bounded shutdown): each start loads the service's
+ * modules again, and together they cost the fast tier more CPU than every in-process test of the
+ * services. The same behaviours are tested in process (app.inject, app.listen) in the fast tier.
+ */
+const START_A_SERVICE_PROCESS = [
+  'test/houses/start-command.test.ts',
+  'test/reliability/bounded-shutdown.test.ts',
+  'test/reliability/settings-fail-closed.test.ts',
+  'test/reliability/sigterm.test.ts',
+  'test/requests/start-command.test.ts',
+  'test/tickets/start-command.test.ts',
+];
+
+/**
+ * The load tests: each floods a service (20 connections, hundreds of pipelined requests) and asserts
+ * latency bounds on /health and the cheap routes meanwhile. Their bounds hold only when no other test
+ * file runs beside them, and the fast tier runs two at a time: they run in the full run, which gives
+ * them a core of their own (and their figures come from bench/, on a quiet machine).
+ */
+const HOLD_THE_MACHINE = ['test/reliability/flood.test.ts', 'test/reliability/pipelining.test.ts'];
+
 const leftOut = [
   ...configDefaults.exclude,
   // The container tests build images and run podman: only through npm run test:containers
   // (scripts/test-containers.sh), which sets CONTAINER_TESTS.
   ...(process.env.CONTAINER_TESTS === undefined ? ['test/container/**'] : []),
-  ...(process.env.TEST_TIER === 'fast' ? NEEDS_SERVERS_BROWSER_OR_PYTHON : []),
+  ...(process.env.TEST_TIER === 'fast' ? [...NEEDS_SERVERS_BROWSER_OR_PYTHON, ...START_A_SERVICE_PROCESS, ...HOLD_THE_MACHINE] : []),
 ];
 
 export default defineConfig({
@@ -43,8 +66,8 @@ export default defineConfig({
     // sockets, child processes and timers, not on the CPU. The full run keeps Vitest's default (one
     // fewer than the cores), which leaves the load tests a core of their own.
     // It also shares the modules between the files of a worker (no isolation): the files leave no
-    // state behind, and importing Fastify, the services and their schemas again for every file cost
-    // more than half the tier's time.
+    // state behind, and importing Fastify, the services and their schemas again for every file is
+    // the largest cost the tier can drop.
     ...(process.env.TEST_TIER === 'fast' ? { maxWorkers: 2, isolate: false } : {}),
   },
 });

@@ -1,11 +1,8 @@
 import { runMain, startServices } from './platform/server.js';
 import { SettingsError, type Env } from './platform/setting-readers.js';
 import { readOptionalPort } from './platform/settings.js';
-import { prepareHousesService } from './services/houses/app.js';
 import { readHouseSettings } from './services/houses/settings.js';
-import { prepareRequestsService } from './services/requests/app.js';
 import { readRequestSettings } from './services/requests/settings.js';
-import { prepareTicketsService } from './services/tickets/app.js';
 import { readTicketSettings } from './services/tickets/settings.js';
 
 /**
@@ -38,6 +35,12 @@ runMain(async () => {
     ['TICKETS_PORT', tickets.port],
     ['HOUSES_PORT', houses.port],
     ['REQUESTS_PORT', requests.port],
+  ]);
+  // The services' modules are loaded once every setting is read: a refused one stops the start at once.
+  const [{ prepareTicketsService }, { prepareHousesService }, { prepareRequestsService }] = await Promise.all([
+    import('./services/tickets/app.js'),
+    import('./services/houses/app.js'),
+    import('./services/requests/app.js'),
   ]);
   await startServices([
     { ...(await prepareTicketsService(tickets)), portVariable: 'TICKETS_PORT' },

@@ -3,7 +3,6 @@ import { Agent, request } from 'node:http';
 import { resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { loadWindowMs } from '../support/load-window.js';
 import { BATCH_EXAMPLE, ESTIMATE_EXAMPLE, EXPLAIN_BATCH_EXAMPLE } from '../../src/services/houses/openapi-example.js';
 
 /**
@@ -217,14 +216,14 @@ export async function startFloodTarget(root: string, service: FloodService, env:
     child.stdout.on('data', look);
     void exited.then(() => reject(new Error(`${service} exited: ${out}`)));
   });
-  // Ready (the model loaded, the snapshot open), then a moment for what a service does once it
-  // listens (the deferred schema compilation): a second, a quarter of it in the fast tier.
+  // Ready (the model loaded, the snapshot open), then a second for what a service does once it
+  // listens (the deferred schema compilation).
   for (let tries = 0; tries < 600; tries++) {
     const ready = await timedGet(new Agent(), `${baseUrl}/ready`, {});
     if (ready.status === 200) break;
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));
   }
-  await new Promise((resolveWait) => setTimeout(resolveWait, loadWindowMs(1_000)));
+  await new Promise((resolveWait) => setTimeout(resolveWait, 1_000));
   return {
     baseUrl,
     async stop() {

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { loadWindowMs } from '../support/load-window.js';
 import { pipelineWithoutReading, rawExchange } from './raw-http.js';
 import { REQUESTS, SERVICES, TICKETS, serveDuringSuite, type ServiceUnderTest } from './services.js';
 
@@ -13,7 +12,7 @@ import { REQUESTS, SERVICES, TICKETS, serveDuringSuite, type ServiceUnderTest } 
 const KEY = 'pipelining-key';
 const CLIENTS = 6;
 const REQUESTS_PER_CLIENT = 500;
-const WATCH_MS = loadWindowMs(5_000);
+const WATCH_MS = 5000;
 /**
  * Generous: the growth measured with and without the backpressure is in bench/README.md ("Figures
  * behind source comments"); without it the memory grows without bound.

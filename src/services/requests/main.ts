@@ -1,6 +1,12 @@
 import { runMain, startServices } from '../../platform/server.js';
-import { prepareRequestsService } from './app.js';
 import { readRequestSettings } from './settings.js';
 
-/** npm run start:requests */
-runMain(async () => startServices([await prepareRequestsService(readRequestSettings(process.env))]));
+/**
+ * npm run start:requests. The settings are read before the service's modules are loaded, so that a
+ * refused setting stops the start at once.
+ */
+runMain(async () => {
+  const settings = readRequestSettings(process.env);
+  const { prepareRequestsService } = await import('./app.js');
+  return startServices([await prepareRequestsService(settings)]);
+});
