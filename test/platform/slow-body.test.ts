@@ -12,11 +12,13 @@ describe('slow request bodies', () => {
     const { port } = app.server.address() as AddressInfo;
     const started = Date.now();
     const answer = await new Promise<string>((resolve, reject) => {
+      let trickle: NodeJS.Timeout | undefined;
+      // The trickle starts once the head is written (a socket still connecting takes writes too).
       const socket = connect(port, '127.0.0.1', () => {
         socket.write('POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"subj');
+        trickle = setInterval(() => socket.writable && socket.write(' '), 100);
       });
       let text = '';
-      const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
       socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
       socket.on('close', () => {
         clearInterval(trickle);

@@ -24,10 +24,15 @@ function expectRawError(exchange: RawExchange, status: number, code: string, fie
 function trickle(port: number, head: string, framing: 'length' | 'chunked'): Promise<{ answer: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolveTrickle) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(head));
     let answer = '';
     const byte = framing === 'chunked' ? '1\r\na\r\n' : 'a';
-    const timer = setInterval(() => socket.writable && socket.write(byte), 100);
+    // The trickle starts once the head is written: a socket still connecting takes writes too, and
+    // on a busy machine a byte written before the head made the request line invalid (400).
+    let timer: NodeJS.Timeout | undefined;
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      timer = setInterval(() => socket.writable && socket.write(byte), 100);
+    });
     const stop = () => {
       clearInterval(timer);
       clearTimeout(limit);
