@@ -1,4 +1,4 @@
-import type { DayOpenings } from './service-request-store.js';
+import type { BucketSummary, DayOpenings } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
 import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../snapshot/index.js';
 import { TimeSlice } from '../../platform/work-budget.js';
@@ -71,15 +71,6 @@ export const BUCKET_KEY_OF: Readonly<Record<SummaryUnit, (day: string) => string
   week: isoWeekOf,
   month: monthOf,
 };
-
-/** The numbers of one bucket's requests as the aggregate summaries keep them (summary-answers.ts). */
-export interface BucketSummary {
-  opened: number;
-  closedWithin: number;
-  /** The two middle days_to_close of the bucket's requests that have one (null when none has). */
-  lowMiddle: number | null;
-  highMiddle: number | null;
-}
 
 /**
  * One row per bucket of the days, in day order, from the numbers of each whole bucket (buckets

@@ -5,6 +5,7 @@ import type { FilterValue, ListFilters } from './list-filters.js';
 import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql } from './postgres-queries.js';
 import {
   DatabaseUnavailableError,
+  type BucketSummary,
   type ComplaintTypeCountRecord,
   type DailyScope,
   type DailyStatRecord,
@@ -16,7 +17,6 @@ import {
 import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
-import type { BucketSummary } from './period-stats.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {

@@ -2,7 +2,6 @@ import { ApiError } from '../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../platform/error-handler.js';
 import type { CursorPosition } from './cursor.js';
 import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
-import type { BucketSummary } from './period-stats.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../snapshot/index.js';
 
 /**
@@ -33,6 +32,15 @@ export interface ValueCount {
 export interface DayOpenings {
   opened: number;
   closeDays: ArrayLike<number> & Iterable<number>;
+}
+
+/** The numbers of one bucket's requests as the aggregate summaries keep them (summary-answers.ts). */
+export interface BucketSummary {
+  opened: number;
+  closedWithin: number;
+  /** The two middle days_to_close of the bucket's requests that have one (null when none has). */
+  lowMiddle: number | null;
+  highMiddle: number | null;
 }
 
 export interface ListPageQuery {

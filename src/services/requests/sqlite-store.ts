@@ -5,6 +5,7 @@ import { countSql, facetSql, openingsSql, pageIdsQuery, sqliteRowsByIdSql, type 
 import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
 import {
   DatabaseUnavailableError,
+  type BucketSummary,
   type ComplaintTypeCountRecord,
   type DailyScope,
   type DailyStatRecord,
@@ -19,7 +20,6 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
-import type { BucketSummary } from './period-stats.js';
 import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);

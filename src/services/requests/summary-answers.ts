@@ -1,7 +1,8 @@
 import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../snapshot/index.js';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
-import { isoWeekOf, type BucketSummary } from './period-stats.js';
+import { isoWeekOf } from './period-stats.js';
+import type { BucketSummary } from './service-request-store.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
