@@ -17,6 +17,8 @@ const MAIN_KEY = `main-${randomBytes(8).toString('hex')}`;
 const RATE_KEY = `rate-${randomBytes(8).toString('hex')}`;
 const METRICS_KEY = `metrics-${randomBytes(12).toString('hex')}`;
 const BUDGET = 120;
+/** Requests a replica may let through past the shared budget: those it counted alone while Redis was late. */
+const COUNTED_LOCALLY_SLACK = 5;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -121,15 +123,26 @@ describe('compose.yaml: two requests replicas behind the proxy', () => {
   });
 
   it('one rate-limit budget across both replicas (Redis)', async () => {
+    // The budget is counted per minute of the clock: a run that could cross into the next minute waits for it.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 200));
     const statuses: number[] = [];
     for (let i = 0; i < BUDGET; i++) statuses.push((await get(i % 2 === 0 ? url.a : url.b, '/v1/service-requests/count', RATE_KEY)).status);
     expect(statuses.every((status) => status === 200)).toBe(true);
+    // Past the budget, both replicas refuse. A request whose Redis command missed its deadline on a busy
+    // machine is counted by its replica alone (the breaker), so a replica may let a few more through:
+    // never the half budget (BUDGET / 2 more each) that counting per replica would.
     for (const base of [url.a, url.b]) {
-      const over = await get(base, '/v1/service-requests/count', RATE_KEY);
+      let over = await get(base, '/v1/service-requests/count', RATE_KEY);
+      for (let extra = 0; over.status === 200 && extra < COUNTED_LOCALLY_SLACK; extra++) {
+        // A pause, so that a breaker opened by a late command has tried Redis again (after 500 ms).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        over = await get(base, '/v1/service-requests/count', RATE_KEY);
+      }
       expect(over.status).toBe(429);
       expect((await over.json() as { error: { code: string } }).error.code).toBe('rate_limited');
     }
-  });
+  }, 120_000);
 
   it('one replica killed while a client pages on through the proxy: no failed page, no row lost or repeated', async () => {
     const path = '/v1/service-requests?limit=1000&borough=brooklyn';
