@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/http.js';
+
+/**
+ * The layout decisions, checked on the sources themselves: no two modules of src/ import each other,
+ * even through others or for types only (a reader follows the imports one way, from the entry points
+ * down to the platform and the snapshot); and the code and docs name decisions, never a tracker's
+ * numbers ("issue 12" means nothing without the tracker).
+ */
+function filesUnder(folder: string, extensions: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(folder)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) found.push(...filesUnder(path, extensions));
+    else if (extensions.some((extension) => name.endsWith(extension))) found.push(path);
+  }
+  return found;
+}
+
+/** The modules of src/ each module imports statically (import and export … from, types included). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of filesUnder(resolve(REPO_ROOT, 'src'), ['.ts'])) {
+    const source = readFileSync(file, 'utf8');
+    const imported = [...source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gm)].map((match) =>
+      resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')),
+    );
+    graph.set(file, imported);
+  }
+  return graph;
+}
+
+/** Every cycle of the graph, each as the modules along it (relative to the repository). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (module: string): void => {
+    path.push(module);
+    onPath.add(module);
+    for (const next of graph.get(module) ?? []) {
+      if (onPath.has(next)) cycles.push([...path.slice(path.indexOf(next)), next].map((file) => relative(REPO_ROOT, file)));
+      else if (!done.has(next) && graph.has(next)) visit(next);
+    }
+    path.pop();
+    onPath.delete(module);
+    done.add(module);
+  };
+  for (const module of graph.keys()) if (!done.has(module)) visit(module);
+  return cycles;
+}
+
+describe('the layout of the sources', () => {
+  it('no import cycle between the modules of src/, types included', () => {
+    const graph = importGraph();
+    expect(graph.size).toBeGreaterThan(50);
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it('the cycle check sees a cycle (the control of the test above)', () => {
+    const a = resolve(REPO_ROOT, 'src/a.ts');
+    const b = resolve(REPO_ROOT, 'src/b.ts');
+    expect(cyclesOf(new Map([[a, [b]], [b, [a]]]))).toEqual([['src/a.ts', 'src/b.ts', 'src/a.ts']]);
+  });
+
+  it('code, tests and docs name decisions, not tracker numbers ("issue 12")', () => {
+    const files = [
+      ...['src', 'test', 'bench', 'docs', 'scripts', 'training', 'deploy'].flatMap((folder) => {
+        try {
+          return filesUnder(resolve(REPO_ROOT, folder), ['.ts', '.js', '.mjs', '.md', '.sh', '.py', '.yaml', '.html']);
+        } catch {
+          return [];
+        }
+      }),
+      ...['README.md', 'ARCHITECTURE.md', 'compose.yaml', 'Containerfile'].map((name) => resolve(REPO_ROOT, name)),
+    ].filter((file) => file !== resolve(REPO_ROOT, 'test/platform/source-layout.test.ts'));
+    const found = files.flatMap((file) => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return [];
+      }
+      return [...text.matchAll(/\bissues?\s*#?\d+/gi)].map((match) => `${relative(REPO_ROOT, file)}: ${match[0]}`);
+    });
+    expect(found).toEqual([]);
+  });
+});
