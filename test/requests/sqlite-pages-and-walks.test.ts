@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
 import {
   compareFilterValues,
@@ -9,6 +9,7 @@ import {
 } from '../../src/services/requests/list-filters.js';
 import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 
@@ -176,4 +177,29 @@ describe('pages and row walks of the SQLite store', () => {
     expect(await store.listIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
   });
 
+  describe('where a page walks: on the event loop only when its index seeks every condition', () => {
+    const box = { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 };
+    const cases: [string, ListFilters, 'event loop' | 'workers'][] = [
+      ['no filter', NO_FILTERS, 'event loop'],
+      ['one equality filter', { ...NO_FILTERS, borough: ['brooklyn'] }, 'event loop'],
+      ['one equality filter of several values and none', { ...NO_FILTERS, borough: ['brooklyn', 'queens', null] }, 'event loop'],
+      ['a time range', { ...NO_FILTERS, created_from: '2025-01-03', created_to: '2025-01-07' }, 'event loop'],
+      ['a time range and one equality filter', { ...NO_FILTERS, status: ['closed'], created_from: '2025-01-03' }, 'event loop'],
+      ['the map box alone', { ...NO_FILTERS, bbox: box }, 'workers'],
+      ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'workers'],
+      ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'workers'],
+    ];
+    for (const [name, filters, where] of cases) {
+      it(`${name}: ${where}`, async () => {
+        const run = vi.spyOn(RowWalkPool.prototype, 'run');
+        try {
+          const ids = await store.listIds({ filters, after: null, fetch: 51 });
+          expect(ids).toEqual(byScan(rows, filters, null, 51));
+          expect(run.mock.calls.map(([kind]) => kind)).toEqual(where === 'workers' ? ['ids'] : []);
+        } finally {
+          run.mockRestore();
+        }
+      });
+    }
+  });
 });

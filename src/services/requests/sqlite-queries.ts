@@ -33,14 +33,30 @@ export function leadFilter(filters: ListFilters, counts: FilterValueCounts): Equ
   return lead;
 }
 
+/**
+ * The statement of a list page, and whether its walk checks rows against conditions its index does
+ * not seek (an equality filter besides the lead one, the map box). Such a walk reads every row of the
+ * lead index until `fetch` rows match: as many as the index holds when few or none match (a small box
+ * at sea, two filters whose values never meet), so it is not bounded by the page's size.
+ */
+export interface PageIdsQuery extends WhereClause {
+  checksRows: boolean;
+}
+
+/** Whether a page with these filters walks rows checking them (see PageIdsQuery). */
+function checksRowsWalked(filters: ListFilters, lead: EqualityFilter | null): boolean {
+  return filters.bbox !== null || EQUALITY_FILTERS.some((name) => name !== lead && filters[name] !== null);
+}
+
 /** The ids of a list page (first column; the second, created_at, orders the merge of several walks). */
-export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, table: string): WhereClause {
+export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, table: string): PageIdsQuery {
   const lead = leadFilter(query.filters, counts);
   const rest = conditionsOf(query.filters, query.after, 'sqlite', lead);
   const order = ' ORDER BY created_at, id LIMIT ?';
+  const checksRows = checksRowsWalked(query.filters, lead);
   if (lead === null) {
     const where = rest.conditions.length === 0 ? '' : ` WHERE ${rest.conditions.join(' AND ')}`;
-    return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch] };
+    return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch], checksRows };
   }
   const accepted = query.filters[lead] ?? [];
   const parameters: WhereClause['parameters'] = [];
@@ -50,7 +66,7 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, ta
     parameters.push(...rest.parameters);
     return `SELECT id, created_at FROM ${table} INDEXED BY ${filterIndexName(lead)} WHERE ${[own, ...rest.conditions].join(' AND ')}`;
   });
-  return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch] };
+  return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch], checksRows };
 }
 
 function whereOf(filters: ListFilters): WhereClause {

@@ -65,6 +65,8 @@ function openingsOf(rows: Iterable<unknown[]>): Extract<RowWalkAnswer, { kind: '
 function answerOf(job: RowWalkJob): RowWalkAnswer {
   const run = statement(job.sql);
   switch (job.kind) {
+    case 'ids':
+      return { kind: 'ids', ids: (run.all(...job.parameters) as [number, string][]).map((row) => row[0]) };
     case 'count':
       return { kind: 'count', count: (run.get(...job.parameters) as [number])[0] };
     case 'facet':

@@ -4,7 +4,8 @@ import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
 
 /**
- * The SQLite walks over rows (count, facets, the day groups of the statistics) run in a small pool of
+ * The SQLite walks over rows (count, facets, the day groups of the statistics, the list pages that
+ * check the rows they walk) run in a small pool of
  * worker threads (sqlite-row-walk-worker.ts), each with its own read-only connection, never on the
  * service's event loop: a walk of millions of rows takes seconds, and every other request of the
  * process would wait behind it.
@@ -22,9 +23,10 @@ export interface RowWalkPoolLimits {
 export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
 
 /** What a worker is asked: a statement of sqlite-queries.ts and how to read its rows. */
-export type RowWalkJob = { id: number; kind: 'count' | 'facet' | 'openings'; sql: string; parameters: (string | number)[] };
+export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'openings'; sql: string; parameters: (string | number)[] };
 
 export type RowWalkAnswer =
+  | { kind: 'ids'; ids: number[] }
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
   | { kind: 'openings'; days: string[]; opened: number[]; closeDays: Float64Array[] };

@@ -32,8 +32,9 @@ const MAX_STATEMENTS = 256;
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
  * (and again after a failure), so that a missing or broken file answers 503 instead of stopping the
  * service. Nothing per row is held in memory: list pages are short walks of the file's indexes on
- * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets and the day
- * groups of the statistics walk the matching rows, in a pool of worker threads (sqlite-row-walks.ts).
+ * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets, the day groups
+ * of the statistics and the pages that check the rows they walk (PageIdsQuery) walk rows in a pool
+ * of worker threads (sqlite-row-walks.ts).
  * Every page reads the file as it is, so a row that left the set between two pages is simply not
  * found (rule 4 of the contract).
  */
@@ -102,11 +103,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return statement;
   }
 
-  listIds(query: ListPageQuery): Promise<number[]> {
-    return this.read(() => {
-      const { sql, parameters } = pageIdsQuery(query, this.valueCounts, TABLE);
-      return this.statement(sql).pluck().all(...parameters) as number[];
-    });
+  /**
+   * A page whose walk is bounded by its size runs here; one that checks the rows it walks (the map box,
+   * a second equality filter) may read millions of them before its page is full, so it runs in the
+   * row walk workers.
+   */
+  async listIds(query: ListPageQuery): Promise<number[]> {
+    const page = await this.read(() => pageIdsQuery(query, this.valueCounts, TABLE));
+    if (page.checksRows) return (await this.walk('ids', page)).ids;
+    return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
   }
 
   /** Runs a walk in the worker pool; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
