@@ -11,7 +11,7 @@ import type { DayOpenings, ValueCount } from '../../src/services/requests/servic
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { numberPlaceholders } from '../../src/services/requests/postgres-queries.js';
 import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays, type Period } from '../../src/services/requests/period-stats.js';
-import { AggregateSummaries, type SummaryReader } from '../../src/services/requests/summary-answers.js';
+import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../src/services/requests/summary-answers.js';
 import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-database.js';
 
 /**
@@ -212,6 +212,32 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
       const expected = await bucketNumbers(days, await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
       const actual = bucketNumbersFromSummaries(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(actual, `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
+    }
+  }, 300_000);
+
+  it('weekly and monthly numbers over a range that cuts weeks or months: whole ones from the summaries, cut ones from the rows of their days only', async () => {
+    const random = new SeededRandom(seed + 3);
+    for (let i = 0; i < combinations; i += 1) {
+      const unit = random.pick(['week', 'month'] as const);
+      const { filters: scoped } = randomCombination(random, values, period, 'day', true);
+      const [a, b] = [boundaryDay(random, period, 'day'), boundaryDay(random, period, 'day')].sort();
+      const filters: ListFilters = { ...scoped, created_from: random.chance(0.8) ? `${a}T00:00:00` : null, created_to: random.chance(0.8) ? `${b}T00:00:00` : null };
+      const walked: ListFilters[] = [];
+      const sources = {
+        periodSummaries: (f: ListFilters, u: SummaryUnit) => summaries.periodBuckets(f, u),
+        openingsByDay: (f: ListFilters) => {
+          walked.push(f);
+          return openingsOfRows(snapshot.read, f);
+        },
+      };
+      const expected = await bucketNumbers(statDays(period, filters), await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      expect(await periodNumbersOf(sources, filters, unit, period), `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
+      if (splitAtWholeBuckets(filters, unit) !== null) {
+        for (const edge of walked) {
+          const days = (Date.parse(`${edge.created_to?.slice(0, 10)}T00:00:00Z`) - Date.parse(`${edge.created_from?.slice(0, 10)}T00:00:00Z`)) / 86_400_000;
+          expect(days, `${unit} ${JSON.stringify(edge)}`).toBeLessThan(unit === 'week' ? 7 : 31);
+        }
+      }
     }
   }, 300_000);
 

@@ -1,8 +1,8 @@
 import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../snapshot/index.js';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
-import { isoWeekOf } from './period-stats.js';
-import type { BucketSummary } from './service-request-store.js';
+import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
+import type { BucketSummary, DayOpenings } from './service-request-store.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
@@ -63,6 +63,55 @@ function dayRangeOf(filters: ListFilters): DayRange | null {
 
 const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
 const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
+
+/** The first day of the bucket (ISO week or month) holding `day`, or of the next one. */
+function bucketStart(day: string, unit: 'week' | 'month', which: 'on or before' | 'on or after'): string {
+  if (unit === 'month') {
+    if (isFirstOfMonth(day) || which === 'on or before') return `${day.slice(0, 7)}-01`;
+    const next = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+    next.setUTCMonth(next.getUTCMonth() + 1);
+    return next.toISOString().slice(0, 10);
+  }
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay() || 7;
+  if (weekday === 1) return day;
+  const shift = which === 'on or before' ? 1 - weekday : 8 - weekday;
+  return new Date(Date.parse(`${day}T00:00:00Z`) + shift * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A created_at range cut where its whole weeks or months begin and end (splitAtWholeBuckets). */
+export interface WholeBucketSplit {
+  /** The filters narrowed to the buckets the range holds entirely: the summaries answer them. */
+  whole: ListFilters;
+  /** The filters narrowed to the days before, and after, the whole buckets (null: none). */
+  before: ListFilters | null;
+  after: ListFilters | null;
+  /** The first day of the whole buckets and the day after them, `YYYY-MM-DD` (null: unbounded). */
+  wholeFrom: string | null;
+  wholeTo: string | null;
+}
+
+/**
+ * A created_at range that cuts weeks or months, split so that the summaries answer its whole buckets
+ * and only the days of the one or two buckets it cuts are read from the rows (their medians need
+ * those rows: a walk of a few days, not of the range). Null when the bounds are not midnights, when
+ * the range cuts no bucket, or when no bucket is whole inside it.
+ */
+export function splitAtWholeBuckets(filters: ListFilters, unit: SummaryUnit): WholeBucketSplit | null {
+  const range = dayRangeOf(filters);
+  if (range === null || unit === 'day') return null;
+  const wholeFrom = range.from === null ? null : bucketStart(range.from, unit, 'on or after');
+  const wholeTo = range.to === null ? null : bucketStart(range.to, unit, 'on or before');
+  if (wholeFrom === range.from && wholeTo === range.to) return null;
+  if (wholeFrom !== null && wholeTo !== null && wholeFrom >= wholeTo) return null;
+  const midnight = (day: string | null): string | null => (day === null ? null : `${day}${MIDNIGHT}`);
+  return {
+    whole: { ...filters, created_from: midnight(wholeFrom), created_to: midnight(wholeTo) },
+    before: wholeFrom === range.from ? null : { ...filters, created_to: midnight(wholeFrom) },
+    after: wholeTo === range.to ? null : { ...filters, created_from: midnight(wholeTo) },
+    wholeFrom,
+    wholeTo,
+  };
+}
 
 /**
  * The range in the unit's bucket keys (from inclusive, to exclusive; both compare as text), or null
@@ -213,4 +262,41 @@ export class AggregateSummaries {
     if (scope.column === null) return conditions.add('filter_column = ?', ALL_ROWS_SCOPE);
     return conditions.add('filter_column = ?', scope.column).oneOf('filter_value', scope.values);
   }
+}
+
+/** Where the numbers of a period come from: the summaries' whole buckets, the rows' days (a store). */
+export interface PeriodSources {
+  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
+  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
+}
+
+/**
+ * The numbers per day, ISO week or month of the matching requests, over the days of the period the
+ * filters leave: from the summaries when they hold every bucket; when a range cuts weeks or months,
+ * its whole buckets from the summaries and the cut ones from their days' rows; else from the rows.
+ */
+export async function periodNumbersOf(
+  sources: PeriodSources,
+  filters: ListFilters,
+  unit: SummaryUnit,
+  period: Period,
+): Promise<(PeriodNumbers & { key: string })[]> {
+  const days = statDays(period, filters);
+  const keyOf = BUCKET_KEY_OF[unit];
+  const summaries = await sources.periodSummaries(filters, unit);
+  if (summaries !== null) return bucketNumbersFromSummaries(days, summaries, period.snapshotDate, keyOf);
+  const split = splitAtWholeBuckets(filters, unit);
+  const whole = split === null ? null : await sources.periodSummaries(split.whole, unit);
+  if (split === null || whole === null) return bucketNumbers(days, await sources.openingsByDay(filters), period.snapshotDate, keyOf);
+  const { wholeFrom, wholeTo } = split;
+  const openingsOf = (edge: ListFilters | null): Promise<Map<string, DayOpenings> | null> => (edge === null ? Promise.resolve(null) : sources.openingsByDay(edge));
+  const [before, after] = await Promise.all([openingsOf(split.before), openingsOf(split.after)]);
+  const edgeNumbers = async (edgeDays: string[], openings: Map<string, DayOpenings> | null) =>
+    openings === null || edgeDays.length === 0 ? [] : bucketNumbers(edgeDays, openings, period.snapshotDate, keyOf);
+  const inWhole = (day: string): boolean => (wholeFrom === null || day >= wholeFrom) && (wholeTo === null || day < wholeTo);
+  return [
+    ...(await edgeNumbers(days.filter((day) => wholeFrom !== null && day < wholeFrom), before)),
+    ...bucketNumbersFromSummaries(days.filter(inWhole), whole, period.snapshotDate, keyOf),
+    ...(await edgeNumbers(days.filter((day) => wholeTo !== null && day >= wholeTo), after)),
+  ];
 }

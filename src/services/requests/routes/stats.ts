@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from '../list-filters.js';
-import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays } from '../period-stats.js';
+import { periodNumbersOf } from '../summary-answers.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DailyStatList, FilterQuery, MonthlyStatList, WeeklyStatList } from '../schemas.js';
 import type { DailyStatRecord } from '../service-request-store.js';
@@ -29,10 +29,7 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
   const periodNumbers = async (filters: ListFilters, unit: SummaryUnit) => {
     const dataset = await store.dataset();
     const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
-    const days = statDays(period, filters);
-    const summaries = await store.periodSummaries(filters, unit);
-    if (summaries !== null) return bucketNumbersFromSummaries(days, summaries, period.snapshotDate, BUCKET_KEY_OF[unit]);
-    return await bucketNumbers(days, await store.openingsByDay(filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
+    return periodNumbersOf(store, filters, unit, period);
   };
   const statsDescription = (unit: string): string =>
     [
