@@ -1,9 +1,11 @@
 import { gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedDaily, matchesQuery, parseCsv, queryText, type Query } from './support/expected.js';
 import { inApiOrder, type Backend } from './support/fixture-database.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { json, serveFixture, TEST_API_KEY } from './support/requests-app.js';
 
 /**
@@ -387,6 +389,27 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
           const median = closeDays.length % 2 === 1 ? closeDays[middle]! : (closeDays[middle - 1]! + closeDays[middle]!) / 2;
           expect(monthly[0]).toMatchObject({ month: '2025-01', opened: all.reduce((sum, day) => sum + day.opened, 0), median_days_to_close: Math.round(median * 100) / 100 });
         }
+      }
+    });
+
+    it('a statistics answer is built once per URL and snapshot: the next request of the URL gets the same bytes without reading the snapshot', async () => {
+      const store = (backend === 'sqlite' ? SqliteServiceRequestStore : PostgresServiceRequestStore).prototype;
+      const reads = [vi.spyOn(store, 'openingsByDay'), vi.spyOn(store, 'periodSummaries'), vi.spyOn(store, 'dailyStats')];
+      try {
+        for (const path of ['/v1/stats/weekly?channel=phone&created_from=2025-01-09', '/v1/stats/daily?borough=queens', '/v1/stats/monthly?status=open']) {
+          const first = await get(path);
+          const calls = reads.reduce((sum, read) => sum + read.mock.calls.length, 0);
+          expect(calls, path).toBeGreaterThan(0);
+          const second = await get(path);
+          expect(reads.reduce((sum, read) => sum + read.mock.calls.length, 0), path).toBe(calls);
+          expect(second.statusCode).toBe(200);
+          expect(second.body).toBe(first.body);
+          expect(second.headers['content-type']).toBe(first.headers['content-type']);
+          expect(second.headers.etag).toBe(first.headers.etag);
+          for (const read of reads) read.mockClear();
+        }
+      } finally {
+        for (const read of reads) read.mockRestore();
       }
     });
   });

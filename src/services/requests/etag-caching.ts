@@ -1,5 +1,6 @@
 import { createHmac, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ByteBoundedLru } from '../../platform/byte-bounded-lru.js';
 import { etagMatches } from '../../platform/compression.js';
 
 /**
@@ -10,8 +11,15 @@ import { etagMatches } from '../../platform/compression.js';
  */
 export const CACHE_CONTROL = 'private, max-age=300';
 
+/**
+ * Bytes of serialized answers kept by ETag (the statistics: years of days are hundreds of KB, and
+ * milliseconds to build each time); a strong ETag names one body, so a kept body is the answer.
+ */
+export const KEPT_ANSWER_BYTES = 16 * 1024 * 1024;
+
 export class EtagCaching {
   private readonly salt: string;
+  private readonly kept = new ByteBoundedLru(KEPT_ANSWER_BYTES);
 
   constructor(cursorSecret: Buffer) {
     // Replicas sharing CURSOR_SECRET share ETags; with another key the next_cursor texts differ.
@@ -36,5 +44,19 @@ export class EtagCaching {
     if (matched === null) return false;
     void reply.header('ETag', matched).code(304).send();
     return true;
+  }
+
+  /**
+   * The serialized body of the answer tagged by the ETag that answerNotModified set: kept, or built
+   * by `serialize` and kept for the next request of the same URL and snapshot.
+   */
+  async keptAnswer(reply: FastifyReply, serialize: () => Promise<string | Buffer | ArrayBuffer>): Promise<Buffer> {
+    const etag = reply.getHeader('ETag');
+    const kept = typeof etag === 'string' ? this.kept.get(etag) : undefined;
+    if (kept !== undefined) return kept;
+    const serialized = await serialize();
+    const body = typeof serialized === 'string' ? Buffer.from(serialized) : Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized);
+    if (typeof etag === 'string') this.kept.set(etag, body);
+    return body;
   }
 }

@@ -38,7 +38,12 @@ function addDays(day: string, days: number): string {
  * start of lastDay + 15; the snapshot is read as of the start of its date (the conservative reading).
  */
 export function isComplete(lastDay: string, snapshotDate: string): boolean {
-  return addDays(lastDay, CLOSED_WITHIN_DAYS + 1) <= snapshotDate;
+  return lastDay <= lastCompleteDay(snapshotDate);
+}
+
+/** The last day whose numbers are final at the snapshot date (isComplete), for loops over many days. */
+export function lastCompleteDay(snapshotDate: string): string {
+  return addDays(snapshotDate, -(CLOSED_WITHIN_DAYS + 1));
 }
 
 /**
@@ -106,7 +111,8 @@ export function bucketNumbersFromSummaries(
     });
   }
   // Whether a bucket is final depends on its last day only.
-  for (const row of rows) row.complete = isComplete(row.end, snapshotDate);
+  const completeThrough = lastCompleteDay(snapshotDate);
+  for (const row of rows) row.complete = row.end <= completeThrough;
   return rows;
 }
 

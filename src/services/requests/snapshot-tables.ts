@@ -1,6 +1,6 @@
 import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../snapshot/index.js';
 import { dataNotice } from './data-notice.js';
-import { isComplete } from './period-stats.js';
+import { lastCompleteDay } from './period-stats.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
 
 /**
@@ -24,13 +24,14 @@ export function toDatasetRecord(meta: SnapshotMeta): DatasetRecord {
 }
 
 export function toDailyStatRecords(stats: readonly DailyStat[], snapshotDate: string): DailyStatRecord[] {
+  const completeThrough = lastCompleteDay(snapshotDate);
   return stats.map((stat) => ({
     date: stat.day,
     opened: stat.opened,
     closed_within_14_days: stat.closed_within_14_days,
     share_closed_within_14_days: stat.share_closed_within_14_days,
     median_days_to_close: stat.median_days_to_close,
-    complete: isComplete(stat.day, snapshotDate),
+    complete: stat.day <= completeThrough,
   }));
 }
 
