@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readListFilters, type FilterQuery, type ListFilters } from '../src/services/requests/list-filters.js';
-import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays } from '../src/services/requests/period-stats.js';
+import { periodNumbersOf } from '../src/services/requests/summary-answers.js';
 import type { ServiceRequestStore } from '../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../src/services/requests/sqlite-store.js';
 
@@ -35,11 +35,7 @@ const CASES: [string, FilterQuery, (store: ServiceRequestStore, filters: ListFil
 /** What the route does for /v1/stats/weekly (or monthly). */
 async function weekly(store: ServiceRequestStore, filters: ListFilters, unit: 'week' | 'month' = 'week'): Promise<unknown> {
   const dataset = await store.dataset();
-  const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
-  const days = statDays(period, filters);
-  const summaries = await store.periodSummaries(filters, unit);
-  if (summaries !== null) return bucketNumbersFromSummaries(days, summaries, period.snapshotDate, BUCKET_KEY_OF[unit]);
-  return bucketNumbers(days, await store.openingsByDay(filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
+  return periodNumbersOf(store, filters, unit, { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date });
 }
 
 /** The median CPU milliseconds of the call (after one call to warm it up). */

@@ -394,7 +394,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
 
     it('a statistics answer is built once per URL and snapshot: the next request of the URL gets the same bytes without reading the snapshot', async () => {
       const store = (backend === 'sqlite' ? SqliteServiceRequestStore : PostgresServiceRequestStore).prototype;
-      const reads = [vi.spyOn(store, 'openingsByDay'), vi.spyOn(store, 'periodSummaries'), vi.spyOn(store, 'dailyStats')];
+      const reads = [vi.spyOn(store, 'bucketsFromRows'), vi.spyOn(store, 'periodSummaries'), vi.spyOn(store, 'dailyStats')];
       try {
         for (const path of ['/v1/stats/weekly?channel=phone&created_from=2025-01-09', '/v1/stats/daily?borough=queens', '/v1/stats/monthly?status=open']) {
           const first = await get(path);

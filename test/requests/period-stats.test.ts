@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
-import { bucketNumbers, isComplete, isoWeekOf, monthOf, statDays } from '../../src/services/requests/period-stats.js';
+import { bucketNumbers, bucketSummaryOf, isComplete, isoWeekOf, monthOf, statDays } from '../../src/services/requests/period-stats.js';
 
 /** The calendar arithmetic of the daily, weekly and monthly numbers (the dashboard API decisions). */
 describe('period statistics', () => {
@@ -29,12 +29,18 @@ describe('period statistics', () => {
     expect(statDays(period, { ...NO_FILTERS, created_from: '2025-03-01T00:00:00' })).toEqual([]);
   });
 
-  it('a bucket sums its days and takes the median over all its requests', async () => {
-    const openings = new Map([
-      ['2025-01-05', { opened: 3, closeDays: [1, 20] }],
-      ['2025-01-06', { opened: 2, closeDays: [3, 4] }],
+  it("a bucket's numbers: its requests, those closed within 14 days, the two middle days to close (one for an odd number)", () => {
+    expect(bucketSummaryOf(3, Float64Array.from([20, 1]))).toEqual({ opened: 3, closedWithin: 1, lowMiddle: 1, highMiddle: 20 });
+    expect(bucketSummaryOf(4, Float64Array.from([14, 3, 15]))).toEqual({ opened: 4, closedWithin: 2, lowMiddle: 14, highMiddle: 14 });
+    expect(bucketSummaryOf(2, new Float64Array(0))).toEqual({ opened: 2, closedWithin: 0, lowMiddle: null, highMiddle: null });
+  });
+
+  it('one row per bucket of the days, with the median of its two middles and the share closed in time', () => {
+    const buckets = new Map([
+      ['2025-W01', bucketSummaryOf(3, Float64Array.from([1, 20]))],
+      ['2025-W02', bucketSummaryOf(2, Float64Array.from([3, 4]))],
     ]);
-    const weeks = await bucketNumbers(['2025-01-04', '2025-01-05', '2025-01-06'], openings, '2025-01-20', isoWeekOf);
+    const weeks = bucketNumbers(['2025-01-04', '2025-01-05', '2025-01-06'], buckets, '2025-01-20', isoWeekOf);
     expect(weeks).toEqual([
       { key: '2025-W01', start: '2025-01-04', end: '2025-01-05', opened: 3, closed_within_14_days: 1, share_closed_within_14_days: 0.3333, median_days_to_close: 10.5, complete: true },
       { key: '2025-W02', start: '2025-01-06', end: '2025-01-06', opened: 2, closed_within_14_days: 2, share_closed_within_14_days: 1, median_days_to_close: 3.5, complete: false },

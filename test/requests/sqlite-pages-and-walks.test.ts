@@ -11,6 +11,7 @@ import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/req
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
+import { BUCKET_KEY_OF } from '../../src/services/requests/period-stats.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 
 /**
@@ -133,7 +134,7 @@ describe('pages and row walks of the SQLite store', () => {
     }
   });
 
-  it('counts, facets and day groups are those of the matching rows (300 queries)', async () => {
+  it('counts, facets and the numbers per day, week or month are those of the matching rows (300 queries)', async () => {
     for (let i = 0; i < 300; i += 1) {
       const filters = randomFilters(random);
       const matching = rows.filter((row) => matches(row, filters));
@@ -143,13 +144,20 @@ describe('pages and row walks of the SQLite store', () => {
       for (const row of matching) counts.set(row[column], (counts.get(row[column]) ?? 0) + 1);
       const expected = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
       expect(await store.facet(column, filters), column).toEqual(expected);
-      const days = await store.openingsByDay(filters);
-      expect([...days.values()].reduce((sum, day) => sum + day.opened, 0)).toBe(matching.length);
-      for (const [day, openings] of days) {
-        const ofDay = matching.filter((row) => row.created_at.startsWith(day));
-        expect(openings.opened).toBe(ofDay.length);
-        expect([...openings.closeDays].sort((a, b) => a - b)).toEqual(ofDay.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b));
+      const unit = random.pick(['day', 'week', 'month'] as const);
+      const expectedBuckets = new Map<string, { opened: number; closedWithin: number; lowMiddle: number | null; highMiddle: number | null }>();
+      for (const key of new Set(matching.map((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10))))) {
+        const ofBucket = matching.filter((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10)) === key);
+        const closeDays = ofBucket.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b);
+        const n = closeDays.length;
+        expectedBuckets.set(key, {
+          opened: ofBucket.length,
+          closedWithin: closeDays.filter((days) => days <= 14).length,
+          lowMiddle: n === 0 ? null : closeDays[Math.ceil(n / 2) - 1]!,
+          highMiddle: n === 0 ? null : closeDays[Math.floor(n / 2)]!,
+        });
       }
+      expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expectedBuckets);
     }
   });
 

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryUnit } from '../../src/snapshot/aggregate-summaries.js';
 import { prepareSnapshot, writeSnapshot } from '../../src/ingest/nyc311/build-snapshot.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import type { DayOpenings, ValueCount } from '../../src/services/requests/service-request-store.js';
+import type { BucketSummary, ServiceRequestStore, ValueCount } from '../../src/services/requests/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { numberPlaceholders } from '../../src/services/requests/postgres-queries.js';
-import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, statDays, type Period } from '../../src/services/requests/period-stats.js';
+import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../src/services/requests/period-stats.js';
 import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../src/services/requests/summary-answers.js';
 import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-database.js';
 
@@ -27,14 +29,21 @@ type Reader = (sql: string, parameters: readonly FilterValue[]) => Promise<Recor
 interface Snapshot {
   /** Plain SQL over the snapshot, `?` placeholders. */
   read: Reader;
+  /** The service's store over the same snapshot. */
+  store: ServiceRequestStore;
   close(): Promise<void>;
 }
 
 function sqliteSnapshot(path: string): Snapshot {
   const db = new Database(path, { readonly: true, fileMustExist: true });
+  const store = new SqliteServiceRequestStore(path);
   return {
     read: (sql, parameters) => Promise.resolve(db.prepare(sql).all(...parameters) as Record<string, unknown>[]),
-    close: () => Promise.resolve(void db.close()),
+    store,
+    close: async () => {
+      db.close();
+      await store.close();
+    },
   };
 }
 
@@ -45,9 +54,14 @@ async function postgresSnapshot(url: string): Promise<Snapshot> {
   const client = new pg.Client({ connectionString: parsed.toString() });
   await client.connect();
   await client.query(`SET search_path TO "${schema}"`);
+  const store = new PostgresServiceRequestStore({ url: parsed.toString(), schema });
   return {
     read: async (sql, parameters) => (await client.query(numberPlaceholders(sql), [...parameters])).rows as Record<string, unknown>[],
-    close: () => client.end(),
+    store,
+    close: async () => {
+      await client.end();
+      await store.close();
+    },
   };
 }
 
@@ -89,18 +103,29 @@ async function facetOfRows(read: Reader, column: string, filters: ListFilters): 
     .sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
 }
 
-/** Each day's requests of the matching rows, as the row path groups them. */
-async function openingsOfRows(read: Reader, filters: ListFilters): Promise<Map<string, DayOpenings>> {
+/** Each bucket's numbers of the matching rows, spelled out: count, closed within 14 days, the two middle days_to_close. */
+async function bucketsOfRows(read: Reader, filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
   const where = whereOf(filters);
-  const days = new Map<string, { opened: number; closeDays: number[] }>();
+  const groups = new Map<string, { opened: number; closeDays: number[] }>();
   for (const row of await read(`SELECT created_at, days_to_close FROM service_requests${where.sql}`, where.parameters)) {
-    const day = (row.created_at as string).slice(0, 10);
-    let openings = days.get(day);
-    if (openings === undefined) days.set(day, (openings = { opened: 0, closeDays: [] }));
-    openings.opened += 1;
-    if (row.days_to_close !== null) openings.closeDays.push(row.days_to_close as number);
+    const key = BUCKET_KEY_OF[unit]((row.created_at as string).slice(0, 10));
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { opened: 0, closeDays: [] }));
+    group.opened += 1;
+    if (row.days_to_close !== null) group.closeDays.push(row.days_to_close as number);
   }
-  return days;
+  const buckets = new Map<string, BucketSummary>();
+  for (const [key, { opened, closeDays }] of groups) {
+    const sorted = closeDays.sort((a, b) => a - b);
+    const n = sorted.length;
+    buckets.set(key, {
+      opened,
+      closedWithin: sorted.filter((days) => days <= 14).length,
+      lowMiddle: n === 0 ? null : (sorted[Math.ceil(n / 2) - 1] as number),
+      highMiddle: n === 0 ? null : (sorted[Math.floor(n / 2)] as number),
+    });
+  }
+  return buckets;
 }
 
 const addDays = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -209,8 +234,8 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
       const buckets = await summaries.periodBuckets(filters, unit);
       expect(buckets, `${unit} ${JSON.stringify(filters)}`).not.toBeNull();
       const days = statDays(period, filters);
-      const expected = await bucketNumbers(days, await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
-      const actual = bucketNumbersFromSummaries(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const expected = bucketNumbers(days, await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const actual = bucketNumbers(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(actual, `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
     }
   }, 300_000);
@@ -225,12 +250,12 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
       const walked: ListFilters[] = [];
       const sources = {
         periodSummaries: (f: ListFilters, u: SummaryUnit) => summaries.periodBuckets(f, u),
-        openingsByDay: (f: ListFilters) => {
+        bucketsFromRows: (f: ListFilters, u: SummaryUnit) => {
           walked.push(f);
-          return openingsOfRows(snapshot.read, f);
+          return bucketsOfRows(snapshot.read, f, u);
         },
       };
-      const expected = await bucketNumbers(statDays(period, filters), await openingsOfRows(snapshot.read, filters), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const expected = bucketNumbers(statDays(period, filters), await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(await periodNumbersOf(sources, filters, unit, period), `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
       if (splitAtWholeBuckets(filters, unit) !== null) {
         for (const edge of walked) {
@@ -238,6 +263,16 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
           expect(days, `${unit} ${JSON.stringify(edge)}`).toBeLessThan(unit === 'week' ? 7 : 31);
         }
       }
+    }
+  }, 300_000);
+
+  it('the numbers per day, week or month from the rows, by the store (a worker thread, or the database): those of the rows, on any filters', async () => {
+    const random = new SeededRandom(seed + 4);
+    for (let i = 0; i < combinations; i += 1) {
+      const unit = random.pick(SUMMARY_UNITS);
+      let { filters } = randomCombination(random, values, period, 'day', false);
+      if (random.chance(0.4)) filters = { ...filters, status: [random.pick((values.get('status') ?? []).filter((value) => value !== null))] };
+      expect(await snapshot.store.bucketsFromRows(filters, unit), `${unit} ${JSON.stringify(filters)}`).toEqual(await bucketsOfRows(snapshot.read, filters, unit));
     }
   }, 300_000);
 

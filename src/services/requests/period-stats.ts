@@ -1,7 +1,6 @@
-import type { BucketSummary, DayOpenings } from './service-request-store.js';
+import type { BucketSummary } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
 import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../snapshot/index.js';
-import { TimeSlice } from '../../platform/work-budget.js';
 
 // The weekly numbers' key is the summaries' (one definition for both).
 export { isoWeekOf };
@@ -78,11 +77,11 @@ export const BUCKET_KEY_OF: Readonly<Record<SummaryUnit, (day: string) => string
 };
 
 /**
- * One row per bucket of the days, in day order, from the numbers of each whole bucket (buckets
- * absent from `summaries` opened nothing): the same rows as bucketNumbers when every bucket the days
- * touch is whole, which the summaries' readers make sure of.
+ * One row per bucket (`keyOf` of each day: the day itself, its ISO week or its month) of the days, in
+ * day order, from the numbers of each bucket's requests over those days (buckets absent from
+ * `summaries` opened nothing): the summaries' whole buckets, or the rows' (bucketsFromRows).
  */
-export function bucketNumbersFromSummaries(
+export function bucketNumbers(
   days: readonly string[],
   summaries: ReadonlyMap<string, BucketSummary>,
   snapshotDate: string,
@@ -117,49 +116,19 @@ export function bucketNumbersFromSummaries(
 }
 
 /**
- * One row per bucket (`keyOf` of each day: the day itself, its ISO week or its month), in day order:
- * the openings of its days summed, the median over all its requests' days_to_close. Millions of
- * values (years of requests) take a second: the work gives way to other requests between buckets
- * (TimeSlice), so that no request holds the event loop.
+ * The numbers of one bucket from its requests: how many, and the days_to_close of those that have
+ * one (any order; sorted here). The two middles are those medianOf takes.
  */
-export async function bucketNumbers(
-  days: readonly string[],
-  openings: ReadonlyMap<string, DayOpenings>,
-  snapshotDate: string,
-  keyOf: (day: string) => string,
-): Promise<(PeriodNumbers & { key: string })[]> {
-  const slice = new TimeSlice();
-  const rows: (PeriodNumbers & { key: string })[] = [];
-  let current: { key: string; start: string; end: string; opened: number; closeDays: number[] } | null = null;
-  const flush = (): void => {
-    if (current === null) return;
-    const within = current.closeDays.filter((days) => days <= CLOSED_WITHIN_DAYS).length;
-    const stat = dailyStatOf(current.start, current.opened, within, current.closeDays);
-    rows.push({
-      key: current.key,
-      start: current.start,
-      end: current.end,
-      opened: stat.opened,
-      closed_within_14_days: stat.closed_within_14_days,
-      share_closed_within_14_days: stat.share_closed_within_14_days,
-      median_days_to_close: stat.median_days_to_close,
-      complete: isComplete(current.end, snapshotDate),
-    });
+export function bucketSummaryOf(opened: number, closeDays: Float64Array): BucketSummary {
+  closeDays.sort();
+  let closedWithin = 0;
+  for (const days of closeDays) if (days <= CLOSED_WITHIN_DAYS) closedWithin += 1;
+  const n = closeDays.length;
+  const mid = n >> 1;
+  return {
+    opened,
+    closedWithin,
+    lowMiddle: n === 0 ? null : (closeDays[n % 2 === 1 ? mid : mid - 1] as number),
+    highMiddle: n === 0 ? null : (closeDays[mid] as number),
   };
-  for (const day of days) {
-    const key = keyOf(day);
-    if (current === null || current.key !== key) {
-      flush();
-      await slice.pause();
-      current = { key, start: day, end: day, opened: 0, closeDays: [] };
-    }
-    current.end = day;
-    const found = openings.get(day);
-    if (found !== undefined) {
-      current.opened += found.opened;
-      for (const value of found.closeDays) current.closeDays.push(value);
-    }
-  }
-  flush();
-  return rows;
 }

@@ -1,10 +1,11 @@
 import type { ListFilters } from './list-filters.js';
+import { CLOSED_WITHIN_DAYS, type SummaryUnit } from '../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 import { SELECT_COLUMNS, whereClauseOf, type WhereClause } from './filter-sql.js';
 
 /**
  * The PostgreSQL store's statements (postgres-store.ts), on the filters' SQL (filter-sql.ts): a list
- * page's ids, the count, a facet, the day groups of the statistics (where the summaries do not hold
+ * page's ids, the count, a facet, the numbers per bucket of the statistics (where the summaries do not hold
  * the answer) and the rows by id.
  */
 
@@ -31,13 +32,26 @@ export function facetQuery(column: FacetColumn, filters: ListFilters, table: str
   };
 }
 
-/** Per local date of created_at: the requests opened and the days_to_close of those that have one. */
-export function openingsByDayQuery(filters: ListFilters, table: string): WhereClause {
+/** The bucket of a row's created_at (local time text): its day, its ISO week (`2025-W01`, as isoWeekOf) or its month. */
+const BUCKET_OF_CREATED_AT: Readonly<Record<SummaryUnit, string>> = {
+  day: 'substr(created_at, 1, 10)',
+  week: `to_char(substr(created_at, 1, 10)::date, 'IYYY-"W"IW')`,
+  month: 'substr(created_at, 1, 7)',
+};
+
+/**
+ * Per bucket of the unit: the requests opened, those closed within 14 days, and the two middle
+ * days_to_close (percentile_disc(0.5) ascending is the lower middle, descending the upper one; nulls
+ * are not counted), all computed by the database: no value per row is sent.
+ */
+export function bucketsQuery(filters: ListFilters, unit: SummaryUnit, table: string): WhereClause {
   const where = whereClauseOf(filters);
   return {
     sql:
-      `SELECT substr(created_at, 1, 10) AS day, count(*)::integer AS opened, ` +
-      `coalesce(array_agg(days_to_close) FILTER (WHERE days_to_close IS NOT NULL), '{}') AS close_days ` +
+      `SELECT ${BUCKET_OF_CREATED_AT[unit]} AS bucket, count(*)::integer AS opened, ` +
+      `(count(*) FILTER (WHERE days_to_close <= ${CLOSED_WITHIN_DAYS}))::integer AS "closedWithin", ` +
+      `percentile_disc(0.5) WITHIN GROUP (ORDER BY days_to_close) AS "lowMiddle", ` +
+      `percentile_disc(0.5) WITHIN GROUP (ORDER BY days_to_close DESC) AS "highMiddle" ` +
       `FROM ${table}${where.sql} GROUP BY 1`,
     parameters: where.parameters,
   };

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { DayOpenings, FacetColumn, ValueCount } from './service-request-store.js';
+import type { FacetColumn, ValueCount } from './service-request-store.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
-import { countQuery, facetQuery, listIdsQuery, numberPlaceholders, openingsByDayQuery, postgresRowsByIdSql } from './postgres-queries.js';
+import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
 import {
   DatabaseUnavailableError,
   type BucketSummary,
@@ -207,11 +207,9 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return this.summaries.periodBuckets(filters, unit);
   }
 
-  async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
-    const rows = await this.rows<{ day: string; opened: number; close_days: number[] }>((snapshot) =>
-      openingsByDayQuery(filters, PostgresServiceRequestStore.requests(snapshot)),
-    );
-    return new Map(rows.map((row) => [row.day, { opened: row.opened, closeDays: row.close_days }]));
+  async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
+    const rows = await this.rows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
+    return new Map(rows.map(({ bucket, ...numbers }) => [bucket, numbers]));
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {

@@ -26,15 +26,9 @@ export interface ValueCount {
 }
 
 /**
- * The requests opened on one day: how many, and the days_to_close of those that have one (in any
- * order; an array of numbers, or a Float64Array when it came from a worker thread without a copy).
+ * The numbers of one bucket's requests (a day, an ISO week or a month), as the aggregate summaries
+ * keep them (summary-answers.ts) and as the stores count them from the rows (bucketsFromRows).
  */
-export interface DayOpenings {
-  opened: number;
-  closeDays: ArrayLike<number> & Iterable<number>;
-}
-
-/** The numbers of one bucket's requests as the aggregate summaries keep them (summary-answers.ts). */
 export interface BucketSummary {
   opened: number;
   closedWithin: number;
@@ -113,11 +107,14 @@ export interface ServiceRequestStore {
   count(filters: ListFilters): Promise<number>;
   /** Each value of the column among the matching rows with its count, largest first, then by value, null last. */
   facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]>;
-  /** The matching rows per local date of created_at (days without one are absent). */
-  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
   /**
-   * The matching rows' numbers per bucket of the unit (buckets without one are absent), from the
-   * snapshot's aggregate summaries; null when they do not hold them (then openingsByDay answers).
+   * The matching rows' numbers per bucket of the unit (buckets without one are absent), counted from
+   * the rows where they are (the database, or a worker thread): no value per row reaches the event loop.
+   */
+  bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>>;
+  /**
+   * The same from the snapshot's aggregate summaries; null when they do not hold them (then
+   * bucketsFromRows answers).
    */
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
   /** The rows with these ids, in any order; unknown ids are absent. */

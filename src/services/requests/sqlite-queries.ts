@@ -89,8 +89,8 @@ export function facetSql(column: FacetColumn, filters: ListFilters, table: strin
   };
 }
 
-/** Rows [local date of created_at, days_to_close] of the matching requests, grouped by day by the caller. */
-export function openingsSql(filters: ListFilters, table: string): WhereClause {
+/** Rows [local date of created_at, days_to_close] of the matching requests, grouped per bucket by a row walk worker. */
+export function bucketRowsSql(filters: ListFilters, table: string): WhereClause {
   const where = whereOf(filters);
   return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${table}${where.sql}`, parameters: where.parameters };
 }

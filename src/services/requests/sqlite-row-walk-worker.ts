@@ -8,10 +8,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerMessage } from './sqlite-row-walks.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
+import { BUCKET_KEY_OF, bucketSummaryOf } from './period-stats.js';
+import type { SummaryUnit } from '../../snapshot/index.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
-const send = (message: RowWalkWorkerMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const send = (message: RowWalkWorkerMessage): void => port.postMessage(message);
 
 const path = (workerData as { path: string }).path;
 let database: Database.Database | null = null;
@@ -45,21 +47,20 @@ function statement(sql: string): Database.Statement {
   return found;
 }
 
-/** The day groups of openingsSql's rows: days, openings, and each day's days_to_close as a Float64Array. */
-function openingsOf(rows: Iterable<unknown[]>): Extract<RowWalkAnswer, { kind: 'openings' }> {
-  const byDay = new Map<string, { opened: number; closeDays: number[] }>();
+/** The numbers per bucket of the unit of bucketRowsSql's rows (the local day of created_at, days_to_close). */
+function bucketsOf(rows: Iterable<unknown[]>, unit: SummaryUnit): Extract<RowWalkAnswer, { kind: 'buckets' }> {
+  const keyOf = BUCKET_KEY_OF[unit];
+  const keyOfDay = new Map<string, string>();
+  const byBucket = new Map<string, { opened: number; closeDays: number[] }>();
   for (const [day, daysToClose] of rows as Iterable<[string, number | null]>) {
-    let group = byDay.get(day);
-    if (group === undefined) {
-      group = { opened: 0, closeDays: [] };
-      byDay.set(day, group);
-    }
+    let key = keyOfDay.get(day);
+    if (key === undefined) keyOfDay.set(day, (key = keyOf(day)));
+    let group = byBucket.get(key);
+    if (group === undefined) byBucket.set(key, (group = { opened: 0, closeDays: [] }));
     group.opened += 1;
     if (daysToClose !== null) group.closeDays.push(daysToClose);
   }
-  const days = [...byDay.keys()];
-  const groups = [...byDay.values()];
-  return { kind: 'openings', days, opened: groups.map((group) => group.opened), closeDays: groups.map((group) => Float64Array.from(group.closeDays)) };
+  return { kind: 'buckets', buckets: [...byBucket].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))]) };
 }
 
 function answerOf(job: RowWalkJob): RowWalkAnswer {
@@ -71,8 +72,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       return { kind: 'count', count: (run.get(...job.parameters) as [number])[0] };
     case 'facet':
       return { kind: 'facet', rows: run.all(...job.parameters) as [string | number | null, number][] };
-    case 'openings':
-      return openingsOf(run.iterate(...job.parameters) as Iterable<unknown[]>);
+    case 'buckets':
+      return bucketsOf(run.iterate(...job.parameters) as Iterable<unknown[]>, job.unit ?? 'day');
   }
 }
 
@@ -81,8 +82,7 @@ send({ kind: 'ready' });
 port.on('message', (job: RowWalkJob) => {
   try {
     const answer = answerOf(job);
-    // The day arrays are moved, not copied: the service receives them without work on its event loop.
-    send({ kind: 'answer', id: job.id, answer }, answer.kind === 'openings' ? answer.closeDays.map((days) => days.buffer as ArrayBuffer) : []);
+    send({ kind: 'answer', id: job.id, answer });
   } catch (error) {
     send({ kind: 'error', id: job.id, message: error instanceof Error ? error.message : String(error) });
   }

@@ -2,9 +2,11 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
+import type { BucketSummary } from './service-request-store.js';
+import type { SummaryUnit } from '../../snapshot/index.js';
 
 /**
- * The SQLite walks over rows (count, facets, the day groups of the statistics, the list pages that
+ * The SQLite walks over rows (count, facets, the buckets of the statistics, the list pages that
  * check the rows they walk) run in a small pool of
  * worker threads (sqlite-row-walk-worker.ts), each with its own read-only connection, never on the
  * service's event loop: a walk of millions of rows takes seconds, and every other request of the
@@ -23,13 +25,13 @@ export interface RowWalkPoolLimits {
 export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
 
 /** What a worker is asked: a statement of sqlite-queries.ts and how to read its rows. */
-export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'openings'; sql: string; parameters: (string | number)[] };
+export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets'; sql: string; parameters: (string | number)[]; unit?: SummaryUnit };
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
-  | { kind: 'openings'; days: string[]; opened: number[]; closeDays: Float64Array[] };
+  | { kind: 'buckets'; buckets: [string, BucketSummary][] };
 
 export type RowWalkWorkerMessage =
   | { kind: 'ready' }
@@ -167,13 +169,13 @@ export class RowWalkPool {
   }
 
   /** Runs a statement in a worker; rejects with 503 overloaded past the queue or the deadline. */
-  run(kind: RowWalkJob['kind'], query: WhereClause): Promise<RowWalkAnswer> {
+  run(kind: RowWalkJob['kind'], query: WhereClause, unit?: SummaryUnit): Promise<RowWalkAnswer> {
     if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
     if (this.waiting.length >= this.limits.queue) return Promise.reject(overloaded());
     return this.start().then(
       () =>
         new Promise<RowWalkAnswer>((resolve, reject) => {
-          const job: RowWalkJob = { id: this.nextId++, kind, sql: query.sql, parameters: query.parameters as (string | number)[] };
+          const job: RowWalkJob = { id: this.nextId++, kind, sql: query.sql, parameters: query.parameters as (string | number)[], ...(unit === undefined ? {} : { unit }) };
           const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
           this.waiting.push(pending);
           this.dispatch();

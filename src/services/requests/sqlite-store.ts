@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { ApiError } from '../../platform/error-registry.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
-import { countSql, facetSql, openingsSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
+import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
 import {
   DatabaseUnavailableError,
@@ -10,7 +10,6 @@ import {
   type DailyScope,
   type DailyStatRecord,
   type DatasetRecord,
-  type DayOpenings,
   type FacetColumn,
   type ListPageQuery,
   type ServiceRequestRecord,
@@ -32,7 +31,7 @@ const MAX_STATEMENTS = 256;
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
  * (and again after a failure), so that a missing or broken file answers 503 instead of stopping the
  * service. Nothing per row is held in memory: list pages are short walks of the file's indexes on
- * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets, the day groups
+ * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets, the buckets
  * of the statistics and the pages that check the rows they walk (PageIdsQuery) walk rows in a pool
  * of worker threads (sqlite-row-walks.ts).
  * Every page reads the file as it is, so a row that left the set between two pages is simply not
@@ -115,9 +114,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /** Runs a walk in the worker pool; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
-  private async walk<K extends RowWalkAnswer['kind']>(kind: K, query: { sql: string; parameters: unknown[] }): Promise<Extract<RowWalkAnswer, { kind: K }>> {
+  private async walk<K extends RowWalkAnswer['kind']>(
+    kind: K,
+    query: { sql: string; parameters: unknown[] },
+    unit?: SummaryUnit,
+  ): Promise<Extract<RowWalkAnswer, { kind: K }>> {
     try {
-      return (await this.rowWalks.run(kind, query as never)) as Extract<RowWalkAnswer, { kind: K }>;
+      return (await this.rowWalks.run(kind, query as never, unit)) as Extract<RowWalkAnswer, { kind: K }>;
     } catch (error) {
       throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
     }
@@ -137,9 +140,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return (await this.walk('facet', facetSql(column, filters, TABLE))).rows.map(([value, count]) => ({ value, count }));
   }
 
-  async openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>> {
-    const { days, opened, closeDays } = await this.walk('openings', openingsSql(filters, TABLE));
-    return new Map(days.map((day, i) => [day, { opened: opened[i] as number, closeDays: closeDays[i] as Float64Array }]));
+  async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
+    return new Map((await this.walk('buckets', bucketRowsSql(filters, TABLE), unit)).buckets);
   }
 
   /**

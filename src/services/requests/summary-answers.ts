@@ -1,8 +1,7 @@
 import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../snapshot/index.js';
-import type { FacetColumn, ValueCount } from './service-request-store.js';
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
-import { BUCKET_KEY_OF, bucketNumbers, bucketNumbersFromSummaries, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
-import type { BucketSummary, DayOpenings } from './service-request-store.js';
+import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
+import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from './service-request-store.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
@@ -264,11 +263,8 @@ export class AggregateSummaries {
   }
 }
 
-/** Where the numbers of a period come from: the summaries' whole buckets, the rows' days (a store). */
-export interface PeriodSources {
-  periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
-  openingsByDay(filters: ListFilters): Promise<Map<string, DayOpenings>>;
-}
+/** Where the numbers of a period come from: the summaries' whole buckets, the rows' buckets (a store). */
+export type PeriodSources = Pick<ServiceRequestStore, 'periodSummaries' | 'bucketsFromRows'>;
 
 /**
  * The numbers per day, ISO week or month of the matching requests, over the days of the period the
@@ -282,21 +278,16 @@ export async function periodNumbersOf(
   period: Period,
 ): Promise<(PeriodNumbers & { key: string })[]> {
   const days = statDays(period, filters);
-  const keyOf = BUCKET_KEY_OF[unit];
+  const numbers = (buckets: ReadonlyMap<string, BucketSummary>) => bucketNumbers(days, buckets, period.snapshotDate, BUCKET_KEY_OF[unit]);
   const summaries = await sources.periodSummaries(filters, unit);
-  if (summaries !== null) return bucketNumbersFromSummaries(days, summaries, period.snapshotDate, keyOf);
+  if (summaries !== null) return numbers(summaries);
   const split = splitAtWholeBuckets(filters, unit);
   const whole = split === null ? null : await sources.periodSummaries(split.whole, unit);
-  if (split === null || whole === null) return bucketNumbers(days, await sources.openingsByDay(filters), period.snapshotDate, keyOf);
-  const { wholeFrom, wholeTo } = split;
-  const openingsOf = (edge: ListFilters | null): Promise<Map<string, DayOpenings> | null> => (edge === null ? Promise.resolve(null) : sources.openingsByDay(edge));
-  const [before, after] = await Promise.all([openingsOf(split.before), openingsOf(split.after)]);
-  const edgeNumbers = async (edgeDays: string[], openings: Map<string, DayOpenings> | null) =>
-    openings === null || edgeDays.length === 0 ? [] : bucketNumbers(edgeDays, openings, period.snapshotDate, keyOf);
-  const inWhole = (day: string): boolean => (wholeFrom === null || day >= wholeFrom) && (wholeTo === null || day < wholeTo);
-  return [
-    ...(await edgeNumbers(days.filter((day) => wholeFrom !== null && day < wholeFrom), before)),
-    ...bucketNumbersFromSummaries(days.filter(inWhole), whole, period.snapshotDate, keyOf),
-    ...(await edgeNumbers(days.filter((day) => wholeTo !== null && day >= wholeTo), after)),
-  ];
+  if (split === null || whole === null) return numbers(await sources.bucketsFromRows(filters, unit));
+  // The cut buckets lie before and after the whole ones: their keys are not among the summaries'.
+  const buckets = new Map(whole);
+  for (const edge of [split.before, split.after]) {
+    if (edge !== null) for (const [key, bucket] of await sources.bucketsFromRows(edge, unit)) buckets.set(key, bucket);
+  }
+  return numbers(buckets);
 }
