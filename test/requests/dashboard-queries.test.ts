@@ -392,11 +392,17 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
       }
     });
 
-    it('a statistics answer is built once per URL and snapshot: the next request of the URL gets the same bytes without reading the snapshot', async () => {
+    it('a count, facet or statistics answer is built once per URL and snapshot: the next request of the URL gets the same bytes without reading the snapshot', async () => {
       const store = (backend === 'sqlite' ? SqliteServiceRequestStore : PostgresServiceRequestStore).prototype;
-      const reads = [vi.spyOn(store, 'bucketsFromRows'), vi.spyOn(store, 'periodSummaries'), vi.spyOn(store, 'dailyStats')];
+      const reads = [vi.spyOn(store, 'bucketsFromRows'), vi.spyOn(store, 'periodSummaries'), vi.spyOn(store, 'dailyStats'), vi.spyOn(store, 'count'), vi.spyOn(store, 'facet')];
       try {
-        for (const path of ['/v1/stats/weekly?channel=phone&created_from=2025-01-09', '/v1/stats/daily?borough=queens', '/v1/stats/monthly?status=open']) {
+        for (const path of [
+          '/v1/stats/weekly?channel=phone&created_from=2025-01-09',
+          '/v1/stats/daily?borough=queens',
+          '/v1/stats/monthly?status=open',
+          '/v1/service-requests/count?status=open&borough=queens',
+          '/v1/facets?field=channel&status=open&borough=queens',
+        ]) {
           const first = await get(path);
           const calls = reads.reduce((sum, read) => sum + read.mock.calls.length, 0);
           expect(calls, path).toBeGreaterThan(0);
@@ -410,6 +416,19 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
         }
       } finally {
         for (const read of reads) read.mockRestore();
+      }
+    });
+
+    it('ten requests of the same URL arriving together walk the rows once and get the same answer', async () => {
+      const store = (backend === 'sqlite' ? SqliteServiceRequestStore : PostgresServiceRequestStore).prototype;
+      const walks = vi.spyOn(store, 'bucketsFromRows');
+      try {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => get('/v1/stats/weekly?status=closed&channel=online')));
+        expect(answers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 10 }, () => 200));
+        expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
+        expect(walks).toHaveBeenCalledTimes(1);
+      } finally {
+        walks.mockRestore();
       }
     });
   });

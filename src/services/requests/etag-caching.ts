@@ -2,6 +2,7 @@ import { createHmac, hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ByteBoundedLru } from '../../platform/byte-bounded-lru.js';
 import { etagMatches } from '../../platform/compression.js';
+import { MEDIA_TYPES } from './row-formats.js';
 
 /**
  * HTTP caching of a frozen snapshot: the answer to a GET depends only on the snapshot and the
@@ -12,14 +13,17 @@ import { etagMatches } from '../../platform/compression.js';
 export const CACHE_CONTROL = 'private, max-age=300';
 
 /**
- * Bytes of serialized answers kept by ETag (the statistics: years of days are hundreds of KB, and
- * milliseconds to build each time); a strong ETag names one body, so a kept body is the answer.
+ * Bytes of serialized answers kept by ETag (count, facets and statistics: years of days are hundreds
+ * of KB and milliseconds to build, a combination of filters a walk of the rows); a strong ETag names
+ * one body, so a kept body is the answer.
  */
 export const KEPT_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export class EtagCaching {
   private readonly salt: string;
   private readonly kept = new ByteBoundedLru(KEPT_ANSWER_BYTES);
+  /** Bodies being built, by ETag: at most one per tag that requests are waiting for. */
+  private readonly building = new Map<string, Promise<Buffer>>();
 
   constructor(cursorSecret: Buffer) {
     // Replicas sharing CURSOR_SECRET share ETags; with another key the next_cursor texts differ.
@@ -47,16 +51,31 @@ export class EtagCaching {
   }
 
   /**
-   * The serialized body of the answer tagged by the ETag that answerNotModified set: kept, or built
-   * by `serialize` and kept for the next request of the same URL and snapshot.
+   * Sends the answer tagged by the ETag that answerNotModified set, as JSON serialized by the route's
+   * response schema: the kept body when there is one; else `build` runs once for every request of the
+   * same tag that arrives while it runs (ten dashboards opening the same view walk the rows once),
+   * and its body is kept for the next ones.
    */
-  async keptAnswer(reply: FastifyReply, serialize: () => Promise<string | Buffer | ArrayBuffer>): Promise<Buffer> {
+  async sendKept(reply: FastifyReply, build: () => Promise<unknown>): Promise<FastifyReply> {
     const etag = reply.getHeader('ETag');
-    const kept = typeof etag === 'string' ? this.kept.get(etag) : undefined;
-    if (kept !== undefined) return kept;
-    const serialized = await serialize();
-    const body = typeof serialized === 'string' ? Buffer.from(serialized) : Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized);
-    if (typeof etag === 'string') this.kept.set(etag, body);
-    return body;
+    let body: Buffer | undefined = typeof etag === 'string' ? this.kept.get(etag) : undefined;
+    if (body === undefined) {
+      const serialized = async (): Promise<Buffer> => Buffer.from(reply.serialize(await build()) as string);
+      if (typeof etag !== 'string') body = await serialized();
+      else {
+        let building = this.building.get(etag);
+        if (building === undefined) {
+          building = serialized()
+            .then((built) => {
+              this.kept.set(etag, built);
+              return built;
+            })
+            .finally(() => this.building.delete(etag));
+          this.building.set(etag, building);
+        }
+        body = await building;
+      }
+    }
+    return reply.type(MEDIA_TYPES.json).send(body);
   }
 }

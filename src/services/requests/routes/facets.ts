@@ -31,9 +31,11 @@ export function registerFacetRoutes(app: PlatformApp, { store, caching }: Reques
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      if (filters.borough === null) return { items: await store.complaintTypeCounts() };
-      const counts = await store.facet('complaint_type', filters);
-      return { items: counts.flatMap(({ value, count }) => (typeof value === 'string' ? [{ complaint_type: value, count }] : [])) };
+      return caching.sendKept(reply, async () => {
+        if (filters.borough === null) return { items: await store.complaintTypeCounts() };
+        const counts = await store.facet('complaint_type', filters);
+        return { items: counts.flatMap(({ value, count }) => (typeof value === 'string' ? [{ complaint_type: value, count }] : [])) };
+      });
     },
   );
 
@@ -57,7 +59,7 @@ export function registerFacetRoutes(app: PlatformApp, { store, caching }: Reques
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       const field = request.query.field;
-      return { field, items: await store.facet(field, filters) };
+      return caching.sendKept(reply, async () => ({ field, items: await store.facet(field, filters) }));
     },
   );
 }

@@ -110,7 +110,7 @@ export function registerListRoutes(app: PlatformApp, { store, texts, cursors, ca
       const filters = readListFilters(request.query);
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-      return { count: await store.count(filters) };
+      return caching.sendKept(reply, async () => ({ count: await store.count(filters) }));
     },
   );
 }

@@ -63,9 +63,7 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
         const filters = readListFilters(request.query as never);
         const snapshotId = await store.snapshotId();
         if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-        // Serialized by the route's own response schema, once per URL and snapshot.
-        const body = await caching.keptAnswer(reply, async () => reply.serialize({ items: await build(filters) }));
-        return reply.type('application/json; charset=utf-8').send(body);
+        return caching.sendKept(reply, async () => ({ items: await build(filters) }));
       },
     );
 
