@@ -26,7 +26,9 @@ export function writeSqliteSnapshot(path: string, content: SnapshotContent | Sna
     try {
       db.pragma('journal_mode = OFF');
       db.pragma('synchronous = OFF');
-      db.pragma('temp_store = MEMORY');
+      // The sorts of the index builds spill to temporary files past the page cache's size: in memory
+      // they would hold every row's index entry, so the command's memory would grow with the rows.
+      db.pragma('temp_store = FILE');
       db.pragma('cache_size = -65536');
       writeSnapshotTables(db, content, onProgress);
       db.pragma('journal_mode = DELETE');
