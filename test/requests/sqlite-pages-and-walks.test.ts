@@ -10,6 +10,7 @@ import {
 import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
+import { countSql, type FilterValueCounts } from '../../src/services/requests/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../src/services/requests/period-stats.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
@@ -183,6 +184,17 @@ describe('pages and row walks of the SQLite store', () => {
     expect(await store.listIds({ filters: none, after: null, fetch: 50 })).toEqual([]);
     const empty: ListFilters = { ...NO_FILTERS, created_from: '2025-01-05', created_to: '2025-01-05' };
     expect(await store.listIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
+  });
+
+  it('a walk of several equality filters reads the index of the one whose values hold the fewest rows; a list with none is left to the planner', () => {
+    const counts: FilterValueCounts = new Map([
+      ['status', new Map([['closed', 5_000]])],
+      ['borough', new Map<FilterValue, number>([['queens', 900], [null, 10]])],
+    ]);
+    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens'] }, counts, 'service_requests').sql).toBe(
+      'SELECT count(*) FROM service_requests INDEXED BY service_requests_borough_created_at_id WHERE borough = ? AND status = ?',
+    );
+    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, 'service_requests').sql).not.toContain('INDEXED BY');
   });
 
   describe('where a page walks: on the event loop only when its index seeks every condition', () => {

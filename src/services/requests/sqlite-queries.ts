@@ -69,30 +69,39 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, ta
   return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch], checksRows };
 }
 
-function whereOf(filters: ListFilters): WhereClause {
+/**
+ * The table and WHERE clause of a walk of the matching rows. Several equality filters: the walk reads
+ * the index of the one whose values hold the fewest rows (the planner, without per-value counts, may
+ * take the largest: at 50x a three-filter count walked 5.3 million rows of `status = closed` in 4.0 s
+ * instead of 1.3 million in 1.5 s). Named only when its values are all non-null (an `IS NULL` OR-ed
+ * in is left to the planner, which may not use the index for it).
+ */
+function walkOf(filters: ListFilters, counts: FilterValueCounts, table: string): WhereClause {
   const { conditions, parameters } = conditionsOf(filters, null, 'sqlite');
-  return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
+  const lead = leadFilter(filters, counts);
+  const named = lead !== null && filters[lead]?.every((value) => value !== null) === true ? ` INDEXED BY ${filterIndexName(lead)}` : '';
+  return { sql: `${table}${named}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`}`, parameters };
 }
 
 /** One number: the matching rows. */
-export function countSql(filters: ListFilters, table: string): WhereClause {
-  const where = whereOf(filters);
-  return { sql: `SELECT count(*) FROM ${table}${where.sql}`, parameters: where.parameters };
+export function countSql(filters: ListFilters, counts: FilterValueCounts, table: string): WhereClause {
+  const walk = walkOf(filters, counts, table);
+  return { sql: `SELECT count(*) FROM ${walk.sql}`, parameters: walk.parameters };
 }
 
 /** Rows [value, count], largest first, then by value (binary order, as compareFilterValues), null last. */
-export function facetSql(column: FacetColumn, filters: ListFilters, table: string): WhereClause {
-  const where = whereOf(filters);
+export function facetSql(column: FacetColumn, filters: ListFilters, counts: FilterValueCounts, table: string): WhereClause {
+  const walk = walkOf(filters, counts, table);
   return {
-    sql: `SELECT ${column}, count(*) FROM ${table}${where.sql} GROUP BY ${column} ORDER BY 2 DESC, 1 ASC NULLS LAST`,
-    parameters: where.parameters,
+    sql: `SELECT ${column}, count(*) FROM ${walk.sql} GROUP BY ${column} ORDER BY 2 DESC, 1 ASC NULLS LAST`,
+    parameters: walk.parameters,
   };
 }
 
 /** Rows [local date of created_at, days_to_close] of the matching requests, grouped per bucket by a row walk worker. */
-export function bucketRowsSql(filters: ListFilters, table: string): WhereClause {
-  const where = whereOf(filters);
-  return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${table}${where.sql}`, parameters: where.parameters };
+export function bucketRowsSql(filters: ListFilters, counts: FilterValueCounts, table: string): WhereClause {
+  const walk = walkOf(filters, counts, table);
+  return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${walk.sql}`, parameters: walk.parameters };
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

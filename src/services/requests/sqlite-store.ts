@@ -127,7 +127,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   async count(filters: ListFilters): Promise<number> {
-    return (await this.summaries.count(filters)) ?? (await this.walk('count', countSql(filters, TABLE))).count;
+    return (await this.summaries.count(filters)) ?? (await this.walk('count', await this.read(() => countSql(filters, this.valueCounts, TABLE)))).count;
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -137,11 +137,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    return (await this.walk('facet', facetSql(column, filters, TABLE))).rows.map(([value, count]) => ({ value, count }));
+    return (await this.walk('facet', await this.read(() => facetSql(column, filters, this.valueCounts, TABLE)))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    return new Map((await this.walk('buckets', bucketRowsSql(filters, TABLE), unit)).buckets);
+    return new Map((await this.walk('buckets', await this.read(() => bucketRowsSql(filters, this.valueCounts, TABLE)), unit)).buckets);
   }
 
   /**
