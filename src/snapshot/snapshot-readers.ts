@@ -53,8 +53,8 @@ interface DailyRow {
 const META_SELECT = (table: string): string => `SELECT ${SNAPSHOT_META_COLUMNS.join(', ')} FROM ${table} WHERE id = 1`;
 const RULES_SELECT = (table: string): string =>
   `SELECT id, kind, description, rows_removed, values_changed, applied FROM ${table} ORDER BY position`;
-const DAILY_SELECT = (table: string, p1: string, p2: string): string =>
-  `SELECT day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close FROM ${table} WHERE borough = ${p1} AND complaint_type = ${p2} ORDER BY day`;
+const DAILY_SELECT = (table: string, [borough, complaintType, first, last]: readonly string[]): string =>
+  `SELECT day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close FROM ${table} WHERE borough = ${borough} AND complaint_type = ${complaintType} AND day >= ${first} AND day <= ${last} ORDER BY day`;
 const COUNTS_SELECT = (table: string): string =>
   `SELECT complaint_type, request_count AS count FROM ${table} ORDER BY request_count DESC, complaint_type ASC`;
 
@@ -100,6 +100,11 @@ function toSnapshotMeta(row: MetaRow | undefined, rules: RuleRow[]): SnapshotMet
   };
 }
 
+/** The parameters of DAILY_SELECT: the scope, then the first and last day. */
+function dailyParameters(scope: DailyStatsScope, period: Pick<SnapshotMeta, 'period_start' | 'period_end'>): string[] {
+  return [scope.borough ?? ALL_SCOPE, scope.complaintType ?? ALL_SCOPE, period.period_start, period.period_end];
+}
+
 /** One row per day from period_start to period_end; days (or scopes) absent from the table are zeros. */
 function fillDays(meta: Pick<SnapshotMeta, 'period_start' | 'period_end'>, rows: DailyRow[]): DailyStat[] {
   const byDay = new Map(rows.map((r) => [r.day, r]));
@@ -129,7 +134,8 @@ export function readSnapshotMeta(db: Database.Database): SnapshotMeta {
 /**
  * Daily numbers for one scope (no filter, a borough, a complaint type, or both): one row per day of
  * the snapshot's period, in order (181 for January to June 2025), zeros for an unknown complaint type.
- * Pass `meta` to save one query.
+ * Pass `meta` to save one query, or the first and last day of a part of the period (period_start and
+ * period_end) to read that part only.
  */
 export function readDailyStats(
   db: Database.Database,
@@ -137,7 +143,7 @@ export function readDailyStats(
   meta?: Pick<SnapshotMeta, 'period_start' | 'period_end'>,
 ): DailyStat[] {
   const period = meta ?? readSnapshotMeta(db);
-  const rows = db.prepare(DAILY_SELECT('daily_stats', '?', '?')).all(scope.borough ?? ALL_SCOPE, scope.complaintType ?? ALL_SCOPE) as DailyRow[];
+  const rows = db.prepare(DAILY_SELECT('daily_stats', ['?', '?', '?', '?'])).all(...dailyParameters(scope, period)) as DailyRow[];
   return fillDays(period, rows);
 }
 
@@ -161,10 +167,7 @@ export async function readDailyStatsFromPostgres(
   meta?: Pick<SnapshotMeta, 'period_start' | 'period_end'>,
 ): Promise<DailyStat[]> {
   const period = meta ?? (await readSnapshotMetaFromPostgres(db, schema));
-  const result = await db.query(DAILY_SELECT(tableName('postgres', 'daily_stats', schema), '$1', '$2'), [
-    scope.borough ?? ALL_SCOPE,
-    scope.complaintType ?? ALL_SCOPE,
-  ]);
+  const result = await db.query(DAILY_SELECT(tableName('postgres', 'daily_stats', schema), ['$1', '$2', '$3', '$4']), dailyParameters(scope, period));
   return fillDays(period, result.rows as DailyRow[]);
 }
 

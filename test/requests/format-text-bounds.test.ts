@@ -4,6 +4,7 @@ import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from '../../src/services/requests/row-formats.js';
 import { ServiceRequestTexts } from '../../src/services/requests/serialized-rows.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import type { ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/service-request-store.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 
 /**
@@ -46,6 +47,16 @@ describe('the CSV and GeoJSON texts of the rows are kept within a byte bound', (
     }
     expect(arena.generation, 'the small arena started again').toBeGreaterThan(3);
     expect(large.arena.generation, 'the default arena (40 MiB) holds the fixture').toBe(0);
+  });
+
+  it('a page of rows not kept yet is read 250 rows at a time, giving way between reads, in the order of its ids', async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => 5000 - i);
+    const reads: number[] = [];
+    const rowsOf = (piece: readonly number[]) => piece.map((id) => ({ id, created_at: '2025-01-01T00:00:00' }) as ServiceRequestRecord);
+    const fake = { onSnapshotChange: () => undefined, rowsById: (piece: readonly number[]) => (reads.push(piece.length), Promise.resolve(rowsOf(piece))) };
+    const items = await new ServiceRequestTexts(fake as unknown as ServiceRequestStore).textsOf(ids);
+    expect(reads).toEqual([250, 250, 250, 250]);
+    expect(items.map((item) => item.position.id)).toEqual(ids);
   });
 
   it('a text longer than a slab is built for the page and not kept', () => {

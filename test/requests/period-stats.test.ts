@@ -35,15 +35,25 @@ describe('period statistics', () => {
     expect(bucketSummaryOf(2, new Float64Array(0))).toEqual({ opened: 2, closedWithin: 0, lowMiddle: null, highMiddle: null });
   });
 
-  it('one row per bucket of the days, with the median of its two middles and the share closed in time', () => {
+  it('one row per bucket of the days, with the median of its two middles and the share closed in time', async () => {
     const buckets = new Map([
       ['2025-W01', bucketSummaryOf(3, Float64Array.from([1, 20]))],
       ['2025-W02', bucketSummaryOf(2, Float64Array.from([3, 4]))],
     ]);
-    const weeks = bucketNumbers(['2025-01-04', '2025-01-05', '2025-01-06'], buckets, '2025-01-20', isoWeekOf);
+    const weeks = await bucketNumbers(['2025-01-04', '2025-01-05', '2025-01-06'], buckets, '2025-01-20', isoWeekOf);
     expect(weeks).toEqual([
       { key: '2025-W01', start: '2025-01-04', end: '2025-01-05', opened: 3, closed_within_14_days: 1, share_closed_within_14_days: 0.3333, median_days_to_close: 10.5, complete: true },
       { key: '2025-W02', start: '2025-01-06', end: '2025-01-06', opened: 2, closed_within_14_days: 2, share_closed_within_14_days: 1, median_days_to_close: 3.5, complete: false },
     ]);
+  });
+
+  it('years of days give way to other requests: a pause between steps of 256 days, the same rows', async () => {
+    const days = statDays({ start: '2016-01-01', end: '2025-12-31', snapshotDate: '2026-01-01' }, NO_FILTERS);
+    const buckets = new Map([['2020-W10', bucketSummaryOf(4, Float64Array.from([1, 2, 30]))]]);
+    let pauses = 0;
+    const paced = await bucketNumbers(days, buckets, '2026-01-01', isoWeekOf, { pause: () => Promise.resolve(void (pauses += 1)) });
+    expect(pauses).toBe(Math.ceil(days.length / 256) - 1);
+    expect(paced).toEqual(await bucketNumbers(days, buckets, '2026-01-01', isoWeekOf));
+    expect(paced.find((week) => week.key === '2020-W10')).toMatchObject({ opened: 4, closed_within_14_days: 2, median_days_to_close: 2 });
   });
 });

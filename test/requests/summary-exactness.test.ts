@@ -234,8 +234,8 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
       const buckets = await summaries.periodBuckets(filters, unit);
       expect(buckets, `${unit} ${JSON.stringify(filters)}`).not.toBeNull();
       const days = statDays(period, filters);
-      const expected = bucketNumbers(days, await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
-      const actual = bucketNumbers(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const expected = await bucketNumbers(days, await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const actual = await bucketNumbers(days, buckets ?? new Map(), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(actual, `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
     }
   }, 300_000);
@@ -255,7 +255,7 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
           return bucketsOfRows(snapshot.read, f, u);
         },
       };
-      const expected = bucketNumbers(statDays(period, filters), await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
+      const expected = await bucketNumbers(statDays(period, filters), await bucketsOfRows(snapshot.read, filters, unit), period.snapshotDate, BUCKET_KEY_OF[unit]);
       expect(await periodNumbersOf(sources, filters, unit, period), `${unit} ${JSON.stringify(filters)}`).toEqual(expected);
       if (splitAtWholeBuckets(filters, unit) !== null) {
         for (const edge of walked) {
@@ -306,6 +306,32 @@ describe('aggregate summaries of the synthetic snapshot (1x)', () => {
   afterAll(async () => {
     rmSync(folder, { recursive: true, force: true });
     await dropPostgresSchema(schema);
+  });
+
+  it('the answers read the summary indexes only (covering): SQLite plans, PostgreSQL index-only scans of vacuumed tables', async () => {
+    const db = new Database(path, { readonly: true });
+    try {
+      const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
+      expect(plan("SELECT bucket, opened, closed_within_14_days, low_middle, high_middle FROM summary_buckets WHERE filter_column = 'borough' AND filter_value IN ('bronx') AND unit = 'day' ORDER BY bucket")).toContain('COVERING INDEX summary_buckets_scope');
+      expect(plan("SELECT facet_value, sum(requests) FROM summary_facets WHERE filter_column = '' AND facet_column = 'status' AND period = '' GROUP BY facet_value")).toContain('COVERING INDEX summary_facets_scope');
+    } finally {
+      db.close();
+    }
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ indexdef: string; visible: number }>(
+        `SELECT i.indexdef, c.relallvisible AS visible FROM pg_indexes i JOIN pg_class c ON c.relname = i.tablename AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = i.schemaname)
+         WHERE i.schemaname = (SELECT schema_name FROM ${schema}.snapshot_pointer WHERE id = 1) AND i.indexname IN ('summary_buckets_scope', 'summary_facets_scope') ORDER BY i.indexname`,
+      );
+      expect(rows.map((row) => row.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+        '(unit, filter_column, filter_value, bucket) INCLUDE (opened, closed_within_14_days, low_middle, high_middle)',
+        '(filter_column, facet_column, period, filter_value) INCLUDE (facet_value, requests)',
+      ]);
+      for (const row of rows) expect(row.visible, 'vacuumed: index-only scans skip the table').toBeGreaterThan(0);
+    } finally {
+      await client.end();
+    }
   });
 
   describe('SQLite', () => checkExactness(() => Promise.resolve(sqliteSnapshot(path)), 20, 60));

@@ -18,6 +18,7 @@ import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } f
 import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from '../../snapshot/postgres-snapshot-pointer.js';
 import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
 import { writePostgresAggregateSummaries } from './postgres-aggregate-summaries.js';
+import { SUMMARY_TABLES } from '../../snapshot/aggregate-summaries.js';
 import { parsePostgresTarget, type PostgresTarget } from '../../shared/postgres-schema.js';
 
 function copyValue(value: string | number | null): string {
@@ -93,7 +94,8 @@ export async function writePostgresSnapshotWithClient(
   // The visibility map, which index-only scans (counts, list ids) need to skip the table: set now rather
   // than whenever autovacuum comes (VACUUM cannot run inside the loading transaction). A standby
   // receives it with the WAL.
-  await client.query(`VACUUM ${tableName('postgres', 'service_requests', schema)}`);
+  // The summary tables too: their covering indexes answer without reading the tables then.
+  for (const name of ['service_requests', ...SUMMARY_TABLES]) await client.query(`VACUUM ${tableName('postgres', name, schema)}`);
   await dropRetiredSnapshotSchemas(client, servedSchema);
   return schema;
 }

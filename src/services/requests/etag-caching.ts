@@ -1,4 +1,5 @@
 import { createHmac, hash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ByteBoundedLru } from '../../platform/byte-bounded-lru.js';
 import { etagMatches } from '../../platform/compression.js';
@@ -60,7 +61,12 @@ export class EtagCaching {
     const etag = reply.getHeader('ETag');
     let body: Buffer | undefined = typeof etag === 'string' ? this.kept.get(etag) : undefined;
     if (body === undefined) {
-      const serialized = async (): Promise<Buffer> => Buffer.from(reply.serialize(await build()) as string);
+      const serialized = async (): Promise<Buffer> => {
+        const answer = await build();
+        // Serializing years of days is a step of its own: the build's last step may just have run.
+        await nextTurn();
+        return Buffer.from(reply.serialize(answer) as string);
+      };
       if (typeof etag !== 'string') body = await serialized();
       else {
         let building = this.building.get(etag);

@@ -1,5 +1,7 @@
 import type { BucketSummary } from './service-request-store.js';
 import type { ListFilters } from './list-filters.js';
+// A type only: the row walk workers load this module, and the platform's has no business there.
+import type { TimeSlice } from '../../platform/work-budget.js';
 import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../snapshot/index.js';
 
 // The weekly numbers' key is the summaries' (one definition for both).
@@ -27,7 +29,7 @@ export interface Period {
   snapshotDate: string;
 }
 
-function addDays(day: string, days: number): string {
+export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
@@ -76,23 +78,33 @@ export const BUCKET_KEY_OF: Readonly<Record<SummaryUnit, (day: string) => string
   month: monthOf,
 };
 
+/** Days between two pauses of bucketNumbers: a few hundred days are well under a millisecond. */
+const DAYS_PER_STEP = 256;
+
 /**
  * One row per bucket (`keyOf` of each day: the day itself, its ISO week or its month) of the days, in
  * day order, from the numbers of each bucket's requests over those days (buckets absent from
- * `summaries` opened nothing): the summaries' whole buckets, or the rows' (bucketsFromRows).
+ * `summaries` opened nothing): the summaries' whole buckets, or the rows' (bucketsFromRows). Years of
+ * days are thousands of rows: the loop gives way to other requests between steps (`slice`, when given).
  */
-export function bucketNumbers(
+export async function bucketNumbers(
   days: readonly string[],
   summaries: ReadonlyMap<string, BucketSummary>,
   snapshotDate: string,
   keyOf: (day: string) => string,
-): (PeriodNumbers & { key: string })[] {
+  slice?: Pick<TimeSlice, 'pause'>,
+): Promise<(PeriodNumbers & { key: string })[]> {
   const rows: (PeriodNumbers & { key: string })[] = [];
-  for (const day of days) {
+  const completeThrough = lastCompleteDay(snapshotDate);
+  for (let i = 0; i < days.length; i += 1) {
+    if (i % DAYS_PER_STEP === 0 && i > 0) await slice?.pause();
+    const day = days[i] as string;
     const key = keyOf(day);
     const last = rows.at(-1);
     if (last !== undefined && last.key === key) {
       last.end = day;
+      // Whether a bucket is final depends on its last day only.
+      last.complete = day <= completeThrough;
       continue;
     }
     const found = summaries.get(key);
@@ -106,12 +118,9 @@ export function bucketNumbers(
       closed_within_14_days: stat.closed_within_14_days,
       share_closed_within_14_days: stat.share_closed_within_14_days,
       median_days_to_close: hasMedian ? medianOfMiddles(found.lowMiddle as number, found.highMiddle as number) : null,
-      complete: false,
+      complete: day <= completeThrough,
     });
   }
-  // Whether a bucket is final depends on its last day only.
-  const completeThrough = lastCompleteDay(snapshotDate);
-  for (const row of rows) row.complete = row.end <= completeThrough;
   return rows;
 }
 

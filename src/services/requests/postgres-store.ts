@@ -9,6 +9,7 @@ import {
   type ComplaintTypeCountRecord,
   type DailyScope,
   type DailyStatRecord,
+  type DayInterval,
   type DatasetRecord,
   type ListPageQuery,
   type ServiceRequestRecord,
@@ -17,7 +18,7 @@ import {
 import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
-import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
+import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -235,10 +236,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return toComplaintTypeCountRecords(await this.onServedSnapshot(({ schema }) => readComplaintTypeCountsFromPostgres(this.pool, schema)));
   }
 
-  async dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
+  async dailyStats(scope: DailyScope, days?: DayInterval): Promise<DailyStatRecord[]> {
     return this.onServedSnapshot(async ({ schema, meta }) => {
       const filters = { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined };
-      return toDailyStatRecords(await readDailyStatsFromPostgres(this.pool, schema, filters, meta), meta.snapshot_date);
+      return toDailyStatRecords(await readDailyStatsFromPostgres(this.pool, schema, filters, periodPart(meta, days)), meta.snapshot_date);
     });
   }
 

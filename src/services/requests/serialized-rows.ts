@@ -1,4 +1,5 @@
 import type { CursorPosition } from './cursor.js';
+import { TimeSlice } from '../../platform/work-budget.js';
 import { FormatTextCache } from './format-text-cache.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureHeadOf } from './row-formats.js';
 import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from './service-request-store.js';
@@ -54,6 +55,9 @@ function forgetPlaces(item: RequestText, arena: FormatTextCache): void {
   item.keptIn = arena.generation;
 }
 
+/** Rows per read of textsOf (about a millisecond to read and serialize). */
+const ROWS_PER_READ = 250;
+
 /**
  * The JSON text of each request, made once per row and snapshot: a snapshot is frozen, so a row's
  * text changes only with a new snapshot, and the texts are dropped when the store switches to one. Pages are then built from the texts of the ids that the keyset
@@ -89,8 +93,11 @@ export class ServiceRequestTexts {
       if (text === undefined) missing.push(id);
       else found.set(id, text);
     }
-    if (missing.length > 0) {
-      const rows = await this.store.rowsById(missing);
+    // A page of a thousand rows not kept yet is read and serialized in steps, giving way to other requests between them.
+    const slice = new TimeSlice();
+    for (let from = 0; from < missing.length; from += ROWS_PER_READ) {
+      if (from > 0) await slice.pause();
+      const rows = await this.store.rowsById(missing.slice(from, from + ROWS_PER_READ));
       // Rows read while the snapshot changed are not kept for later pages (`texts` is then the old map).
       if (texts === this.texts && texts.size + rows.length > this.capacity) texts.clear();
       for (const row of rows) {

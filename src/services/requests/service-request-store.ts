@@ -65,6 +65,12 @@ export interface DailyScope {
   complaint_type: string | null;
 }
 
+/** Days from `first` to `last`, both included (`YYYY-MM-DD`). */
+export interface DayInterval {
+  first: string;
+  last: string;
+}
+
 export interface CleaningRuleRecord {
   id: string;
   kind: string;
@@ -121,8 +127,11 @@ export interface ServiceRequestStore {
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]>;
-  /** One row per day of the snapshot's period, for all requests or one borough and/or complaint type. */
-  dailyStats(scope: DailyScope): Promise<DailyStatRecord[]>;
+  /**
+   * One row per day of the snapshot's period (or of its days from `days.first` to `days.last`), for
+   * all requests or one borough and/or complaint type.
+   */
+  dailyStats(scope: DailyScope, days?: DayInterval): Promise<DailyStatRecord[]>;
   dataset(): Promise<DatasetRecord>;
   /**
    * The id of the snapshot the store reads now. A refresh (a new snapshot published while the service

@@ -1,7 +1,7 @@
 import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../snapshot/index.js';
 import { dataNotice } from './data-notice.js';
 import { lastCompleteDay } from './period-stats.js';
-import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord } from './service-request-store.js';
+import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord, DayInterval } from './service-request-store.js';
 
 /**
  * The one place that turns the snapshot builder's side tables, as its readers give them
@@ -33,6 +33,12 @@ export function toDailyStatRecords(stats: readonly DailyStat[], snapshotDate: st
     median_days_to_close: stat.median_days_to_close,
     complete: stat.day <= completeThrough,
   }));
+}
+
+/** The snapshot's period, or the days of it asked for (the period bounds of readDailyStats). */
+export function periodPart(meta: Pick<SnapshotMeta, 'period_start' | 'period_end'>, days: DayInterval | undefined): Pick<SnapshotMeta, 'period_start' | 'period_end'> {
+  if (days === undefined) return meta;
+  return { period_start: days.first > meta.period_start ? days.first : meta.period_start, period_end: days.last < meta.period_end ? days.last : meta.period_end };
 }
 
 export function toComplaintTypeCountRecords(counts: readonly ComplaintTypeCount[]): ComplaintTypeCountRecord[] {

@@ -10,6 +10,7 @@ import {
   type DailyScope,
   type DailyStatRecord,
   type DatasetRecord,
+  type DayInterval,
   type FacetColumn,
   type ListPageQuery,
   type ServiceRequestRecord,
@@ -19,7 +20,7 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
-import { readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
+import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
 const TABLE = 'service_requests';
@@ -174,11 +175,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return this.meta;
   }
 
-  dailyStats(scope: DailyScope): Promise<DailyStatRecord[]> {
+  dailyStats(scope: DailyScope, days?: DayInterval): Promise<DailyStatRecord[]> {
     return this.read((database) => {
       const meta = this.snapshotMeta(database);
       const scoped = { borough: (scope.borough ?? undefined) as never, complaintType: scope.complaint_type ?? undefined };
-      return toDailyStatRecords(readDailyStats(database, scoped, meta), meta.snapshot_date);
+      return toDailyStatRecords(readDailyStats(database, scoped, periodPart(meta, days)), meta.snapshot_date);
     });
   }
 

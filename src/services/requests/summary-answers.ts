@@ -2,6 +2,7 @@ import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type Sum
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
 import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from './service-request-store.js';
+import { TimeSlice } from '../../platform/work-budget.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
@@ -127,6 +128,9 @@ function bucketRangeOf(range: DayRange, unit: SummaryUnit): DayRange | null {
   return { from: range.from?.slice(0, 7) ?? null, to: range.to?.slice(0, 7) ?? null };
 }
 
+/** Buckets per read of periodBuckets (a thousand rows read in about a millisecond). */
+const BUCKETS_PER_READ = 1024;
+
 /** SQL conditions with their parameters, ANDed. */
 class Conditions {
   readonly sql: string[] = [];
@@ -241,20 +245,29 @@ export class AggregateSummaries {
   }
 
   /** The numbers of each bucket of the unit that has requests in scope (the others are absent). */
-  async periodBuckets(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
+  async periodBuckets(filters: ListFilters, unit: SummaryUnit, slice = new TimeSlice()): Promise<Map<string, BucketSummary> | null> {
     const scope = scopeOf(filters);
     if (scope === null || (scope.column !== null && scope.values.length !== 1)) return null;
     const days = dayRangeOf(filters);
     const buckets = days === null ? null : bucketRangeOf(days, unit);
     if (buckets === null) return null;
-    const conditions = this.scopeConditions(new Conditions(), scope).add('unit = ?', unit).within('bucket', buckets);
-    const rows = await this.rows<{ bucket: string } & BucketSummary>(
-      'SELECT bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle" ' +
-        `FROM summary_buckets WHERE ${conditions.where}`,
-      conditions.parameters,
-    );
-    if (rows === null) return null;
-    return new Map(rows.map(({ bucket, opened, closedWithin, lowMiddle, highMiddle }) => [bucket, { opened, closedWithin, lowMiddle, highMiddle }]));
+    const found = new Map<string, BucketSummary>();
+    // Years of days are thousands of buckets: read in steps, in bucket order, giving way between them.
+    let after: string | null = null;
+    for (;;) {
+      if (after !== null) await slice.pause();
+      const conditions = this.scopeConditions(new Conditions(), scope).add('unit = ?', unit).within('bucket', buckets);
+      if (after !== null) conditions.add('bucket > ?', after);
+      const rows: ({ bucket: string } & BucketSummary)[] | null = await this.rows<{ bucket: string } & BucketSummary>(
+        'SELECT bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle" ' +
+          `FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket LIMIT ${BUCKETS_PER_READ}`,
+        conditions.parameters,
+      );
+      if (rows === null) return null;
+      for (const { bucket, opened, closedWithin, lowMiddle, highMiddle } of rows) found.set(bucket, { opened, closedWithin, lowMiddle, highMiddle });
+      if (rows.length < BUCKETS_PER_READ) return found;
+      after = (rows.at(-1) as { bucket: string }).bucket;
+    }
   }
 
   private scopeConditions(conditions: Conditions, scope: Scope): Conditions {
@@ -277,8 +290,13 @@ export async function periodNumbersOf(
   unit: SummaryUnit,
   period: Period,
 ): Promise<(PeriodNumbers & { key: string })[]> {
+  // Years of days: every step gives way to other requests once it has run a few milliseconds.
+  const slice = new TimeSlice();
   const days = statDays(period, filters);
-  const numbers = (buckets: ReadonlyMap<string, BucketSummary>) => bucketNumbers(days, buckets, period.snapshotDate, BUCKET_KEY_OF[unit]);
+  const numbers = async (buckets: ReadonlyMap<string, BucketSummary>) => {
+    await slice.pause();
+    return bucketNumbers(days, buckets, period.snapshotDate, BUCKET_KEY_OF[unit], slice);
+  };
   const summaries = await sources.periodSummaries(filters, unit);
   if (summaries !== null) return numbers(summaries);
   const split = splitAtWholeBuckets(filters, unit);

@@ -3,11 +3,16 @@ import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from '../list-filters.js';
 import { periodNumbersOf } from '../summary-answers.js';
+import { addDays } from '../period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DailyStatList, FilterQuery, MonthlyStatList, WeeklyStatList } from '../schemas.js';
-import type { DailyStatRecord } from '../service-request-store.js';
+import { DatabaseUnavailableError, type DailyScope, type DailyStatRecord } from '../service-request-store.js';
+import { TimeSlice } from '../../../platform/work-budget.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
 import { filteredAnswers, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+
+/** Days per read of the precomputed daily numbers (about a millisecond of work). */
+const DAYS_PER_READ = 512;
 
 /** The table of precomputed daily numbers answers a filtering by at most one borough and one complaint type. */
 function precomputedScope(filters: ListFilters): { borough: string | null; complaint_type: string | null } | null {
@@ -30,6 +35,17 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
     const dataset = await store.dataset();
     const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
     return periodNumbersOf(store, filters, unit, period);
+  };
+  /** The precomputed table's days of the period, read a part at a time: years of days give way to other requests between parts. */
+  const precomputedDays = async (scope: DailyScope): Promise<DailyStatRecord[]> => {
+    const { period } = await store.dataset();
+    const slice = new TimeSlice();
+    const days: DailyStatRecord[] = [];
+    for (let first = period.start; first <= period.end; first = addDays(first, DAYS_PER_READ)) {
+      await slice.pause();
+      days.push(...(await store.dailyStats(scope, { first, last: addDays(first, DAYS_PER_READ - 1) })));
+    }
+    return days;
   };
   const statsDescription = (unit: string): string =>
     [
@@ -63,7 +79,13 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
         const filters = readListFilters(request.query as never);
         const snapshotId = await store.snapshotId();
         if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-        return caching.sendKept(reply, async () => ({ items: await build(filters) }));
+        return caching.sendKept(reply, async () => {
+          const items = await build(filters);
+          // The build reads in several steps: a refresh landing between two of them would mix two
+          // snapshots in one answer (tagged with the first one's ETag).
+          if ((await store.snapshotId()) !== snapshotId) throw new DatabaseUnavailableError(new Error('the snapshot changed while the numbers were read'));
+          return { items };
+        });
       },
     );
 
@@ -71,7 +93,7 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
   statsRoute('/v1/stats/daily', 'day', daily, async (filters): Promise<DailyStatRecord[]> => {
     const scope = precomputedScope(filters);
     // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
-    if (scope !== null) return store.dailyStats(scope);
+    if (scope !== null) return precomputedDays(scope);
     const rows = await periodNumbers(filters, 'day');
     return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
   });
