@@ -16,7 +16,7 @@ import { createIndexesSql, createTablesSql } from '../src/snapshot/snapshot-sche
 import { SERVICE_REQUEST_FIELDS } from '../src/snapshot/service-request.js';
 import { NO_FILTERS, type ListFilters } from '../src/services/requests/list-filters.js';
 import { countQuery, listIdsQuery, numberPlaceholders } from '../src/services/requests/postgres-queries.js';
-import type { WhereClause } from '../src/services/requests/filter-sql.js';
+import type { TableLayout, WhereClause } from '../src/services/requests/filter-sql.js';
 import { parsePostgresTarget, quoteIdentifier } from '../src/shared/postgres-schema.js';
 
 const RUNS = Number(process.env.RUNS ?? 40);
@@ -48,7 +48,7 @@ const yearStart = `${middle.created_at.slice(0, 4)}-01-01T00:00:00`;
 const yearEnd = `${Number(middle.created_at.slice(0, 4)) + 1}-01-01T00:00:00`;
 const filters = (changes: Partial<ListFilters>): ListFilters => ({ ...NO_FILTERS, ...changes });
 
-const CASES: { name: string; query: (table: string) => WhereClause }[] = [
+const CASES: { name: string; query: (table: TableLayout) => WhereClause }[] = [
   { name: 'page 51, first', query: (t) => listIdsQuery({ filters: NO_FILTERS, after: null, fetch: 51 }, t) },
   { name: 'page 51, middle of the history', query: (t) => listIdsQuery({ filters: NO_FILTERS, after: middle, fetch: 51 }, t) },
   { name: 'page 51, borough, middle', query: (t) => listIdsQuery({ filters: filters({ borough: ['queens'] }), after: middle, fetch: 51 }, t) },
@@ -65,7 +65,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function measure(layout: string, table: string): Promise<void> {
   for (const { name, query } of CASES) {
-    const { sql, parameters } = query(table);
+    const { sql, parameters } = query({ name: table, mapCells: false });
     const text = numberPlaceholders(sql);
     await client.query(text, [...parameters]);
     const times: number[] = [];

@@ -28,6 +28,7 @@ export {
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
 } from './snapshot-readers.js';
-export { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, filterIndexName, LIST_ORDER_INDEX, type FilteredColumn } from './snapshot-schema.js';
+export { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAP_CELLS_SCHEMA_VERSION, type FilteredColumn } from './snapshot-schema.js';
+export { boxCells } from './map-cells.js';
 export { SERVICE_REQUEST_FIELDS } from './service-request.js';
 export type { ComplaintTypeCount, DailyStat, ServiceRequest, SnapshotMeta } from './service-request.js';

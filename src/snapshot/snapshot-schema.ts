@@ -2,15 +2,20 @@
  * The snapshot's schema, the same on SQLite and PostgreSQL (PostgreSQL: text columns with the "C"
  * collation so that ordering and equality match SQLite's byte order).
  *
- * Tables: service_requests (the contract's fields), daily_stats, complaint_type_counts,
+ * Tables: service_requests (the contract's fields, and the map cell the database derives from the
+ * location), daily_stats, complaint_type_counts,
  * cleaning_rules, snapshot_meta (one row). Indexes serve the list's filters and keyset pages,
  * which order by (created_at, id).
  */
 import { quoteIdentifier } from '../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
+import { mapCellSql } from './map-cells.js';
 
 /** Bumped when the tables change; stored in snapshot_meta.schema_version. */
-export const SNAPSHOT_SCHEMA_VERSION = 2;
+export const SNAPSHOT_SCHEMA_VERSION = 3;
+
+/** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
+export const MAP_CELLS_SCHEMA_VERSION = 3;
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -30,10 +35,14 @@ export function filterIndexName(column: FilteredColumn): string {
 /** The (created_at, id) index: pages without an equality filter walk it. */
 export const LIST_ORDER_INDEX = 'service_requests_created_at_id';
 
+/** The map cell index (map-cells.ts): a small box's pages walk it, one cell at a time, merged. */
+export const MAP_CELL_INDEX = 'service_requests_map_cell_created_at_id';
+
 /** Indexes of service_requests: name -> columns. The primary key (id) serves `GET /v1/service-requests/{id}`. */
 export const SERVICE_REQUEST_INDEXES: Readonly<Record<string, readonly string[]>> = {
   [LIST_ORDER_INDEX]: ['created_at', 'id'],
   ...Object.fromEntries(FILTERED_COLUMNS.map((column) => [filterIndexName(column), [column, 'created_at', 'id']])),
+  [MAP_CELL_INDEX]: ['map_cell', 'created_at', 'id', 'latitude', 'longitude'],
 };
 
 /**
@@ -98,7 +107,8 @@ export function createTablesSql(dialect: SqlDialect, schema?: string): string[] 
   channel ${text} CHECK (channel IN (${inList(CHANNELS)})),
   latitude ${real},
   longitude ${real},
-  days_to_close ${real}
+  days_to_close ${real},
+  map_cell ${int} GENERATED ALWAYS AS (${mapCellSql(dialect)}) ${pg ? 'STORED' : 'VIRTUAL'}
 )`,
     `CREATE TABLE ${t('daily_stats')} (
   borough ${text} NOT NULL,

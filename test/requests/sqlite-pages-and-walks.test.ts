@@ -10,7 +10,7 @@ import {
 import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
-import { countSql, type FilterValueCounts } from '../../src/services/requests/sqlite-queries.js';
+import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../src/services/requests/period-stats.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
@@ -105,8 +105,19 @@ function randomFilters(random: SeededRandom): ListFilters {
     descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
     created_from: random.chance(0.3) ? random.pick(bounds) : null,
     created_to: random.chance(0.3) ? random.pick(bounds) : null,
-    bbox: random.chance(0.2) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : null,
+    bbox: random.chance(0.2) ? (random.chance(0.5) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : smallBox(random)) : null,
   };
+}
+
+/**
+ * A box of at most 0.08 degree, read by its map cells: its edges on the rows' locations (multiples of
+ * 0.01, the cells' own edges) or between them.
+ */
+function smallBox(random: SeededRandom): NonNullable<ListFilters['bbox']> {
+  const step = (): number => random.int(0, 8) / (random.chance(0.5) ? 100 : 130);
+  const minLongitude = -74.2 + random.int(0, 50) / 100 - (random.chance(0.3) ? 0.005 : 0);
+  const minLatitude = 40.5 + random.int(0, 40) / 100 + (random.chance(0.3) ? 0.003 : 0);
+  return { minLongitude, minLatitude, maxLongitude: minLongitude + step(), maxLatitude: minLatitude + step() };
 }
 
 describe('pages and row walks of the SQLite store', () => {
@@ -186,15 +197,28 @@ describe('pages and row walks of the SQLite store', () => {
     expect(await store.listIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
   });
 
+  it('a small map box walks the map cells it touches, merged; a larger one, or a snapshot without cells, walks in list order', () => {
+    const small: ListFilters = { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.99, maxLatitude: 40.71 }, status: ['open'] };
+    const page = pageIdsQuery({ filters: small, after: null, fetch: 51 }, new Map(), { name: 'service_requests', mapCells: true });
+    // Edges on the grid's lines may fall in either cell of the line: 2 or 3 cells each way.
+    expect(page.sql.split(' UNION ALL ').length).toBeGreaterThanOrEqual(4);
+    expect(page.sql.split(' UNION ALL ').length).toBeLessThanOrEqual(9);
+    expect(page.sql).toContain('INDEXED BY service_requests_map_cell_created_at_id WHERE map_cell = ? AND status = ? AND longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
+    expect(countSql(small, new Map(), { name: 'service_requests', mapCells: true }).sql).toContain('INDEXED BY service_requests_map_cell_created_at_id');
+    expect(pageIdsQuery({ filters: small, after: null, fetch: 51 }, new Map(), { name: 'service_requests', mapCells: false }).sql).not.toContain('map_cell');
+    const large: ListFilters = { ...NO_FILTERS, bbox: { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } };
+    expect(pageIdsQuery({ filters: large, after: null, fetch: 51 }, new Map(), { name: 'service_requests', mapCells: true }).sql).not.toContain('map_cell');
+  });
+
   it('a walk of several equality filters reads the index of the one whose values hold the fewest rows; a list with none is left to the planner', () => {
     const counts: FilterValueCounts = new Map([
       ['status', new Map([['closed', 5_000]])],
       ['borough', new Map<FilterValue, number>([['queens', 900], [null, 10]])],
     ]);
-    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens'] }, counts, 'service_requests').sql).toBe(
+    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens'] }, counts, { name: 'service_requests', mapCells: true }).sql).toBe(
       'SELECT count(*) FROM service_requests INDEXED BY service_requests_borough_created_at_id WHERE borough = ? AND status = ?',
     );
-    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, 'service_requests').sql).not.toContain('INDEXED BY');
+    expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, { name: 'service_requests', mapCells: true }).sql).not.toContain('INDEXED BY');
   });
 
   describe('where a page walks: on the event loop only when its index seeks every condition', () => {
@@ -206,6 +230,7 @@ describe('pages and row walks of the SQLite store', () => {
       ['a time range', { ...NO_FILTERS, created_from: '2025-01-03', created_to: '2025-01-07' }, 'event loop'],
       ['a time range and one equality filter', { ...NO_FILTERS, status: ['closed'], created_from: '2025-01-03' }, 'event loop'],
       ['the map box alone', { ...NO_FILTERS, bbox: box }, 'workers'],
+      ['a small map box (its map cells)', { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.98, maxLatitude: 40.72 } }, 'workers'],
       ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'workers'],
       ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'workers'],
     ];

@@ -1,6 +1,7 @@
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import type { CursorPosition } from './cursor.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
+import { boxCells } from '../../snapshot/index.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
@@ -10,6 +11,9 @@ import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
  * served by the (created_at, id) and (filter, created_at, id) indexes.
  */
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
+
+/** The column of a row's map cell. */
+export const MAP_CELL = 'map_cell';
 
 export type QueryDialect = 'sqlite' | 'postgres';
 
@@ -48,14 +52,29 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
 }
 
 /**
+ * What the table holds besides the contract's fields: whether its rows have their map cell
+ * (map-cells.ts; snapshots of an earlier schema do not), by which a small box selects its cells.
+ */
+export interface TableLayout {
+  name: string;
+  mapCells: boolean;
+}
+
+/** The cells a box of the filters is read by, when the table has them and the box is small; else null. */
+export function boxCellsOf(filters: ListFilters, table: TableLayout): number[] | null {
+  return filters.bbox === null || !table.mapCells ? null : boxCells(filters.bbox);
+}
+
+/**
  * The conditions of the filters (and of the keyset position after which a page starts); `without`
- * leaves one equality filter out (the SQLite page query states it per value itself).
+ * leaves one equality filter, or the map cells, out (the page queries state them per value).
  */
 export function conditionsOf(
   filters: ListFilters,
   after: CursorPosition | null,
   dialect: QueryDialect,
-  without: EqualityFilter | null = null,
+  without: EqualityFilter | typeof MAP_CELL | null = null,
+  cells: readonly number[] | null = null,
 ): Conditions {
   const conditions: string[] = [];
   const parameters: Conditions['parameters'] = [];
@@ -78,6 +97,7 @@ export function conditionsOf(
   if (box !== null) {
     conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
     parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
+    if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect));
   }
   if (after !== null && (filters.created_from === null || cursorIsLater)) {
     conditions.push('(created_at, id) > (?, ?)');
@@ -87,7 +107,7 @@ export function conditionsOf(
 }
 
 /** The WHERE clause of the filters (and of the keyset position after which a page starts). */
-export function whereClauseOf(filters: ListFilters, after: CursorPosition | null = null, dialect: QueryDialect = 'postgres'): WhereClause {
-  const { conditions, parameters } = conditionsOf(filters, after, dialect);
+export function whereClauseOf(filters: ListFilters, table: TableLayout, after: CursorPosition | null = null, dialect: QueryDialect = 'postgres'): WhereClause {
+  const { conditions, parameters } = conditionsOf(filters, after, dialect, null, boxCellsOf(filters, table));
   return { sql: conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`, parameters };
 }

@@ -1,7 +1,7 @@
 import type { ListFilters } from './list-filters.js';
 import { CLOSED_WITHIN_DAYS, type SummaryUnit } from '../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
-import { SELECT_COLUMNS, whereClauseOf, type WhereClause } from './filter-sql.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
 
 /**
  * The PostgreSQL store's statements (postgres-store.ts), on the filters' SQL (filter-sql.ts): a list
@@ -13,21 +13,37 @@ import { SELECT_COLUMNS, whereClauseOf, type WhereClause } from './filter-sql.js
  * The ids of a list page. It selects only the id, which the (created_at, id) and (filter, created_at, id)
  * indexes hold: the rows themselves are read by id (and kept, see serialized-rows.ts).
  */
-export function listIdsQuery(query: ListPageQuery, table: string): WhereClause {
-  const where = whereClauseOf(query.filters, query.after);
-  return { sql: `SELECT id FROM ${table}${where.sql} ORDER BY created_at, id LIMIT ?`, parameters: [...where.parameters, query.fetch] };
+export function listIdsQuery(query: ListPageQuery, table: TableLayout): WhereClause {
+  const cells = boxCellsOf(query.filters, table);
+  if (cells !== null) return boxCellsPageQuery(query, table, cells);
+  const where = whereClauseOf(query.filters, table, query.after);
+  return { sql: `SELECT id FROM ${table.name}${where.sql} ORDER BY created_at, id LIMIT ?`, parameters: [...where.parameters, query.fetch] };
 }
 
-export function countQuery(filters: ListFilters, table: string): WhereClause {
-  const where = whereClauseOf(filters);
-  return { sql: `SELECT count(*)::integer AS count FROM ${table}${where.sql}`, parameters: where.parameters };
+/**
+ * A small box's page: the first rows of each cell it touches in list order (one walk of the map cell
+ * index each, the exact box tested on the index's location), merged (Merge Append).
+ */
+function boxCellsPageQuery(query: ListPageQuery, table: TableLayout, cells: readonly number[]): WhereClause {
+  const rest = conditionsOf(query.filters, query.after, 'postgres', MAP_CELL);
+  const parameters: WhereClause['parameters'] = [];
+  const walks = cells.map((cell) => {
+    parameters.push(cell, ...rest.parameters, query.fetch);
+    return `(SELECT id, created_at FROM ${table.name} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')} ORDER BY created_at, id LIMIT ?)`;
+  });
+  return { sql: `SELECT id FROM (${walks.join(' UNION ALL ')}) AS cells ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch] };
+}
+
+export function countQuery(filters: ListFilters, table: TableLayout): WhereClause {
+  const where = whereClauseOf(filters, table);
+  return { sql: `SELECT count(*)::integer AS count FROM ${table.name}${where.sql}`, parameters: where.parameters };
 }
 
 /** Each value of the column with its count, largest first, then by value, null last (C collation). */
-export function facetQuery(column: FacetColumn, filters: ListFilters, table: string): WhereClause {
-  const where = whereClauseOf(filters);
+export function facetQuery(column: FacetColumn, filters: ListFilters, table: TableLayout): WhereClause {
+  const where = whereClauseOf(filters, table);
   return {
-    sql: `SELECT ${column} AS value, count(*)::integer AS count FROM ${table}${where.sql} GROUP BY ${column} ORDER BY count DESC, ${column} ASC NULLS LAST`,
+    sql: `SELECT ${column} AS value, count(*)::integer AS count FROM ${table.name}${where.sql} GROUP BY ${column} ORDER BY count DESC, ${column} ASC NULLS LAST`,
     parameters: where.parameters,
   };
 }
@@ -44,15 +60,15 @@ const BUCKET_OF_CREATED_AT: Readonly<Record<SummaryUnit, string>> = {
  * days_to_close (percentile_disc(0.5) ascending is the lower middle, descending the upper one; nulls
  * are not counted), all computed by the database: no value per row is sent.
  */
-export function bucketsQuery(filters: ListFilters, unit: SummaryUnit, table: string): WhereClause {
-  const where = whereClauseOf(filters);
+export function bucketsQuery(filters: ListFilters, unit: SummaryUnit, table: TableLayout): WhereClause {
+  const where = whereClauseOf(filters, table);
   return {
     sql:
       `SELECT ${BUCKET_OF_CREATED_AT[unit]} AS bucket, count(*)::integer AS opened, ` +
       `(count(*) FILTER (WHERE days_to_close <= ${CLOSED_WITHIN_DAYS}))::integer AS "closedWithin", ` +
       `percentile_disc(0.5) WITHIN GROUP (ORDER BY days_to_close) AS "lowMiddle", ` +
       `percentile_disc(0.5) WITHIN GROUP (ORDER BY days_to_close DESC) AS "highMiddle" ` +
-      `FROM ${table}${where.sql} GROUP BY 1`,
+      `FROM ${table.name}${where.sql} GROUP BY 1`,
     parameters: where.parameters,
   };
 }

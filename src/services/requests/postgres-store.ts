@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
 import type { FilterValue, ListFilters } from './list-filters.js';
 import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
+import type { TableLayout } from './filter-sql.js';
 import {
   DatabaseUnavailableError,
   type BucketSummary,
@@ -15,7 +16,7 @@ import {
   type ServiceRequestRecord,
   type ServiceRequestStore,
 } from './service-request-store.js';
-import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
+import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
@@ -146,7 +147,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   /** Runs the statement that `sqlOf` makes for the snapshot in use. */
-  private async rows<T>(sqlOf: (snapshot: ServedSnapshot) => { sql: string; parameters: readonly (string | number | FilterValue[])[] }): Promise<T[]> {
+  private async rows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly (string | number | FilterValue[])[] }): Promise<T[]> {
     return this.onServedSnapshot(async (snapshot) => {
       const { sql, parameters } = sqlOf(snapshot);
       const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
@@ -179,8 +180,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     }
   }
 
-  private static requests(snapshot: ServedSnapshot): string {
-    return PostgresServiceRequestStore.table(snapshot, 'service_requests');
+  private static requests(snapshot: ServingSnapshot): TableLayout {
+    return { name: PostgresServiceRequestStore.table(snapshot, 'service_requests'), mapCells: snapshot.meta.schema_version >= MAP_CELLS_SCHEMA_VERSION };
   }
 
   async listIds(query: ListPageQuery): Promise<number[]> {
@@ -218,7 +219,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     const possible = ids.filter((id) => Number.isSafeInteger(id) && id >= -2_147_483_648 && id <= 2_147_483_647);
     if (possible.length === 0) return [];
     return this.rows<ServiceRequestRecord>((snapshot) => ({
-      sql: postgresRowsByIdSql(PostgresServiceRequestStore.requests(snapshot)),
+      sql: postgresRowsByIdSql(PostgresServiceRequestStore.requests(snapshot).name),
       parameters: [possible],
     }));
   }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { ApiError } from '../../platform/error-registry.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
+import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
 import {
   DatabaseUnavailableError,
@@ -17,7 +18,7 @@ import {
   type ServiceRequestStore,
   type ValueCount,
 } from './service-request-store.js';
-import { FILTER_VALUE_COUNTS_TABLE, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
+import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
@@ -109,7 +110,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    * row walk workers.
    */
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const page = await this.read(() => pageIdsQuery(query, this.valueCounts, TABLE));
+    const page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
     if (page.checksRows) return (await this.walk('ids', page)).ids;
     return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
   }
@@ -128,7 +129,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   async count(filters: ListFilters): Promise<number> {
-    return (await this.summaries.count(filters)) ?? (await this.walk('count', await this.read(() => countSql(filters, this.valueCounts, TABLE)))).count;
+    return (await this.summaries.count(filters)) ?? (await this.walk('count', await this.read((database) => countSql(filters, this.valueCounts, this.table(database))))).count;
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -138,11 +139,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    return (await this.walk('facet', await this.read(() => facetSql(column, filters, this.valueCounts, TABLE)))).rows.map(([value, count]) => ({ value, count }));
+    return (await this.walk('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    return new Map((await this.walk('buckets', await this.read(() => bucketRowsSql(filters, this.valueCounts, TABLE)), unit)).buckets);
+    return new Map((await this.walk('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
   }
 
   /**
@@ -168,6 +169,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   complaintTypeCounts(): Promise<ComplaintTypeCountRecord[]> {
     return this.read((database) => toComplaintTypeCountRecords(readComplaintTypeCounts(database)));
+  }
+
+  /** The rows' table, with the map cells when the file's schema has them. */
+  private table(database: Database.Database): TableLayout {
+    return { name: TABLE, mapCells: this.snapshotMeta(database).schema_version >= MAP_CELLS_SCHEMA_VERSION };
   }
 
   private snapshotMeta(database: Database.Database): SnapshotMeta {

@@ -22,7 +22,7 @@ import {
   readSnapshotMeta,
   readSnapshotMetaFromPostgres,
 } from '../../../src/snapshot/snapshot-readers.js';
-import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../../src/snapshot/service-request.js';
 import { FILTERED_COLUMNS, filterIndexName } from '../../../src/snapshot/snapshot-schema.js';
 import {
   COUNCIL_DISTRICT_FIXTURE,
@@ -53,7 +53,7 @@ afterAll(() => {
 
 describe('SQLite snapshot of the hand-written export', () => {
   it('reads back the cleaned rows with their types', () => {
-    const rows = db!.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
+    const rows = db!.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
     expect(rows).toEqual(prepared.content.rows);
     expect(rows).toHaveLength(15);
     const row1001 = rows.find((r) => r.id === 1001)!;
@@ -153,7 +153,7 @@ describe('PostgreSQL snapshot of the hand-written export (real database, isolate
   });
 
   it('holds the same rows, numbers and metadata as SQLite', async () => {
-    const { rows } = await pool!.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
+    const { rows } = await pool!.query(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM "${schema}".service_requests ORDER BY created_at, id`);
     expect(rows).toEqual(prepared.content.rows);
     expect(await readDailyStatsFromPostgres(pool!, schema)).toEqual(readDailyStats(db!));
     expect(await readDailyStatsFromPostgres(pool!, schema, { complaintType: 'No Such Type' })).toEqual(readDailyStats(db!, { complaintType: 'No Such Type' }));

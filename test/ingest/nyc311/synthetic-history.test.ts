@@ -5,6 +5,7 @@
  * streaming build gives the default snapshot exactly as the in-memory one does.
  */
 import { execFile } from 'node:child_process';
+import { SERVICE_REQUEST_FIELDS } from '../../../src/snapshot/service-request.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,7 +99,7 @@ describe('snapshot command in bounded memory', () => {
     const db = new Database(output, { readonly: true });
     try {
       expect(readSnapshotMeta(db)).toEqual({ ...prepared.content.meta, built_at: built.meta.built_at });
-      expect(db.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all()).toEqual(prepared.content.rows);
+      expect(db.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all()).toEqual(prepared.content.rows);
       const days = db.prepare(
         'SELECT borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close FROM daily_stats ORDER BY borough, complaint_type, day',
       );

@@ -22,7 +22,7 @@ import {
   readSnapshotMetaFromPostgres,
 } from '../../../src/snapshot/snapshot-readers.js';
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
-import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../../src/snapshot/service-request.js';
 import {
   SYNTHETIC_REQUEST_COUNT,
   generateSyntheticExport,
@@ -107,7 +107,7 @@ describe('synthetic export', () => {
 
 describe('SQLite snapshot of the synthetic export', () => {
   it('reads back exactly the cleaned rows', () => {
-    const rows = db!.prepare('SELECT * FROM service_requests ORDER BY created_at, id').all() as ServiceRequest[];
+    const rows = db!.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
     expect(rows).toHaveLength(109_915);
     expect(rows).toEqual(prepared.content.rows);
   });
@@ -253,7 +253,7 @@ describe('PostgreSQL snapshot of the synthetic export', () => {
   });
 
   it('holds the same rows as SQLite', async () => {
-    const { rows } = await pool!.query(`SELECT * FROM "${schema}".service_requests ORDER BY created_at, id`);
+    const { rows } = await pool!.query(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM "${schema}".service_requests ORDER BY created_at, id`);
     expect(rows).toHaveLength(109_915);
     expect(rows).toEqual(prepared.content.rows);
   });
