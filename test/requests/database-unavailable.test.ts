@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { expectError } from '../support/http.js';
 import { createSqliteFixture, TEST_POSTGRES_URL } from './support/fixture-database.js';
 import { startTestApp, type TestApp } from './support/requests-app.js';
@@ -88,6 +89,27 @@ describe('503 database_unavailable when the database cannot be read (never 500)'
       await expectUnavailable(service);
     } finally {
       await service.app.close();
+    }
+  });
+
+  it('statistics whose reads a refresh splits: 503 database_unavailable, never two snapshots under one ETag; the next request answers', async () => {
+    const fixture = createSqliteFixture();
+    const store = new SqliteServiceRequestStore(fixture.databaseUrl);
+    const service = await startTestApp(fixture.databaseUrl, {}, { store });
+    try {
+      const id = await store.snapshotId();
+      // The snapshot id read before the build, then another one after it: a refresh landed in between.
+      const switched = vi.spyOn(store, 'snapshotId').mockResolvedValueOnce(id).mockResolvedValueOnce('a-newer-snapshot');
+      for (const path of ['/v1/stats/daily?channel=phone', '/v1/stats/weekly', '/v1/stats/monthly?borough=queens']) {
+        expectError(await service.get(path), 503, 'database_unavailable', [], 'The database cannot be read');
+        switched.mockResolvedValueOnce(id).mockResolvedValueOnce('a-newer-snapshot');
+      }
+      switched.mockReset();
+      switched.mockResolvedValue(id);
+      expect((await service.get('/v1/stats/weekly')).statusCode).toBe(200);
+    } finally {
+      await service.app.close();
+      await fixture.drop();
     }
   });
 });
