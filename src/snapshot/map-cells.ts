@@ -5,7 +5,7 @@
  *
  * A request's cell is `map_cell`, a column the database computes from latitude and longitude (a
  * generated column, null without a location) with the same double arithmetic as `mapCellOf` here:
- * both truncate `(latitude + 90) * 100` and `(longitude + 180) * 100`, which grow with the degrees,
+ * both truncate `(latitude + 90.0005) * 100` and `(longitude + 180.0005) * 100`, which grow with the degrees,
  * so every request inside a box lies in a cell between the cells of the box's corners (`boxCells`).
  * The cell column is indexed with (created_at, id) for pages in list order, and the location, which
  * the exact test of the box reads without the table.
@@ -13,7 +13,14 @@
 
 /** Cells per degree of latitude and of longitude. */
 const CELLS_PER_DEGREE = 100;
-/** Longitude cells per row of latitude: longitudes -180 to 180 inclusive. */
+/**
+ * Where the grid's lines lie: half a thousandth of a degree off the hundredths, so that a box whose
+ * edges have three decimals or fewer (40.67, -73.955) never lies on a line. A box edge on a line
+ * touches the cells beyond it, which hold no request of the box but those exactly on the line: each
+ * page would read those cells whole to find none.
+ */
+const GRID_OFFSET_DEGREES = 0.0005;
+/** Longitude cells per row of latitude: longitudes -180 to 180 inclusive (and the offset). */
 const LONGITUDE_CELLS = 360 * CELLS_PER_DEGREE + 1;
 
 /**
@@ -27,12 +34,12 @@ export function mapCellSql(dialect: 'sqlite' | 'postgres'): string {
   const whole = (degrees: string): string =>
     // Both are positive: truncation (SQLite's CAST) is the floor (PostgreSQL's).
     dialect === 'postgres' ? `floor((${degrees}) * ${CELLS_PER_DEGREE})::integer` : `CAST((${degrees}) * ${CELLS_PER_DEGREE} AS INTEGER)`;
-  return `${whole('latitude + 90')} * ${LONGITUDE_CELLS} + ${whole('longitude + 180')}`;
+  return `${whole(`latitude + ${90 + GRID_OFFSET_DEGREES}`)} * ${LONGITUDE_CELLS} + ${whole(`longitude + ${180 + GRID_OFFSET_DEGREES}`)}`;
 }
 
 /** The cell of a location, as the database computes it. */
 export function mapCellOf(latitude: number, longitude: number): number {
-  return Math.trunc((latitude + 90) * CELLS_PER_DEGREE) * LONGITUDE_CELLS + Math.trunc((longitude + 180) * CELLS_PER_DEGREE);
+  return Math.trunc((latitude + (90 + GRID_OFFSET_DEGREES)) * CELLS_PER_DEGREE) * LONGITUDE_CELLS + Math.trunc((longitude + (180 + GRID_OFFSET_DEGREES)) * CELLS_PER_DEGREE);
 }
 
 /** The cells a box touches, in order; null when they are more than MAX_BOX_CELLS. */
