@@ -165,21 +165,21 @@ describe('work on the event loop gives way every few milliseconds', () => {
     const loop = { turned: false };
     setImmediate(() => (loop.turned = true));
     const started = performance.now();
-    // The work done before the turn is counted in CPU time, not wall time: on a shared machine the
-    // process may wait for a core in the middle of the loop, which is no work of the loop's.
-    const cpuAtStart = process.cpuUsage();
-    let turnedAfterMs = Infinity;
+    // The work before the turn is counted in steps of 0.5 ms of the clock: neither the process's CPU
+    // time (its compiler and collector threads count in it) nor the wall time of the whole loop (the
+    // process may wait for a core) is the loop's own work.
+    const STEP_MS = 0.5;
+    let steps = 0;
+    let turnedAfterSteps = Infinity;
     while (performance.now() - started < 100) {
-      const busy = performance.now() + 0.5;
+      const busy = performance.now() + STEP_MS;
       while (performance.now() < busy);
+      steps += 1;
       await slice.pause();
-      if (loop.turned && turnedAfterMs === Infinity) {
-        const used = process.cpuUsage(cpuAtStart);
-        turnedAfterMs = (used.user + used.system) / 1_000;
-      }
+      if (loop.turned && turnedAfterSteps === Infinity) turnedAfterSteps = steps;
     }
-    // The first pause after TIME_SLICE_MS of work gives way (a generous bound on a shared machine).
-    expect(turnedAfterMs).toBeLessThan(TIME_SLICE_MS * 4);
+    // The first pause after TIME_SLICE_MS gives way: about TIME_SLICE_MS / STEP_MS steps (twice that as a bound).
+    expect(turnedAfterSteps).toBeLessThanOrEqual((2 * TIME_SLICE_MS) / STEP_MS);
   });
 
   it('a loop that never pauses would not have let it turn (the control of the test above)', () => {
