@@ -32,7 +32,8 @@ export interface WorkBudgetLimits {
 export const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
 interface Waiting {
-  response: ServerResponse;
+  /** Holds the place once given until the work is done: calls `release` then (once). */
+  hold: (release: () => void) => void;
   start: (error?: Error) => void;
   /** Set when it started, or left the queue (its client went away, or it waited too long). */
   gone: boolean;
@@ -67,23 +68,49 @@ export class WorkBudget {
    * the 503 overloaded error when the queue is full. The place is held until `response` closes.
    */
   admit(response: ServerResponse, start: (error?: Error) => void): void {
+    const holdUntilClosed = (release: () => void): void => {
+      if (response.closed) release();
+      else response.once('close', release);
+    };
+    const waiting = this.enter(holdUntilClosed, start);
+    // A client gone while it waited leaves the queue.
+    if (waiting !== null) response.once('close', () => this.leave(waiting));
+  }
+
+  /**
+   * A place for work that no single request owns (an answer built once for every request asking for
+   * it, EtagCaching.sendKept): resolves, when a place is given, with the function that gives it back;
+   * rejects with 503 overloaded as `admit` refuses. The caller must release it (its work is bounded).
+   */
+  acquire(): Promise<() => void> {
+    return new Promise((resolve, reject) => {
+      let release: (() => void) | undefined;
+      this.enter(
+        (given) => (release = given),
+        (error) => (error === undefined ? resolve(release as () => void) : reject(error)),
+      );
+    });
+  }
+
+  /** Starts (on the next turn) or queues a job; the queued entry, or null when it started or was refused. */
+  private enter(hold: Waiting['hold'], start: Waiting['start']): Waiting | null {
     if (this.running < this.limits.concurrency && this.waiting.length === 0) {
       // Even a free place starts on the next turn: requests read in one I/O phase (a flood arrives
       // as a burst) each start after the others of the burst, and the unbudgeted ones, are read.
-      this.run(response);
+      this.run(hold);
       setImmediate(start);
-      return;
+      return null;
     }
     if (this.waiting.length >= this.limits.queue) {
       start(overloaded());
-      return;
+      return null;
     }
-    const waiting: Waiting = { response, start, gone: false, timer: undefined };
+    const waiting: Waiting = { hold, start, gone: false, timer: undefined };
     this.waiting.push(waiting);
-    response.once('close', () => this.leave(waiting));
     waiting.timer = setTimeout(() => {
       if (this.leave(waiting)) start(overloaded());
     }, this.limits.maxWaitMs);
+    return waiting;
   }
 
   /** Takes a request out of the queue; false when it had already left it. */
@@ -96,17 +123,15 @@ export class WorkBudget {
     return true;
   }
 
-  private run(response: ServerResponse): void {
+  private run(hold: Waiting['hold']): void {
     this.running += 1;
     let released = false;
-    const release = (): void => {
+    hold(() => {
       if (released) return;
       released = true;
       this.running -= 1;
       this.nextTurn();
-    };
-    if (response.closed) release();
-    else response.once('close', release);
+    });
   }
 
   /** Starts waiting requests on the next turn of the loop (once per turn, however many places freed). */
@@ -127,7 +152,7 @@ export class WorkBudget {
       if (waiting.gone) continue;
       waiting.gone = true;
       clearTimeout(waiting.timer);
-      this.run(waiting.response);
+      this.run(waiting.hold);
       waiting.start();
     }
   }
@@ -141,20 +166,32 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's work runs within this budget (work-budget.ts): 503 overloaded past its queue. */
     workBudget?: WorkBudget;
+    /**
+     * The route's answers are built once for every request asking while one is built, and kept
+     * (EtagCaching.sendKept): the build takes the budget's place (`acquire`), not each request, so
+     * requests joining a build or finding its answer kept never wait for a place nor are refused.
+     */
+    budgetsSharedBuilds?: boolean;
   }
 }
 
 /** onRequest: a budget whose queue is full refuses at once, before the body is read. */
 export function refuseWhenFull(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-  const budget = request.routeOptions.config.workBudget;
+  const budget = requestBudget(request);
   done(budget?.full === true ? overloaded() : undefined);
 }
 
 /** preHandler: the handler runs when the budget gives the request a place. */
 export function admitToBudget(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  const budget = request.routeOptions.config.workBudget;
+  const budget = requestBudget(request);
   if (budget === undefined) done();
   else budget.admit(reply.raw, done);
+}
+
+/** The budget each request of the route takes a place of (none when the route budgets its shared builds itself). */
+function requestBudget(request: FastifyRequest): WorkBudget | undefined {
+  const config = request.routeOptions.config;
+  return config.budgetsSharedBuilds === true ? undefined : config.workBudget;
 }
 
 /**

@@ -147,6 +147,30 @@ describe('work budgets', () => {
     expect(url).toMatch(/^http:/);
   });
 
+
+  it('work no single request owns (a shared build) takes a place with acquire, waits in the same queue, and gives it back with its release', async () => {
+    const budget = new WorkBudget('shared builds', { concurrency: 1, queue: 1, maxWaitMs: 5_000 });
+    const releaseFirst = await budget.acquire();
+    expect(budget.load).toEqual({ running: 1, waiting: 0 });
+    const second = budget.acquire();
+    await turns();
+    expect(budget.load).toEqual({ running: 1, waiting: 1 });
+    await expect(budget.acquire()).rejects.toMatchObject({ code: 'overloaded' });
+    releaseFirst();
+    releaseFirst();
+    const releaseSecond = await second;
+    expect(budget.load).toEqual({ running: 1, waiting: 0 });
+    releaseSecond();
+    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('a shared build that waited its longest for a place is refused 503 overloaded', async () => {
+    const budget = new WorkBudget('shared builds', { concurrency: 1, queue: 4, maxWaitMs: 50 });
+    const release = await budget.acquire();
+    await expect(budget.acquire()).rejects.toMatchObject({ code: 'overloaded' });
+    release();
+    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+  });
   it('the OpenAPI description of a budgeted route lists 503 overloaded with the route\'s other 503 codes, and Retry-After', async () => {
     const { app } = await serviceWithBudget({ concurrency: 1, queue: 1, maxWaitMs: 1_000 });
     const spec = app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>> };

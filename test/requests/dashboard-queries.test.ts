@@ -6,6 +6,7 @@ import { expectedDaily, matchesQuery, parseCsv, queryText, type Query } from './
 import { inApiOrder, type Backend } from './support/fixture-database.js';
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import { ROW_WALK_LIMITS } from '../../src/services/requests/sqlite-row-walks.js';
 import { json, serveFixture, TEST_API_KEY } from './support/requests-app.js';
 
 /**
@@ -428,6 +429,35 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
         expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
         expect(walks).toHaveBeenCalledTimes(1);
       } finally {
+        walks.mockRestore();
+      }
+    });
+
+    it('ten requests of the same URL whose walk outlasts the row walks budget\'s longest wait all get its answer: the build takes the place, not each request', async () => {
+      const store = (backend === 'sqlite' ? SqliteServiceRequestStore : PostgresServiceRequestStore).prototype;
+      let openGate = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      // Held at the gate, then the store's own walk.
+      const original = (Object.getOwnPropertyDescriptor(store, 'bucketsFromRows') as PropertyDescriptor).value as typeof store.bucketsFromRows;
+      const walks = vi.spyOn(store, 'bucketsFromRows').mockImplementation(async function (this: typeof store, ...args) {
+        await gate;
+        return original.apply(this, args);
+      });
+      // The budget's waits are timers: time runs past the longest wait while the walk is held.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const answers = Promise.all(Array.from({ length: 10 }, () => get('/v1/stats/monthly?status=closed&channel=phone')));
+        while (walks.mock.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+        vi.advanceTimersByTime(ROW_WALK_LIMITS.deadlineMs + 1_000);
+        vi.useRealTimers();
+        openGate();
+        const settled = await answers;
+        expect(settled.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 10 }, () => 200));
+        expect(new Set(settled.map((answer) => answer.body)).size).toBe(1);
+        expect(walks).toHaveBeenCalledTimes(1);
+      } finally {
+        vi.useRealTimers();
+        openGate();
         walks.mockRestore();
       }
     });

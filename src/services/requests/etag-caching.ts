@@ -55,17 +55,25 @@ export class EtagCaching {
    * Sends the answer tagged by the ETag that answerNotModified set, as JSON serialized by the route's
    * response schema: the kept body when there is one; else `build` runs once for every request of the
    * same tag that arrives while it runs (ten dashboards opening the same view walk the rows once),
-   * and its body is kept for the next ones.
+   * and its body is kept for the next ones. A route that budgets its shared builds
+   * (`config.budgetsSharedBuilds`) has the build, not each request, take a place of its work budget:
+   * the requests joining it wait for the build alone (bounded by the walk's own deadline).
    */
   async sendKept(reply: FastifyReply, build: () => Promise<unknown>): Promise<FastifyReply> {
     const etag = reply.getHeader('ETag');
     let body: Buffer | undefined = typeof etag === 'string' ? this.kept.get(etag) : undefined;
     if (body === undefined) {
+      const { workBudget, budgetsSharedBuilds } = reply.request.routeOptions.config;
       const serialized = async (): Promise<Buffer> => {
-        const answer = await build();
-        // Serializing years of days is a step of its own: the build's last step may just have run.
-        await nextTurn();
-        return Buffer.from(reply.serialize(answer) as string);
+        const release = budgetsSharedBuilds === true && workBudget !== undefined ? await workBudget.acquire() : undefined;
+        try {
+          const answer = await build();
+          // Serializing years of days is a step of its own: the build's last step may just have run.
+          await nextTurn();
+          return Buffer.from(reply.serialize(answer) as string);
+        } finally {
+          release?.();
+        }
       };
       if (typeof etag !== 'string') body = await serialized();
       else {

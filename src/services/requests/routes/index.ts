@@ -6,7 +6,8 @@ import { registerExportRoute } from './export.js';
 import { registerFacetRoutes } from './facets.js';
 import { registerListRoutes } from './list.js';
 import { registerOneRequestRoute } from './one-request.js';
-import { budgeted, type RequestRouteDependencies } from './route-parts.js';
+import { budgeted, budgetedBuilds, type RequestRouteDependencies } from './route-parts.js';
+import { ROW_WALK_LIMITS } from '../sqlite-row-walks.js';
 import { registerStatsRoutes } from './stats.js';
 
 export type { RequestRouteDependencies } from './route-parts.js';
@@ -22,7 +23,10 @@ export function registerServiceRequestRoutes(app: PlatformApp, dependencies: Req
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
   const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 8, maxWaitMs: 10_000 }));
-  const rowWalks = budgeted(new WorkBudget('row walks', { concurrency: 1, queue: 32, maxWaitMs: 2_000 }));
+  // Row walks run off the event loop (the SQLite walk workers, the database): two builds at once, one
+  // per walk worker; a build waits for a place at most as long as a walk may run. The builds take the
+  // places, not the requests: the ones asking for an answer being built join it.
+  const rowWalks = budgetedBuilds(new WorkBudget('row walks', { concurrency: ROW_WALK_LIMITS.workers, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs }));
   registerHealthRoutes(app, {
     unavailableCode: 'database_unavailable',
     check: () => dependencies.store.ping(),

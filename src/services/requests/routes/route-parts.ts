@@ -22,11 +22,19 @@ export interface RequestRouteDependencies {
 }
 
 /** The config of a route with a work budget. */
-export type RouteBudget = ReturnType<typeof budgeted>;
+export type RouteBudget = ReturnType<typeof budgeted> | ReturnType<typeof budgetedBuilds>;
 
 /** A route's config with the key and its work budget (docs/reliability.md, "Work budgets"). */
 export function budgeted(workBudget: WorkBudget) {
   return { config: { requiresApiKey: true, workBudget } } as const;
+}
+
+/**
+ * A route's config with the key and a work budget taken by its answers' builds (EtagCaching.sendKept),
+ * not by each request: every request asking for an answer being built joins that build.
+ */
+export function budgetedBuilds(workBudget: WorkBudget) {
+  return { config: { requiresApiKey: true, workBudget, budgetsSharedBuilds: true } } as const;
 }
 
 export const secured = { config: { requiresApiKey: true } } as const;
