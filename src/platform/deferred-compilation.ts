@@ -13,6 +13,21 @@ import type { ValidateFunction } from 'ajv';
  */
 export class DeferredCompilation {
   private readonly pending: (() => unknown)[] = [];
+  private scheduled = false;
+
+  /**
+   * Whether a compilePending is announced or running: /ready says not ready meanwhile, since a request
+   * would pay its own compilation and each compilation holds the event loop (tens of milliseconds for
+   * the largest answers' serializers).
+   */
+  get compiling(): boolean {
+    return this.scheduled;
+  }
+
+  /** Announces the compilePending to come (before the service listens: it is not ready until it ends). */
+  schedule(): void {
+    this.scheduled = true;
+  }
 
   private defer<F>(compile: () => F): () => F {
     let compiled: F | undefined;
@@ -44,6 +59,7 @@ export class DeferredCompilation {
 
   /** Compiles every function not compiled yet, one per turn of the event loop. */
   async compilePending(): Promise<void> {
+    this.scheduled = true;
     for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
       try {
         next();
@@ -52,5 +68,6 @@ export class DeferredCompilation {
       }
       await new Promise((resolveTurn) => setImmediate(resolveTurn));
     }
+    this.scheduled = false;
   }
 }

@@ -72,6 +72,8 @@ export function registerHealthRoutes(app: PlatformApp, readiness: Readiness, dea
       },
     },
     async () => {
+      // A service still compiling its schemas after its start would answer slowly (deferred-compilation.ts).
+      if (app.hasDecorator('deferredCompilation') && app.deferredCompilation.compiling) throw new ApiError(readiness.unavailableCode);
       try {
         await check();
       } catch (error) {

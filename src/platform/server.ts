@@ -132,6 +132,8 @@ export interface PreparedService {
  */
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
+  // Not ready until the schemas are compiled (the loop below).
+  for (const service of services) if (service.app.hasDecorator('deferredCompilation')) service.app.deferredCompilation.schedule();
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
   // What was left for after the start: the services' own work first (the keyset index, which every
   // list page needs), then the schemas not compiled yet (a request compiles its own on demand).

@@ -1,6 +1,10 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { createServiceApp } from '../../src/platform/app.js';
 import { DeferredCompilation } from '../../src/platform/deferred-compilation.js';
+import { registerHealthRoutes } from '../../src/platform/health.js';
+import { readPlatformSettings } from '../../src/platform/settings.js';
+import { expectError } from '../support/http.js';
 
 /**
  * Validators and serializers compiled on first use or after the service listens (the warm-start decision): the
@@ -53,5 +57,32 @@ describe('deferred compilation', () => {
     expect(compiled).toEqual(['first', 'second']);
     // A schema that cannot compile fails the call that needs it, not the pending compilation.
     expect(() => broken(1)).toThrow('cannot compile');
+  });
+
+  it('/ready answers 503 with the service\'s unavailable code from the start until compilePending has compiled every schema, then 200', async () => {
+    const app = await createServiceApp(
+      {
+        name: 'test',
+        openapi: { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: false },
+        registerRoutes(service) {
+          registerHealthRoutes(service, { unavailableCode: 'model_unavailable', check: () => undefined });
+        },
+      },
+      readPlatformSettings({}, 0),
+      { logger: false },
+    );
+    try {
+      expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+      app.deferredCompilation.schedule();
+      expectError(await app.inject({ method: 'GET', url: '/ready' }), 503, 'model_unavailable', []);
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      const compiling = app.deferredCompilation.compilePending();
+      expect(app.deferredCompilation.compiling).toBe(true);
+      await compiling;
+      expect(app.deferredCompilation.compiling).toBe(false);
+      expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });
