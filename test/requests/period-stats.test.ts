@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
-import { bucketNumbers, bucketSummaryOf, isComplete, isoWeekOf, monthOf, statDays } from '../../src/services/requests/period-stats.js';
+import { bucketNumbers, bucketSummaryOf, isComplete, isoWeekOf, monthOf, packBuckets, statDays, unpackBuckets } from '../../src/services/requests/period-stats.js';
 
 /** The calendar arithmetic of the daily, weekly and monthly numbers (the dashboard API decisions). */
 describe('period statistics', () => {
@@ -55,5 +55,17 @@ describe('period statistics', () => {
     expect(pauses).toBe(Math.ceil(days.length / 256) - 1);
     expect(paced).toEqual(await bucketNumbers(days, buckets, '2026-01-01', isoWeekOf));
     expect(paced.find((week) => week.key === '2020-W10')).toMatchObject({ opened: 4, closed_within_14_days: 2, median_days_to_close: 2 });
+  });
+
+  it('the buckets a walk worker sends, packed into one text and one buffer, unpack to the same buckets (no median, one median, none at all)', () => {
+    const buckets = new Map([
+      ['2020-W10', { opened: 4, closedWithin: 2, lowMiddle: 1.5, highMiddle: 2.25 }],
+      ['2020-W11', { opened: 3, closedWithin: 0, lowMiddle: null, highMiddle: null }],
+      ['2020-W12', { opened: 1, closedWithin: 1, lowMiddle: 0, highMiddle: 0 }],
+    ]);
+    const packed = packBuckets([...buckets]);
+    expect(packed.numbers).toHaveLength(12);
+    expect(unpackBuckets(packed)).toEqual(buckets);
+    expect(unpackBuckets(packBuckets([]))).toEqual(new Map());
   });
 });

@@ -141,3 +141,33 @@ export function bucketSummaryOf(opened: number, closeDays: Float64Array): Bucket
     highMiddle: n === 0 ? null : (closeDays[mid] as number),
   };
 }
+
+/**
+ * The buckets of a walk as a SQLite row walk worker sends them: the keys in one text (newline-separated) and their
+ * numbers in one buffer, four per bucket (opened, closed within, low and high middle, NaN for none),
+ * moved to the service's thread rather than copied. Years of days sent as thousands of objects took
+ * 4 to 7 ms of the event loop to receive; these take a fraction of a millisecond.
+ */
+export interface PackedBuckets {
+  keys: string;
+  numbers: Float64Array<ArrayBuffer>;
+}
+
+export function packBuckets(buckets: readonly (readonly [string, BucketSummary])[]): PackedBuckets {
+  const numbers = new Float64Array(buckets.length * 4);
+  buckets.forEach(([, bucket], i) => {
+    numbers.set([bucket.opened, bucket.closedWithin, bucket.lowMiddle ?? Number.NaN, bucket.highMiddle ?? Number.NaN], i * 4);
+  });
+  return { keys: buckets.map(([key]) => key).join('\n'), numbers };
+}
+
+export function unpackBuckets({ keys, numbers }: PackedBuckets): Map<string, BucketSummary> {
+  const buckets = new Map<string, BucketSummary>();
+  if (keys === '') return buckets;
+  const middle = (value: number): number | null => (Number.isNaN(value) ? null : value);
+  keys.split('\n').forEach((key, i) => {
+    const at = i * 4;
+    buckets.set(key, { opened: numbers[at] as number, closedWithin: numbers[at + 1] as number, lowMiddle: middle(numbers[at + 2] as number), highMiddle: middle(numbers[at + 3] as number) });
+  });
+  return buckets;
+}

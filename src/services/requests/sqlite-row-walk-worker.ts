@@ -8,12 +8,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerMessage } from './sqlite-row-walks.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
-import { BUCKET_KEY_OF, bucketSummaryOf } from './period-stats.js';
+import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
-const send = (message: RowWalkWorkerMessage): void => port.postMessage(message);
+const send = (message: RowWalkWorkerMessage): void => {
+  // The buckets' numbers are moved, not copied.
+  const moved = message.kind === 'answer' && message.answer.kind === 'buckets' ? [message.answer.buckets.numbers.buffer] : [];
+  port.postMessage(message, moved);
+};
 
 const path = (workerData as { path: string }).path;
 let database: Database.Database | null = null;
@@ -60,7 +64,7 @@ function bucketsOf(rows: Iterable<unknown[]>, unit: SummaryUnit): Extract<RowWal
     group.opened += 1;
     if (daysToClose !== null) group.closeDays.push(daysToClose);
   }
-  return { kind: 'buckets', buckets: [...byBucket].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))]) };
+  return { kind: 'buckets', buckets: packBuckets([...byBucket].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))])) };
 }
 
 function answerOf(job: RowWalkJob): RowWalkAnswer {

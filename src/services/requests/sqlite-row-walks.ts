@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
-import type { BucketSummary } from './service-request-store.js';
+import type { PackedBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
 
 /**
@@ -31,7 +31,8 @@ export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
-  | { kind: 'buckets'; buckets: [string, BucketSummary][] };
+  | { kind: 'buckets'; buckets: PackedBuckets };
+
 
 export type RowWalkWorkerMessage =
   | { kind: 'ready' }

@@ -4,6 +4,7 @@ import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilte
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
+import { unpackBuckets } from './period-stats.js';
 import {
   DatabaseUnavailableError,
   type BucketSummary,
@@ -143,7 +144,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    return new Map((await this.walk('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
+    return unpackBuckets((await this.walk('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
   }
 
   /**

@@ -94,8 +94,15 @@ export function registerStatsRoutes(app: PlatformApp, { store, caching }: Reques
     const scope = precomputedScope(filters);
     // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
     if (scope !== null) return precomputedDays(scope);
-    const rows = await periodNumbers(filters, 'day');
-    return rows.map(({ key, start: _start, end: _end, ...numbers }) => ({ date: key, ...numbers }));
+    // Years of days: the fields named one by one (a copy by rest and spread costs several times more).
+    return (await periodNumbers(filters, 'day')).map((day) => ({
+      date: day.key,
+      opened: day.opened,
+      closed_within_14_days: day.closed_within_14_days,
+      share_closed_within_14_days: day.share_closed_within_14_days,
+      median_days_to_close: day.median_days_to_close,
+      complete: day.complete,
+    }));
   });
   const weekly = { operationId: 'getWeeklyStats', summary: 'Weekly numbers', answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }) };
   statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', weekly, async (filters) =>
