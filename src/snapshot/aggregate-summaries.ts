@@ -17,14 +17,16 @@
  *   a filter on another column, answers from it. The facet of a column scoped by the same column is the
  *   unscoped facet restricted to the values, so it is not stored.
  *
- * They are computed in one pass over the loaded rows in created_at order (read back from the database
- * in batches, sqlite-aggregate-summaries.ts and postgres-aggregate-summaries.ts): a bucket is written
- * when the next one starts, so memory holds one month of rows at most. One SQL GROUP BY (or window, for
+ * They are computed in one pass over the rows in created_at order, as the snapshot command writes them
+ * (or read back from a snapshot loaded without them: sqlite-aggregate-summaries.ts and
+ * postgres-aggregate-summaries.ts): a bucket is written when the next one starts, so memory holds one
+ * month of rows at most. One SQL GROUP BY (or window, for
  * the medians) per unit, scope and pair of columns would sort every row some sixty times.
  * Values are kept as text (council_district included): the readers turn them back.
  */
 import { CLOSED_WITHIN_DAYS } from './snapshot-aggregates.js';
 import { FILTERED_COLUMNS, tableName, type FilteredColumn, type SqlDialect } from './snapshot-schema.js';
+import type { ServiceRequest } from './service-request.js';
 
 /** The equality filters of the API that the summaries cover, each as its own scope: every one. */
 export const SUMMARY_FILTER_COLUMNS = FILTERED_COLUMNS;
@@ -58,6 +60,16 @@ export type SummarySourceRow = [createdAt: string, daysToClose: number | null, .
 
 export function summarySourceColumns(): string {
   return ['created_at', 'days_to_close', ...SUMMARY_FACET_COLUMNS.map((column) => `CAST(${column} AS TEXT)`)].join(', ');
+}
+
+/** The same values of a request as the snapshot command writes it (the summaries are built as the rows pass). */
+export function summarySourceOf(row: ServiceRequest): SummarySourceRow {
+  const source: SummarySourceRow = [row.created_at, row.days_to_close];
+  for (const column of SUMMARY_FACET_COLUMNS) {
+    const value = row[column];
+    source.push(value === null ? null : String(value));
+  }
+  return source;
 }
 
 /** Drop (a PostgreSQL reload), create, and (after the rows are in) index the summary tables. */

@@ -1,7 +1,8 @@
 /**
- * The aggregate summaries (aggregate-summaries.ts) of a PostgreSQL snapshot, written into its schema
- * from its loaded rows, in the loading transaction: read back in (created_at, id) order through a
- * cursor, summarised, inserted a batch at a time as arrays (unnest).
+ * The aggregate summaries (aggregate-summaries.ts) of a PostgreSQL snapshot, in the loading
+ * transaction: built as the snapshot writer loads the rows (PostgresSummaryWriter, between its COPY
+ * statements), or from the loaded rows of a snapshot written without them, read back in
+ * (created_at, id) order through a cursor; inserted a batch at a time as arrays (unnest).
  */
 import type pg from 'pg';
 import {
@@ -38,27 +39,54 @@ async function insertRows(client: pg.ClientBase, table: string, columns: readonl
   }
 }
 
-/** Creates and fills the summary tables of the schema from its service_requests (inside the caller's transaction). */
+/**
+ * The summary tables of the schema, filled as rows are added in created_at order: `flush` (between two
+ * statements of the client: not during a COPY) stores the buckets closed so far, `finish` the rest,
+ * then indexes and analyzes the tables. `create` drops any earlier tables and creates them.
+ */
+export class PostgresSummaryWriter {
+  private readonly builder = new AggregateSummaryBuilder();
+
+  private constructor(
+    private readonly client: pg.ClientBase,
+    private readonly schema: string,
+  ) {}
+
+  static async create(client: pg.ClientBase, schema: string): Promise<PostgresSummaryWriter> {
+    for (const sql of createSummaryTablesSql('postgres', schema)) await client.query(sql);
+    return new PostgresSummaryWriter(client, schema);
+  }
+
+  add(row: SummarySourceRow): void {
+    this.builder.add(row);
+  }
+
+  async flush(): Promise<void> {
+    const table = (name: string): string => tableName('postgres', name, this.schema);
+    await insertRows(this.client, table('summary_buckets'), SUMMARY_BUCKET_COLUMNS, this.builder.takeBuckets());
+    await insertRows(this.client, table('summary_facets'), SUMMARY_FACET_TABLE_COLUMNS, this.builder.takeFacets());
+  }
+
+  async finish(): Promise<void> {
+    this.builder.finish();
+    await this.flush();
+    for (const sql of indexSummaryTablesSql('postgres', this.schema)) await this.client.query(sql);
+    for (const name of SUMMARY_TABLES) await this.client.query(`ANALYZE ${tableName('postgres', name, this.schema)}`);
+  }
+}
+
+/** Creates and fills the summary tables of the schema from its loaded service_requests (inside the caller's transaction). */
 export async function writePostgresAggregateSummaries(client: pg.ClientBase, schema: string): Promise<void> {
-  const table = (name: string): string => tableName('postgres', name, schema);
-  for (const sql of createSummaryTablesSql('postgres', schema)) await client.query(sql);
+  const writer = await PostgresSummaryWriter.create(client, schema);
   await client.query(
-    `DECLARE summary_source NO SCROLL CURSOR FOR SELECT ${summarySourceColumns()} FROM ${table('service_requests')} ORDER BY created_at, id`,
+    `DECLARE summary_source NO SCROLL CURSOR FOR SELECT ${summarySourceColumns()} FROM ${tableName('postgres', 'service_requests', schema)} ORDER BY created_at, id`,
   );
-  const builder = new AggregateSummaryBuilder();
-  const write = async (): Promise<void> => {
-    await insertRows(client, table('summary_buckets'), SUMMARY_BUCKET_COLUMNS, builder.takeBuckets());
-    await insertRows(client, table('summary_facets'), SUMMARY_FACET_TABLE_COLUMNS, builder.takeFacets());
-  };
   for (;;) {
     const { rows } = await client.query<unknown[]>({ text: `FETCH ${READ_BATCH} FROM summary_source`, rowMode: 'array' });
-    for (const row of rows) builder.add(row as SummarySourceRow);
-    await write();
+    for (const row of rows) writer.add(row as SummarySourceRow);
+    await writer.flush();
     if (rows.length < READ_BATCH) break;
   }
   await client.query('CLOSE summary_source');
-  builder.finish();
-  await write();
-  for (const sql of indexSummaryTablesSql('postgres', schema)) await client.query(sql);
-  for (const name of SUMMARY_TABLES) await client.query(`ANALYZE ${table(name)}`);
+  await writer.finish();
 }

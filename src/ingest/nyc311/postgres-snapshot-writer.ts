@@ -16,10 +16,13 @@ import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress 
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
 import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } from '../../snapshot/snapshot-schema.js';
 import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from '../../snapshot/postgres-snapshot-pointer.js';
-import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
-import { writePostgresAggregateSummaries } from './postgres-aggregate-summaries.js';
-import { SUMMARY_TABLES } from '../../snapshot/aggregate-summaries.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../snapshot/service-request.js';
+import { PostgresSummaryWriter } from './postgres-aggregate-summaries.js';
+import { SUMMARY_TABLES, summarySourceOf } from '../../snapshot/aggregate-summaries.js';
 import { parsePostgresTarget, type PostgresTarget } from '../../shared/postgres-schema.js';
+
+/** Rows per COPY statement: the summary rows of the buckets closed meanwhile are inserted between two. */
+const ROWS_PER_COPY = 100_000;
 
 function copyValue(value: string | number | null): string {
   if (value === null) return '\\N';
@@ -76,13 +79,34 @@ export async function writePostgresSnapshotWithClient(
     schema = await beginSnapshotSchema(client, servedSchema);
     const t = (name: string): string => tableName('postgres', name, schema);
     for (const sql of createTablesSql('postgres', schema)) await client.query(sql);
+    // The aggregate summaries are built as the rows pass (in created_at order); their rows are inserted
+    // between COPY statements of ROWS_PER_COPY rows each.
+    const summaryWriter = await PostgresSummaryWriter.create(client, schema);
+    const remaining = rows[Symbol.iterator]();
     let written = 0;
-    await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, rows, (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) => {
-      written = n;
-      onProgress?.(n, Math.max(n, rowsExpected));
-    });
+    const source = { exhausted: false };
+    function* nextRows(): Generator<ServiceRequest> {
+      for (let n = 0; n < ROWS_PER_COPY; n += 1) {
+        const next = remaining.next();
+        if (next.done === true) {
+          source.exhausted = true;
+          return;
+        }
+        summaryWriter.add(summarySourceOf(next.value));
+        yield next.value;
+      }
+    }
+    while (!source.exhausted) {
+      const before = written;
+      await copyInto(client, t('service_requests'), SERVICE_REQUEST_FIELDS, nextRows(), (r) => SERVICE_REQUEST_FIELDS.map((f) => r[f]), (n) => {
+        written = before + n;
+        onProgress?.(written, Math.max(written, rowsExpected));
+      });
+      await summaryWriter.flush();
+    }
     onProgress?.(written, written);
     for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
+    await summaryWriter.finish();
     const complete = summaries();
     await storeSummaries(client, schema, complete);
     await publishSnapshotSchema(client, servedSchema, schema, complete.meta.snapshot_id);
@@ -101,8 +125,8 @@ export async function writePostgresSnapshotWithClient(
 }
 
 /**
- * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
- * complaint-type counts), the cleaning rules, the metadata, the aggregate summaries, then the planner's statistics.
+ * The post-load step, once the rows, their indexes and the aggregate summaries are in: the summary
+ * tables (daily numbers, complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
  */
 async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): Promise<void> {
   const t = (name: string): string => tableName('postgres', name, schema);
@@ -125,7 +149,6 @@ async function storeSummaries(client: pg.ClientBase, schema: string, { dailyStat
     `INSERT INTO ${t('snapshot_meta')} (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
     snapshotMetaValues(meta),
   );
-  await writePostgresAggregateSummaries(client, schema);
   for (const name of ['service_requests', 'daily_stats', 'complaint_type_counts']) await client.query(`ANALYZE ${t(name)}`);
 }
 

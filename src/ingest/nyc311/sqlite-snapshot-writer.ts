@@ -11,7 +11,8 @@ import type { SnapshotContent, SnapshotStream, SnapshotSummaries, WriteProgress 
 import { snapshotMetaValues, streamOf } from './snapshot-content.js';
 import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql } from '../../snapshot/snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
-import { writeSqliteAggregateSummaries } from './sqlite-aggregate-summaries.js';
+import { SqliteSummaryWriter } from './sqlite-aggregate-summaries.js';
+import { summarySourceOf } from '../../snapshot/aggregate-summaries.js';
 
 const PROGRESS_EVERY = 10_000;
 /** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
@@ -56,6 +57,8 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
       `INSERT INTO service_requests (${columns}) VALUES ${Array.from({ length: INSERT_BATCH }, () => placeholders).join(', ')}`,
     );
     const insertOne = db.prepare(`INSERT INTO service_requests (${columns}) VALUES ${placeholders}`);
+    // The aggregate summaries are built as the rows pass (they come in created_at order).
+    const summaryWriter = new SqliteSummaryWriter(db);
     const values: (string | number | null)[] = new Array<string | number | null>(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
     let written = 0;
     let k = 0;
@@ -75,17 +78,22 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
       values[k++] = r.latitude;
       values[k++] = r.longitude;
       values[k++] = r.days_to_close;
+      summaryWriter.add(summarySourceOf(r));
       written++;
       if (k === values.length) {
         insertBatch.run(values);
         k = 0;
-        if (written % PROGRESS_EVERY < INSERT_BATCH) onProgress?.(written, rowsExpected);
+        if (written % PROGRESS_EVERY < INSERT_BATCH) {
+          summaryWriter.flush();
+          onProgress?.(written, rowsExpected);
+        }
       }
     }
     for (let i = 0; i < k; i += SERVICE_REQUEST_FIELDS.length) insertOne.run(values.slice(i, i + SERVICE_REQUEST_FIELDS.length));
     onProgress?.(written, written);
     for (const sql of createIndexesSql('sqlite')) db.exec(sql);
     storeFilterValueCounts(db);
+    summaryWriter.finish();
     storeSummaries(db, summaries());
   });
   store();
@@ -101,8 +109,8 @@ function storeFilterValueCounts(db: Database.Database): void {
 }
 
 /**
- * The post-load step, once the rows and their indexes are in: the summary tables (daily numbers,
- * complaint-type counts), the cleaning rules, the metadata, the aggregate summaries, then the planner's statistics.
+ * The post-load step, once the rows, their indexes and the aggregate summaries are in: the summary
+ * tables (daily numbers, complaint-type counts), the cleaning rules, the metadata, then the planner's statistics.
  */
 function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts, meta }: SnapshotSummaries): void {
   const insertDays = (count: number): Database.Statement =>
@@ -130,7 +138,6 @@ function storeSummaries(db: Database.Database, { dailyStats, complaintTypeCounts
   db.prepare(
     `INSERT INTO snapshot_meta (id, ${SNAPSHOT_META_COLUMNS.join(', ')}) VALUES (1, ${SNAPSHOT_META_COLUMNS.map(() => '?').join(', ')})`,
   ).run(...snapshotMetaValues(meta));
-  writeSqliteAggregateSummaries(db);
   // Statistics for the query planner, from a sample of each index (enough for these few indexes).
   db.pragma('analysis_limit = 1000');
   db.exec('ANALYZE');
