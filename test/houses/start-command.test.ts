@@ -18,7 +18,14 @@ describe('start command of the house-price service', () => {
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ model_version: 'kc-hgb-drift-2015-02', prices_as_of: '2015-02-28' });
       expectError(await fromFetch(await fetch(`${service.baseUrl}/v1/estimates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })), 401, 'unauthorized', []);
-      expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
+      // Ready once the schemas left for after the start are compiled (a fraction of a second).
+      const readySince = performance.now();
+      let ready = await fetch(`${service.baseUrl}/ready`);
+      while (ready.status === 503 && performance.now() - readySince < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        ready = await fetch(`${service.baseUrl}/ready`);
+      }
+      expect(ready.status).toBe(200);
     } finally {
       await service.stop();
     }
