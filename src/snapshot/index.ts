@@ -3,7 +3,7 @@
  * time. The snapshot is the SQLite file or PostgreSQL schema that ingestion (src/ingest/nyc311/)
  * writes and the API serves; its format lives here, apart from both, so that neither reaches into
  * the other: the row type, the schema (tables, indexes, the filtered columns), the readers of its
- * tables, the daily numbers, the aggregate summaries' definitions, the PostgreSQL pointer to the
+ * tables, the daily numbers, the aggregate summaries' definitions, the row columns' format, the PostgreSQL pointer to the
  * served load and the city's calendar. Ingestion imports the files of this folder directly (it also
  * needs the writing side: table SQL, summary builders); the API imports only this module.
  */
@@ -30,5 +30,17 @@ export {
 } from './snapshot-readers.js';
 export { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAP_CELLS_SCHEMA_VERSION, type FilteredColumn } from './snapshot-schema.js';
 export { boxCells } from './map-cells.js';
+export {
+  boundSeconds,
+  CODED_COLUMNS,
+  CREATED_SECONDS,
+  DAY_SECONDS,
+  DAYS_TO_CLOSE_HUNDREDTHS,
+  NULL_HUNDREDTHS,
+  ROW_COLUMN_CHUNK,
+  ROW_COLUMN_VALUES_TABLE,
+  ROW_COLUMNS_TABLE,
+  type CodedColumn,
+} from './row-columns.js';
 export { SERVICE_REQUEST_FIELDS } from './service-request.js';
 export type { ComplaintTypeCount, DailyStat, ServiceRequest, SnapshotMeta } from './service-request.js';

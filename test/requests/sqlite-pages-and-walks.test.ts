@@ -1,4 +1,8 @@
+import { copyFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
 import {
   compareFilterValues,
@@ -170,6 +174,37 @@ describe('pages and row walks of the SQLite store', () => {
         });
       }
       expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expectedBuckets);
+    }
+  });
+
+  it('counts, facets and numbers scan the row columns (a map box walks the rows); a file without row columns walks its rows to the same answers (300 queries)', async () => {
+    const copy = join(dirname(fixture.databaseUrl), 'without-row-columns.sqlite');
+    copyFileSync(fixture.databaseUrl, copy);
+    const writable = new Database(copy);
+    writable.exec(`DROP TABLE ${ROW_COLUMNS_TABLE}; DROP TABLE ${ROW_COLUMN_VALUES_TABLE}`);
+    writable.close();
+    const walking = new SqliteServiceRequestStore(copy);
+    await walking.warmUp();
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      let scans = 0;
+      for (let i = 0; i < 300; i += 1) {
+        const filters = randomFilters(random);
+        const column = random.pick(FACET_COLUMNS);
+        const unit = random.pick(['day', 'week', 'month'] as const);
+        run.mockClear();
+        const scanned = [await store.count(filters), await store.facet(column, filters), await store.bucketsFromRows(filters, unit)];
+        const works = run.mock.calls.map(([, work]) => 'scan' in work);
+        expect(works.every((scan) => scan === (filters.bbox === null)), JSON.stringify(filters)).toBe(true);
+        scans += works.filter(Boolean).length;
+        run.mockClear();
+        expect([await walking.count(filters), await walking.facet(column, filters), await walking.bucketsFromRows(filters, unit)], JSON.stringify(filters)).toEqual(scanned);
+        expect(run.mock.calls.some(([, work]) => 'scan' in work)).toBe(false);
+      }
+      expect(scans).toBeGreaterThan(300);
+    } finally {
+      run.mockRestore();
+      await walking.close();
     }
   });
 

@@ -16,6 +16,7 @@ import type { BuildSnapshotResult, SnapshotInput } from './build-snapshot.js';
 import { repositoryRoot } from '../../shared/repository-root.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
 import { SERVICE_REQUEST_INDEXES, SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
+import { ROW_COLUMNS_TABLE } from '../../snapshot/row-columns.js';
 
 /** The embedded snapshot, relative to the repository root. */
 export const DEFAULT_SNAPSHOT_RELATIVE_PATH = 'data/service-requests.sqlite';
@@ -60,7 +61,8 @@ function tryLock(lockPath: string): boolean {
  * Whether a snapshot file of this code's layout is at `path` (absent, unreadable or older: false).
  * The indexes are checked by name besides the version because they derive from FILTERED_COLUMNS: a
  * filter added there makes a file without its index (and so without its value counts and summaries,
- * written by the same build) out of date with no version to bump.
+ * written by the same build) out of date with no version to bump. So does a file written before the
+ * row columns (served, but its combinations walk the rows).
  */
 export function isCurrentSnapshot(path: string): boolean {
   if (!existsSync(path)) return false;
@@ -69,7 +71,8 @@ export function isCurrentSnapshot(path: string): boolean {
     try {
       if ((db.prepare('SELECT schema_version FROM snapshot_meta').pluck().get() as number | undefined) !== SNAPSHOT_SCHEMA_VERSION) return false;
       const indexes = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").pluck().all());
-      return Object.keys(SERVICE_REQUEST_INDEXES).every((name) => indexes.has(name));
+      const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
+      return Object.keys(SERVICE_REQUEST_INDEXES).every((name) => indexes.has(name)) && tables.has(ROW_COLUMNS_TABLE);
     } finally {
       db.close();
     }

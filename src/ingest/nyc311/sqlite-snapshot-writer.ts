@@ -13,6 +13,7 @@ import { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, SNAPSHOT_META_COLUMNS, cre
 import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
 import { SqliteSummaryWriter } from './sqlite-aggregate-summaries.js';
 import { summarySourceOf } from '../../snapshot/aggregate-summaries.js';
+import { SqliteRowColumnsWriter } from './sqlite-row-columns.js';
 
 const PROGRESS_EVERY = 10_000;
 /** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
@@ -59,6 +60,8 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
     const insertOne = db.prepare(`INSERT INTO service_requests (${columns}) VALUES ${placeholders}`);
     // The aggregate summaries are built as the rows pass (they come in created_at order).
     const summaryWriter = new SqliteSummaryWriter(db);
+    // So are the row columns that the walk workers scan.
+    const rowColumns = new SqliteRowColumnsWriter(db);
     const values: (string | number | null)[] = new Array<string | number | null>(INSERT_BATCH * SERVICE_REQUEST_FIELDS.length);
     let written = 0;
     let k = 0;
@@ -79,6 +82,7 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
       values[k++] = r.longitude;
       values[k++] = r.days_to_close;
       summaryWriter.add(summarySourceOf(r));
+      rowColumns.add(r);
       written++;
       if (k === values.length) {
         insertBatch.run(values);
@@ -91,6 +95,7 @@ export function writeSnapshotTables(db: Database.Database, content: SnapshotCont
     }
     for (let i = 0; i < k; i += SERVICE_REQUEST_FIELDS.length) insertOne.run(values.slice(i, i + SERVICE_REQUEST_FIELDS.length));
     onProgress?.(written, written);
+    rowColumns.finish();
     for (const sql of createIndexesSql('sqlite')) db.exec(sql);
     storeFilterValueCounts(db);
     summaryWriter.finish();

@@ -1,6 +1,6 @@
 /**
  * A worker thread of the SQLite row walks (sqlite-row-walks.ts): it opens the snapshot read-only and
- * runs the statements it is sent, one at a time, so that walks over millions of rows never hold the
+ * runs the statements it is sent (or scans the row columns whose shared memory a job carries), one at a time, so that walks over millions of rows never hold the
  * service's event loop. It answers `ready` once it runs (the loading of a thread is the slow part of
  * its start; the file is opened at the first job), then one answer per job.
  */
@@ -10,6 +10,7 @@ import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerMessage } from './sqlite-r
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
+import { scanBuckets, scanCount, scanFacet } from './row-column-scan.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
@@ -68,6 +69,18 @@ function bucketsOf(rows: Iterable<unknown[]>, unit: SummaryUnit): Extract<RowWal
 }
 
 function answerOf(job: RowWalkJob): RowWalkAnswer {
+  if ('scan' in job) {
+    switch (job.kind) {
+      case 'count':
+        return { kind: 'count', count: scanCount(job.scan) };
+      case 'facet':
+        return { kind: 'facet', rows: scanFacet(job.scan) };
+      case 'buckets':
+        return { kind: 'buckets', buckets: scanBuckets(job.scan, job.unit ?? 'day') };
+      case 'ids':
+        throw new Error('a page is not a scan');
+    }
+  }
   const run = statement(job.sql);
   switch (job.kind) {
     case 'ids':

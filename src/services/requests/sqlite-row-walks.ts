@@ -3,6 +3,7 @@ import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
+import type { RowColumnScan } from './row-column-scan.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
 
 /**
@@ -24,8 +25,17 @@ export interface RowWalkPoolLimits {
 
 export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
 
-/** What a worker is asked: a statement of sqlite-queries.ts and how to read its rows. */
-export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets'; sql: string; parameters: (string | number)[]; unit?: SummaryUnit };
+/**
+ * What a worker is asked: a statement of sqlite-queries.ts and how to read its rows, or a scan of the
+ * row columns (sqlite-row-columns.ts) for the same answer.
+ */
+export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets'; unit?: SummaryUnit } & (
+  | { sql: string; parameters: (string | number)[] }
+  | { scan: RowColumnScan }
+);
+
+/** What a job reads: a statement, or a scan of the row columns. */
+export type RowWalkWork = WhereClause | { scan: RowColumnScan };
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
@@ -169,14 +179,15 @@ export class RowWalkPool {
     this.dispatch();
   }
 
-  /** Runs a statement in a worker; rejects with 503 overloaded past the queue or the deadline. */
-  run(kind: RowWalkJob['kind'], query: WhereClause, unit?: SummaryUnit): Promise<RowWalkAnswer> {
+  /** Runs a statement or a scan in a worker; rejects with 503 overloaded past the queue or the deadline. */
+  run(kind: RowWalkJob['kind'], work: RowWalkWork, unit?: SummaryUnit): Promise<RowWalkAnswer> {
     if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
     if (this.waiting.length >= this.limits.queue) return Promise.reject(overloaded());
     return this.start().then(
       () =>
         new Promise<RowWalkAnswer>((resolve, reject) => {
-          const job: RowWalkJob = { id: this.nextId++, kind, sql: query.sql, parameters: query.parameters as (string | number)[], ...(unit === undefined ? {} : { unit }) };
+          const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number)[] };
+          const job: RowWalkJob = { id: this.nextId++, kind, ...read, ...(unit === undefined ? {} : { unit }) };
           const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
           this.waiting.push(pending);
           this.dispatch();

@@ -3,7 +3,8 @@ import { ApiError } from '../../platform/error-registry.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
-import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits } from './sqlite-row-walks.js';
+import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits, type RowWalkWork } from './sqlite-row-walks.js';
+import { facetOfCodes, loadRowColumns, rowColumnScanOf, type RowColumns } from './sqlite-row-columns.js';
 import { unpackBuckets } from './period-stats.js';
 import {
   DatabaseUnavailableError,
@@ -36,7 +37,8 @@ const MAX_STATEMENTS = 256;
  * service. Nothing per row is held in memory: list pages are short walks of the file's indexes on
  * this thread (sqlite-queries.ts), at most `fetch` matching rows each; count, facets, the buckets
  * of the statistics and the pages that check the rows they walk (PageIdsQuery) walk rows in a pool
- * of worker threads (sqlite-row-walks.ts).
+ * of worker threads (sqlite-row-walks.ts); count, facets and statistics scan the file's row columns
+ * instead (sqlite-row-columns.ts), loaded once per file, when it has them.
  * Every page reads the file as it is, so a row that left the set between two pages is simply not
  * found (rule 4 of the contract).
  */
@@ -52,6 +54,10 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   /** Whether a refresh renamed another file onto the path since the file was opened. */
   private replacement: SqliteFileReplacement | null = null;
   private readonly snapshotListeners: (() => void)[] = [];
+  /** The row columns of the file open, once loaded (null until then, and for a file without them). */
+  private rowColumns: RowColumns | null = null;
+  /** The load of the row columns of the file open. */
+  private rowColumnsLoad: Promise<void> = Promise.resolve();
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
   private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
 
@@ -78,6 +84,14 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       database.pragma('query_only = ON');
       this.valueCounts = readValueCounts(database);
       this.database = database;
+      this.rowColumns = null;
+      this.rowColumnsLoad = loadRowColumns(database, () => this.database === database && database.open).then(
+        (columns) => {
+          if (this.database === database) this.rowColumns = columns;
+        },
+        // Unreadable row columns: the walks read the rows.
+        () => undefined,
+      );
     }
     return this.database;
   }
@@ -117,20 +131,26 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /** Runs a walk in the worker pool; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
-  private async walk<K extends RowWalkAnswer['kind']>(
-    kind: K,
-    query: { sql: string; parameters: unknown[] },
-    unit?: SummaryUnit,
-  ): Promise<Extract<RowWalkAnswer, { kind: K }>> {
+  private async walk<K extends RowWalkAnswer['kind']>(kind: K, work: RowWalkWork, unit?: SummaryUnit): Promise<Extract<RowWalkAnswer, { kind: K }>> {
     try {
-      return (await this.rowWalks.run(kind, query as never, unit)) as Extract<RowWalkAnswer, { kind: K }>;
+      return (await this.rowWalks.run(kind, work, unit)) as Extract<RowWalkAnswer, { kind: K }>;
     } catch (error) {
       throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
     }
   }
 
+  /** The scan of the row columns for these filters, when the file has them and they can answer. */
+  private scanOf(filters: ListFilters, needs: Parameters<typeof rowColumnScanOf>[2]): { columns: RowColumns; work: RowWalkWork } | null {
+    const columns = this.rowColumns;
+    const scan = columns === null ? null : rowColumnScanOf(columns, filters, needs);
+    return columns === null || scan === null ? null : { columns, work: { scan } };
+  }
+
   async count(filters: ListFilters): Promise<number> {
-    return (await this.summaries.count(filters)) ?? (await this.walk('count', await this.read((database) => countSql(filters, this.valueCounts, this.table(database))))).count;
+    const summarised = await this.summaries.count(filters);
+    if (summarised !== null) return summarised;
+    const scan = this.scanOf(filters, {});
+    return (await this.walk('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -140,11 +160,14 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
+    const scan = this.scanOf(filters, { facet: column });
+    if (scan !== null) return facetOfCodes(scan.columns, column, (await this.walk('facet', scan.work)).rows as [number, number][]);
     return (await this.walk('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    return unpackBuckets((await this.walk('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
+    const work = this.scanOf(filters, { daysToClose: true })?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
+    return unpackBuckets((await this.walk('buckets', work, unit)).buckets);
   }
 
   /**
@@ -156,6 +179,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     const workers = this.rowWalks.start();
     workers.catch(() => undefined);
     await this.read(() => undefined);
+    await this.rowColumnsLoad;
     try {
       await workers;
     } catch (error) {

@@ -1,0 +1,116 @@
+/**
+ * Count, facets and statistics of random filter combinations (two or three equality filters, values
+ * drawn from the snapshot, seeded) at 10 connections: every request a different combination, so none
+ * is answered from a summary or a kept answer; each is a walk of the rows or a scan of the row
+ * columns. For each SQLite snapshot file given, in turn, the compiled service (dist/, as `npm start`
+ * runs it) serves the file; the bench reports the start to `/ready`, the statuses, p50 / p90 / p99 /
+ * max latency, the longest event-loop block of the service (bench/event-loop-probe.mjs) and its RSS:
+ *
+ *   npx tsx bench/random-combinations.ts [--requests 60] [--connections 10] [--seeds 1,2,3] FILE.sqlite...
+ *
+ * Before and after in one run: the same build serving a file with row columns and a copy without them
+ * (`DROP TABLE row_columns; DROP TABLE row_column_values`), or a file written by the snapshot command
+ * of an earlier commit.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { SeededRandom } from '../src/ingest/nyc311/seeded-random.js';
+import { FILTERED_COLUMNS } from '../src/snapshot/snapshot-schema.js';
+import { REPO_ROOT, freePort } from './support.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    requests: { type: 'string', default: '60' },
+    connections: { type: 'string', default: '10' },
+    seeds: { type: 'string', default: '1,2,3' },
+  },
+});
+const KEY = 'bench-key';
+const ROUTES = { count: '/v1/service-requests/count', facets: '/v1/facets', daily: '/v1/stats/daily', weekly: '/v1/stats/weekly', monthly: '/v1/stats/monthly' };
+const FACET_FIELDS = ['borough', 'status', 'channel', 'complaint_type'];
+
+/** Random paths: a route, two or three equality filters, one value each (of those the file holds). */
+function randomPaths(file: string, seed: number, count: number): string[] {
+  const db = new Database(file, { readonly: true });
+  const valuesOf = new Map<string, string[]>();
+  for (const { column_name, value } of db.prepare('SELECT column_name, value FROM filter_value_counts WHERE value IS NOT NULL').all() as { column_name: string; value: string | number }[]) {
+    valuesOf.set(column_name, [...(valuesOf.get(column_name) ?? []), String(value)]);
+  }
+  db.close();
+  const random = new SeededRandom(seed);
+  return Array.from({ length: count }, () => {
+    const route = random.pick(Object.keys(ROUTES) as (keyof typeof ROUTES)[]);
+    const columns = [...FILTERED_COLUMNS].sort(() => random.next() - 0.5).slice(0, random.int(2, 3));
+    const query = columns.map((column) => `${column}=${encodeURIComponent(random.pick(valuesOf.get(column) ?? ['']))}`);
+    if (route === 'facets') query.unshift(`field=${random.pick(FACET_FIELDS)}`);
+    return `${ROUTES[route]}?${query.join('&')}`;
+  });
+}
+
+const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+async function serveAndLoad(file: string, seed: number): Promise<string> {
+  const port = await freePort();
+  const probe = join(tmpdir(), `event-loop-${port}.txt`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: file, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const loopMax = async (): Promise<number> => {
+    child.kill('SIGUSR2');
+    for (let i = 0; i < 3000 && !existsSync(probe); i += 1) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 30));
+    const value = Number(readFileSync(probe, 'utf8'));
+    rmSync(probe, { force: true });
+    return value;
+  };
+  try {
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/ready`)).status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null) throw new Error('the service stopped');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const readySeconds = (performance.now() - started) / 1000;
+    await loopMax();
+    const paths = randomPaths(file, seed, Number(values.requests));
+    const latencies: number[] = [];
+    const statuses = new Map<number, number>();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Number(values.connections) }, async () => {
+        for (let i = next++; i < paths.length; i = next++) {
+          const sent = performance.now();
+          const response = await fetch(`${base}${paths[i] as string}`, { headers: { 'x-api-key': KEY } });
+          await response.arrayBuffer();
+          latencies.push(performance.now() - sent);
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    const at = (share: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] as number).toFixed(0);
+    const block = await loopMax();
+    return `| ${file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${rssMb(child.pid as number)} |`;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+console.log('| file | seed | start to ready s | statuses | p50 / p90 / p99 / max ms | longest block ms | RSS after MB |');
+console.log('|---|---:|---:|---|---|---:|---:|');
+for (const seed of values.seeds.split(',').map(Number)) {
+  for (const file of positionals) console.log(await serveAndLoad(file, seed));
+}

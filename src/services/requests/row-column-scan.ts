@@ -1,0 +1,158 @@
+/**
+ * The scans of a walk worker over the row columns of a SQLite snapshot (the snapshot's
+ * row-columns.ts; loaded by sqlite-row-columns.ts into shared memory): count, facet counts and the
+ * buckets of the statistics of the rows that match equality filters (as codes) and a created_at
+ * range. The rows are sorted by created_at, so the range is a row interval found by binary search;
+ * the filters are checked a block of rows at a time, the first one on every row of the block and each
+ * next one on the rows still selected.
+ */
+import { DAY_SECONDS, NULL_HUNDREDTHS, type SummaryUnit } from '../../snapshot/index.js';
+import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
+
+export type CodeArray = Uint8Array | Uint16Array;
+
+/** What a scan reads: views of the shared row columns, and the filters as codes. */
+export interface RowColumnScan {
+  created: Uint32Array;
+  /** Each equality filter: its column's codes and the codes it accepts. */
+  filters: { codes: CodeArray; accepted: number[] }[];
+  /** created_at bounds in wall seconds: from inclusive, to exclusive; null when open. */
+  from: number | null;
+  to: number | null;
+  /** The codes of the facet's column (facets only). */
+  facet?: CodeArray;
+  /** days_to_close in hundredths (buckets only). */
+  daysToClose?: Int32Array;
+}
+
+/** Rows checked per block: the selected rows of a block are one reused array. */
+const BLOCK = 65_536;
+
+/** The first row whose created second is at least `seconds`. */
+function firstRowFrom(created: Uint32Array, seconds: number): number {
+  let low = 0;
+  let high = created.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((created[middle] as number) < seconds) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Calls `visit` with the selected rows of each block (the array is reused: read it before returning). */
+function forEachSelected(scan: RowColumnScan, visit: (rows: Int32Array, count: number) => void): void {
+  const start = scan.from === null ? 0 : firstRowFrom(scan.created, scan.from);
+  const end = scan.to === null ? scan.created.length : firstRowFrom(scan.created, scan.to);
+  const masks = scan.filters.map(({ accepted }) => {
+    const mask = new Uint8Array(65_536);
+    for (const code of accepted) mask[code] = 1;
+    return mask;
+  });
+  const filters = scan.filters.map(({ codes }) => codes);
+  const selected = new Int32Array(BLOCK);
+  for (let blockStart = start; blockStart < end; blockStart += BLOCK) {
+    const blockEnd = Math.min(end, blockStart + BLOCK);
+    let count = 0;
+    if (masks.length === 0) {
+      for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
+    } else {
+      count = selectRows(filters[0] as CodeArray, masks[0] as Uint8Array, blockStart, blockEnd, selected);
+      for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(filters[f] as CodeArray, masks[f] as Uint8Array, selected, count);
+    }
+    if (count > 0) visit(selected, count);
+  }
+}
+
+function selectRows(codes: CodeArray, mask: Uint8Array, start: number, end: number, selected: Int32Array): number {
+  let count = 0;
+  for (let row = start; row < end; row++) {
+    if (mask[codes[row] as number] === 1) selected[count++] = row;
+  }
+  return count;
+}
+
+function keepRows(codes: CodeArray, mask: Uint8Array, selected: Int32Array, count: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i++) {
+    const row = selected[i] as number;
+    if (mask[codes[row] as number] === 1) selected[kept++] = row;
+  }
+  return kept;
+}
+
+/** The matching rows. */
+export function scanCount(scan: RowColumnScan): number {
+  if (scan.filters.length === 0) {
+    const start = scan.from === null ? 0 : firstRowFrom(scan.created, scan.from);
+    const end = scan.to === null ? scan.created.length : firstRowFrom(scan.created, scan.to);
+    return Math.max(0, end - start);
+  }
+  let total = 0;
+  forEachSelected(scan, (_, count) => {
+    total += count;
+  });
+  return total;
+}
+
+/** [code, rows] of each code of the facet's column that matching rows hold. */
+export function scanFacet(scan: RowColumnScan): [number, number][] {
+  const facet = scan.facet;
+  if (facet === undefined) throw new Error('a facet scan needs the codes of its column');
+  const counts = new Float64Array(65_536);
+  forEachSelected(scan, (rows, count) => {
+    for (let i = 0; i < count; i++) {
+      const code = facet[rows[i] as number] as number;
+      counts[code] = (counts[code] as number) + 1;
+    }
+  });
+  const found: [number, number][] = [];
+  counts.forEach((rows, code) => {
+    if (rows > 0) found.push([code, rows]);
+  });
+  return found;
+}
+
+/** The numbers of each bucket of `unit` that matching rows fall in, in time order. */
+export function scanBuckets(scan: RowColumnScan, unit: SummaryUnit): PackedBuckets {
+  const daysToClose = scan.daysToClose;
+  if (daysToClose === undefined) throw new Error('a bucket scan needs days_to_close');
+  const keyOf = BUCKET_KEY_OF[unit];
+  const bucketOfDay = new Map<number, number>();
+  const bucketOfKey = new Map<string, number>();
+  const keys: string[] = [];
+  const opened: number[] = [];
+  const closeDays: number[][] = [];
+  const bucketOf = (day: number): number => {
+    let bucket = bucketOfDay.get(day);
+    if (bucket === undefined) {
+      const key = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+      bucket = bucketOfKey.get(key);
+      if (bucket === undefined) {
+        bucket = keys.length;
+        bucketOfKey.set(key, bucket);
+        keys.push(key);
+        opened.push(0);
+        closeDays.push([]);
+      }
+      bucketOfDay.set(day, bucket);
+    }
+    return bucket;
+  };
+  let day = -1;
+  let bucket = -1;
+  forEachSelected(scan, (rows, count) => {
+    for (let i = 0; i < count; i++) {
+      const row = rows[i] as number;
+      const rowDay = Math.floor((scan.created[row] as number) / DAY_SECONDS);
+      if (rowDay !== day) {
+        day = rowDay;
+        bucket = bucketOf(day);
+      }
+      opened[bucket] = (opened[bucket] as number) + 1;
+      const hundredths = daysToClose[row] as number;
+      if (hundredths !== NULL_HUNDREDTHS) (closeDays[bucket] as number[]).push(hundredths / 100);
+    }
+  });
+  return packBuckets(keys.map((key, b) => [key, bucketSummaryOf(opened[b] as number, Float64Array.from(closeDays[b] as number[]))]));
+}

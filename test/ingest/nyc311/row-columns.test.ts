@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { boundSeconds, createdSecondsOf, ROW_COLUMNS_TABLE } from '../../../src/snapshot/row-columns.js';
+import { loadRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
+import { SqliteServiceRequestStore } from '../../../src/services/requests/sqlite-store.js';
+import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { createSqliteFixture, type FixtureDatabase } from '../../requests/support/fixture-database.js';
+
+/** The row columns of a SQLite snapshot: their format's bounds, and the snapshots that cannot have them. */
+function row(id: number, createdAt: string, descriptor: string | null = 'Pothole'): ServiceRequestRecord {
+  return {
+    id,
+    created_at: createdAt,
+    closed_at: null,
+    status: 'open',
+    complaint_type: 'Street Condition',
+    descriptor,
+    location_type: null,
+    borough: id % 2 === 0 ? 'queens' : 'bronx',
+    community_board: null,
+    council_district: 3,
+    incident_zip: null,
+    channel: 'phone',
+    latitude: null,
+    longitude: null,
+    days_to_close: null,
+  };
+}
+
+const hasRowColumns = (path: string): boolean => {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = ?`).get(ROW_COLUMNS_TABLE) as { n: number }).n === 1;
+  } finally {
+    db.close();
+  }
+};
+
+describe('row columns', () => {
+  let fixture: FixtureDatabase | null = null;
+  afterEach(async () => {
+    await fixture?.drop();
+    fixture = null;
+  });
+
+  it('a created_at bound is the first second it does not precede: a fraction rounds up, a date is its midnight, before 1970 and from 2106 are open', () => {
+    const second = createdSecondsOf('2025-01-05T10:00:03') as number;
+    expect(boundSeconds('2025-01-05T10:00:03')).toBe(second);
+    expect(boundSeconds('2025-01-05T10:00:02.5')).toBe(second);
+    expect(boundSeconds('2025-01-05T10:00:03.000001')).toBe(second + 1);
+    expect(boundSeconds('2025-01-05')).toBe(createdSecondsOf('2025-01-05T00:00:00'));
+    expect(boundSeconds('0001-01-01')).toBe(Number.NEGATIVE_INFINITY);
+    expect(boundSeconds('2106-01-01')).toBe(Number.POSITIVE_INFINITY);
+    expect(createdSecondsOf('1969-12-31T23:59:59')).toBeNull();
+    expect(createdSecondsOf('1970-01-01T00:00:00')).toBe(0);
+  });
+
+  it('a snapshot with a request created before 1970 has no row columns, and its counts walk the rows', async () => {
+    fixture = createSqliteFixture({ rows: [row(1, '1969-07-20T20:17:40'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
+    expect(hasRowColumns(fixture.databaseUrl)).toBe(false);
+    const store = new SqliteServiceRequestStore(fixture.databaseUrl);
+    try {
+      await store.warmUp();
+      expect(await store.count({ ...NO_FILTERS, borough: ['bronx'], status: ['open'] })).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a column of more than 65,535 values has no row columns', () => {
+    const rows = Array.from({ length: 65_536 }, (_, i) => row(i + 1, `2025-01-0${1 + (i % 9)}T10:00:00`, `descriptor ${i}`));
+    fixture = createSqliteFixture({ rows });
+    expect(hasRowColumns(fixture.databaseUrl)).toBe(false);
+  });
+
+  it('loads the columns of every row, codes of one byte when a column has at most 255 values, in shared memory', async () => {
+    const rows = Array.from({ length: 70_000 }, (_, i) => row(i + 1, `2025-01-0${1 + Math.floor(i / 10_000)}T10:00:00`, i % 300 === 0 ? null : `descriptor ${i % 300}`));
+    fixture = createSqliteFixture({ rows });
+    const db = new Database(fixture.databaseUrl, { readonly: true });
+    try {
+      const columns = await loadRowColumns(db, () => true);
+      expect(columns?.rows).toBe(70_000);
+      expect(columns?.codes.borough).toBeInstanceOf(Uint8Array);
+      expect(columns?.codes.descriptor).toBeInstanceOf(Uint16Array);
+      expect(columns?.created.buffer).toBeInstanceOf(SharedArrayBuffer);
+      // Rows in list order: the last chunk's last row is the last request.
+      expect(columns?.created[69_999]).toBe(createdSecondsOf('2025-01-07T10:00:00'));
+      expect(columns?.values.descriptor[columns.codes.descriptor[0] as number]).toBeNull();
+      // A load whose file was replaced meanwhile stops.
+      expect(await loadRowColumns(db, () => false)).toBeNull();
+    } finally {
+      db.close();
+    }
+  });
+});
