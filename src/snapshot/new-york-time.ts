@@ -119,6 +119,16 @@ export function cityWallTimeExists(wallMs: number): boolean {
   return cachedZoneOffsetAt(wallMs - offset) === offset;
 }
 
+/** `YYYY-MM-DD` of a day counted from 1970-01-01, kept once made (the days of a snapshot are a few thousand). */
+function dateOfDayNumber(dayNumber: number): string {
+  let date = dateByDayNumber.get(dayNumber);
+  if (date === undefined) {
+    date = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+    dateByDayNumber.set(dayNumber, date);
+  }
+  return date;
+}
+
 /** New York local time `YYYY-MM-DDTHH:MM:SS` of an instant. */
 export function epochMsToCityLocalTime(epochMs: number): string {
   return formatWallTime(epochMs + cachedZoneOffsetAt(epochMs));
@@ -128,11 +138,7 @@ export function epochMsToCityLocalTime(epochMs: number): string {
 export function formatWallTime(wallMs: number): string {
   const seconds = Math.floor(wallMs / 1000);
   const dayNumber = Math.floor(seconds / 86_400);
-  let date = dateByDayNumber.get(dayNumber);
-  if (date === undefined) {
-    date = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
-    dateByDayNumber.set(dayNumber, date);
-  }
+  const date = dateOfDayNumber(dayNumber);
   const inDay = seconds - dayNumber * 86_400;
   const h = Math.floor(inDay / 3600);
   const m = Math.floor((inDay % 3600) / 60);
@@ -241,6 +247,6 @@ export function daysInclusive(start: string, end: string): string[] {
   const days: string[] = [];
   let t = Date.UTC(Number(start.slice(0, 4)), Number(start.slice(5, 7)) - 1, Number(start.slice(8, 10)));
   const last = Date.UTC(Number(end.slice(0, 4)), Number(end.slice(5, 7)) - 1, Number(end.slice(8, 10)));
-  for (; t <= last; t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
+  for (; t <= last; t += DAY_MS) days.push(dateOfDayNumber(t / DAY_MS));
   return days;
 }

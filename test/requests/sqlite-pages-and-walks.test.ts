@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -206,6 +206,14 @@ describe('pages and row walks of the SQLite store', () => {
       run.mockRestore();
       await walking.close();
     }
+  });
+
+  it.runIf(existsSync('/proc/thread-self'))('the walk threads run at a lower priority than the event loop (nice 10), so walks never keep the loop waiting for a core', () => {
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value (fields counted after the command's closing parenthesis).
+    const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]);
+    const nice = readdirSync('/proc/self/task').map(niceOf);
+    expect(nice.filter((value) => value === 10).length).toBeGreaterThanOrEqual(2);
+    expect(niceOf(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0] as string)).toBe(0);
   });
 
   it('walks every row of a filter page by page, none skipped or repeated', async () => {

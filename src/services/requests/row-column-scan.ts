@@ -6,23 +6,32 @@
  * the filters are checked a block of rows at a time, the first one on every row of the block and each
  * next one on the rows still selected.
  */
-import { DAY_SECONDS, NULL_HUNDREDTHS, type SummaryUnit } from '../../snapshot/index.js';
+import { DAY_SECONDS, NULL_HUNDREDTHS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 
-/** What a scan reads: views of the shared row columns, and the filters as codes. */
-export interface RowColumnScan {
+/** The arrays of the row columns, in shared memory: sent once to each worker, which keeps them. */
+export interface SharedRowColumns {
+  codes: Record<CodedColumn, CodeArray>;
   created: Uint32Array;
-  /** Each equality filter: its column's codes and the codes it accepts. */
-  filters: { codes: CodeArray; accepted: number[] }[];
+  daysToClose: Int32Array;
+}
+
+/**
+ * A scan as a job states it: the shared row columns by the number they were sent with (a message
+ * that carries shared memory costs milliseconds of the sender's thread, so a job names it instead),
+ * the filters as codes.
+ */
+export interface RowColumnScan {
+  columns: number;
+  /** Each equality filter: its column and the codes it accepts. */
+  filters: { column: CodedColumn; accepted: number[] }[];
   /** created_at bounds in wall seconds: from inclusive, to exclusive; null when open. */
   from: number | null;
   to: number | null;
-  /** The codes of the facet's column (facets only). */
-  facet?: CodeArray;
-  /** days_to_close in hundredths (buckets only). */
-  daysToClose?: Int32Array;
+  /** The facet's column (facets only). */
+  facet?: CodedColumn;
 }
 
 /** Rows checked per block: the selected rows of a block are one reused array. */
@@ -40,16 +49,22 @@ function firstRowFrom(created: Uint32Array, seconds: number): number {
   return low;
 }
 
+/** The rows of the created_at range: [start, end). */
+function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
+  const start = scan.from === null ? 0 : firstRowFrom(columns.created, scan.from);
+  const end = scan.to === null ? columns.created.length : firstRowFrom(columns.created, scan.to);
+  return [start, Math.max(start, end)];
+}
+
 /** Calls `visit` with the selected rows of each block (the array is reused: read it before returning). */
-function forEachSelected(scan: RowColumnScan, visit: (rows: Int32Array, count: number) => void): void {
-  const start = scan.from === null ? 0 : firstRowFrom(scan.created, scan.from);
-  const end = scan.to === null ? scan.created.length : firstRowFrom(scan.created, scan.to);
+function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number) => void): void {
+  const [start, end] = rowRange(columns, scan);
   const masks = scan.filters.map(({ accepted }) => {
     const mask = new Uint8Array(65_536);
     for (const code of accepted) mask[code] = 1;
     return mask;
   });
-  const filters = scan.filters.map(({ codes }) => codes);
+  const filters = scan.filters.map(({ column }) => columns.codes[column]);
   const selected = new Int32Array(BLOCK);
   for (let blockStart = start; blockStart < end; blockStart += BLOCK) {
     const blockEnd = Math.min(end, blockStart + BLOCK);
@@ -82,25 +97,24 @@ function keepRows(codes: CodeArray, mask: Uint8Array, selected: Int32Array, coun
 }
 
 /** The matching rows. */
-export function scanCount(scan: RowColumnScan): number {
+export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): number {
   if (scan.filters.length === 0) {
-    const start = scan.from === null ? 0 : firstRowFrom(scan.created, scan.from);
-    const end = scan.to === null ? scan.created.length : firstRowFrom(scan.created, scan.to);
-    return Math.max(0, end - start);
+    const [start, end] = rowRange(columns, scan);
+    return end - start;
   }
   let total = 0;
-  forEachSelected(scan, (_, count) => {
+  forEachSelected(columns, scan, (_, count) => {
     total += count;
   });
   return total;
 }
 
 /** [code, rows] of each code of the facet's column that matching rows hold. */
-export function scanFacet(scan: RowColumnScan): [number, number][] {
-  const facet = scan.facet;
-  if (facet === undefined) throw new Error('a facet scan needs the codes of its column');
+export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [number, number][] {
+  if (scan.facet === undefined) throw new Error('a facet scan needs its column');
+  const facet = columns.codes[scan.facet];
   const counts = new Float64Array(65_536);
-  forEachSelected(scan, (rows, count) => {
+  forEachSelected(columns, scan, (rows, count) => {
     for (let i = 0; i < count; i++) {
       const code = facet[rows[i] as number] as number;
       counts[code] = (counts[code] as number) + 1;
@@ -114,9 +128,8 @@ export function scanFacet(scan: RowColumnScan): [number, number][] {
 }
 
 /** The numbers of each bucket of `unit` that matching rows fall in, in time order. */
-export function scanBuckets(scan: RowColumnScan, unit: SummaryUnit): PackedBuckets {
-  const daysToClose = scan.daysToClose;
-  if (daysToClose === undefined) throw new Error('a bucket scan needs days_to_close');
+export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit: SummaryUnit): PackedBuckets {
+  const { created, daysToClose } = columns;
   const keyOf = BUCKET_KEY_OF[unit];
   const bucketOfDay = new Map<number, number>();
   const bucketOfKey = new Map<string, number>();
@@ -141,10 +154,10 @@ export function scanBuckets(scan: RowColumnScan, unit: SummaryUnit): PackedBucke
   };
   let day = -1;
   let bucket = -1;
-  forEachSelected(scan, (rows, count) => {
+  forEachSelected(columns, scan, (rows, count) => {
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;
-      const rowDay = Math.floor((scan.created[row] as number) / DAY_SECONDS);
+      const rowDay = Math.floor((created[row] as number) / DAY_SECONDS);
       if (rowDay !== day) {
         day = rowDay;
         bucket = bucketOf(day);

@@ -1,10 +1,9 @@
 /**
  * The row columns of the SQLite snapshot open (the snapshot's row-columns.ts), loaded into shared
  * memory once per file, a chunk at a time with a turn of the event loop between a few milliseconds of
- * copying, so that loading 5 million rows never holds the loop. The walk workers read the same memory
- * (a job carries views of it, which a message shares instead of copying), and scan it for the count,
- * facets and statistics of any combination of equality filters and a created_at range
- * (row-column-scan.ts). A file without row columns (or with unusable ones) has none: its walks read
+ * copying, so that loading 5 million rows never holds the loop. The walk workers are sent the same
+ * memory once (RowWalkPool.shareRowColumns) and scan it for the count, facets and statistics of any
+ * combination of equality filters and a created_at range (row-column-scan.ts). A file without row columns (or with unusable ones) has none: its walks read
  * the rows.
  */
 import type Database from 'better-sqlite3';
@@ -20,14 +19,11 @@ import {
   type CodedColumn,
 } from '../../snapshot/index.js';
 import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from './list-filters.js';
-import type { CodeArray, RowColumnScan } from './row-column-scan.js';
+import type { CodeArray, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import type { ValueCount } from './service-request-store.js';
 
-export interface RowColumns {
+export interface RowColumns extends SharedRowColumns {
   rows: number;
-  codes: Record<CodedColumn, CodeArray>;
-  created: Uint32Array;
-  daysToClose: Int32Array;
   /** Each coded column's values by code (code 0: null). */
   values: Record<CodedColumn, FilterValue[]>;
   codeOf: Record<CodedColumn, Map<FilterValue, number>>;
@@ -110,30 +106,29 @@ export async function loadRowColumns(database: Database.Database, stillOpen: () 
 }
 
 /**
- * The scan of these filters over the row columns; null when the row columns cannot answer them (a map
- * box). Filters with fewer accepted values come first (a rougher guess of the fewest rows than the
- * counts per value, and free).
+ * The scan of these filters over the row columns sent to the workers as `shared`; null when the row
+ * columns cannot answer them (a map box). Filters with fewer accepted values come first (a rougher
+ * guess of the fewest rows than the counts per value, and free).
  */
-export function rowColumnScanOf(columns: RowColumns, filters: ListFilters, needs: { facet?: CodedColumn; daysToClose?: boolean } = {}): RowColumnScan | null {
+export function rowColumnScanOf(columns: RowColumns, shared: number, filters: ListFilters, facet?: CodedColumn): RowColumnScan | null {
   if (filters.bbox !== null) return null;
-  const equality = EQUALITY_FILTERS.flatMap((name) => {
-    const accepted = filters[name];
+  const equality = EQUALITY_FILTERS.flatMap((column) => {
+    const accepted = filters[column];
     if (accepted === null) return [];
-    const codeOf = columns.codeOf[name];
+    const codeOf = columns.codeOf[column];
     const codes = accepted.flatMap((value) => {
       const code = codeOf.get(value);
       return code === undefined ? [] : [code];
     });
-    return [{ codes: columns.codes[name], accepted: codes, share: codes.length / codeOf.size }];
+    return [{ column, accepted: codes, share: codes.length / codeOf.size }];
   });
   equality.sort((a, b) => a.share - b.share);
   return {
-    created: columns.created,
-    filters: equality.map(({ codes, accepted }) => ({ codes, accepted })),
+    columns: shared,
+    filters: equality.map(({ column, accepted }) => ({ column, accepted })),
     from: filters.created_from === null ? null : boundSeconds(filters.created_from),
     to: filters.created_to === null ? null : boundSeconds(filters.created_to),
-    ...(needs.facet === undefined ? {} : { facet: columns.codes[needs.facet] }),
-    ...(needs.daysToClose === true ? { daysToClose: columns.daysToClose } : {}),
+    ...(facet === undefined ? {} : { facet }),
   };
 }
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
-import type { RowColumnScan } from './row-column-scan.js';
+import type { RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
 
 /**
@@ -36,6 +36,9 @@ export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'bucket
 
 /** What a job reads: a statement, or a scan of the row columns. */
 export type RowWalkWork = WhereClause | { scan: RowColumnScan };
+
+/** What a worker is sent: a job, or row columns to keep (the jobs' scans name them by `id`). */
+export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns };
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
@@ -94,6 +97,8 @@ export class RowWalkPool {
   private closed = false;
   private starting: Promise<void> | null = null;
   private isReady = false;
+  /** The row columns sent last, sent again to a worker that replaces one. */
+  private rowColumns: Extract<RowWalkWorkerInput, { kind: 'columns' }> | null = null;
 
   constructor(
     private readonly path: string,
@@ -127,8 +132,21 @@ export class RowWalkPool {
     return this.starting;
   }
 
+  /**
+   * Sends row columns to every worker (and to those started later), once: a message that carries
+   * shared memory costs milliseconds of this thread. Returns the number the scans name them by.
+   */
+  shareRowColumns(columns: SharedRowColumns): number {
+    const { codes, created, daysToClose } = columns;
+    this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { codes, created, daysToClose } };
+    for (const worker of this.workers) worker.thread.postMessage(this.rowColumns);
+    return this.rowColumns.id;
+  }
+
   private spawn(): PoolWorker {
     const thread = startWorker(this.path);
+    // Messages wait for the thread to run: the columns come before any job.
+    if (this.rowColumns !== null) thread.postMessage(this.rowColumns);
     let settleStart: { resolve: () => void; reject: (error: Error) => void } | null = null;
     const started = new Promise<void>((resolve, reject) => {
       settleStart = { resolve, reject };

@@ -54,8 +54,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   /** Whether a refresh renamed another file onto the path since the file was opened. */
   private replacement: SqliteFileReplacement | null = null;
   private readonly snapshotListeners: (() => void)[] = [];
-  /** The row columns of the file open, once loaded (null until then, and for a file without them). */
-  private rowColumns: RowColumns | null = null;
+  /** The row columns of the file open, once loaded and sent to the walk workers as `shared` (null until then, and for a file without them). */
+  private rowColumns: { columns: RowColumns; shared: number } | null = null;
   /** The load of the row columns of the file open. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
@@ -87,7 +87,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       this.rowColumns = null;
       this.rowColumnsLoad = loadRowColumns(database, () => this.database === database && database.open).then(
         (columns) => {
-          if (this.database === database) this.rowColumns = columns;
+          if (this.database === database && columns !== null) this.rowColumns = { columns, shared: this.rowWalks.shareRowColumns(columns) };
         },
         // Unreadable row columns: the walks read the rows.
         () => undefined,
@@ -140,16 +140,16 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /** The scan of the row columns for these filters, when the file has them and they can answer. */
-  private scanOf(filters: ListFilters, needs: Parameters<typeof rowColumnScanOf>[2]): { columns: RowColumns; work: RowWalkWork } | null {
-    const columns = this.rowColumns;
-    const scan = columns === null ? null : rowColumnScanOf(columns, filters, needs);
-    return columns === null || scan === null ? null : { columns, work: { scan } };
+  private scanOf(filters: ListFilters, facet?: FacetColumn): { columns: RowColumns; work: RowWalkWork } | null {
+    const loaded = this.rowColumns;
+    const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
+    return loaded === null || scan === null ? null : { columns: loaded.columns, work: { scan } };
   }
 
   async count(filters: ListFilters): Promise<number> {
     const summarised = await this.summaries.count(filters);
     if (summarised !== null) return summarised;
-    const scan = this.scanOf(filters, {});
+    const scan = this.scanOf(filters);
     return (await this.walk('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
   }
 
@@ -160,13 +160,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    const scan = this.scanOf(filters, { facet: column });
+    const scan = this.scanOf(filters, column);
     if (scan !== null) return facetOfCodes(scan.columns, column, (await this.walk('facet', scan.work)).rows as [number, number][]);
     return (await this.walk('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    const work = this.scanOf(filters, { daysToClose: true })?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
+    const work = this.scanOf(filters)?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
     return unpackBuckets((await this.walk('buckets', work, unit)).buckets);
   }
 
