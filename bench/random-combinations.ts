@@ -6,7 +6,10 @@
  * runs it) serves the file; the bench reports the start to `/ready`, the statuses, p50 / p90 / p99 /
  * max latency, the longest event-loop block of the service (bench/event-loop-probe.mjs) and its RSS:
  *
- *   npx tsx bench/random-combinations.ts [--requests 60] [--connections 10] [--seeds 1,2,3] FILE.sqlite...
+ *   npx tsx bench/random-combinations.ts [--requests 60] [--connections 10] [--seeds 1,2,3] [--values FILE.sqlite] SNAPSHOT...
+ *
+ * A SNAPSHOT is a SQLite file or a `postgres://...?schema=NAME` URL; the values are drawn from the
+ * filter_value_counts of --values (a SQLite file of the same rows), or of the SQLite file served.
  *
  * Before and after in one run: the same build serving a file with row columns and a copy without them
  * (`DROP TABLE row_columns; DROP TABLE row_column_values`), or a file written by the snapshot command
@@ -28,6 +31,7 @@ const { values, positionals } = parseArgs({
     requests: { type: 'string', default: '60' },
     connections: { type: 'string', default: '10' },
     seeds: { type: 'string', default: '1,2,3' },
+    values: { type: 'string' },
   },
 });
 const KEY = 'bench-key';
@@ -84,7 +88,7 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
     }
     const readySeconds = (performance.now() - started) / 1000;
     await loopMax();
-    const paths = randomPaths(file, seed, Number(values.requests));
+    const paths = randomPaths(values.values ?? file, seed, Number(values.requests));
     const latencies: number[] = [];
     const statuses = new Map<number, number>();
     let next = 0;
@@ -102,7 +106,7 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
     latencies.sort((a, b) => a - b);
     const at = (share: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] as number).toFixed(0);
     const block = await loopMax();
-    return `| ${file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${rssMb(child.pid as number)} |`;
+    return `| ${file.startsWith('postgres://') ? `PostgreSQL ${new URL(file).searchParams.get('schema') ?? ''}` : file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${rssMb(child.pid as number)} |`;
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -119,6 +119,12 @@ describe.each(['sqlite', 'postgres'] as const)('requests: a snapshot refresh whi
       expect(all.map((row) => row.descriptor)).toEqual(expect.arrayContaining(second.map((row) => row.descriptor)));
       expect(all).toHaveLength(second.length);
       expect(json<{ count: number }>(await service.get('/v1/service-requests/count')).count).toBe(second.length);
+      // A combination no summary answers (on SQLite a scan of the row columns, loaded again for the new file).
+      const { descriptor, status } = second[0]!;
+      const combination = `descriptor=${encodeURIComponent(descriptor ?? 'none')}&status=${status}`;
+      const expected = second.filter((row) => row.descriptor === descriptor && row.status === status).length;
+      expect(expected).toBeGreaterThan(0);
+      expect(json<{ count: number }>(await service.get(`/v1/service-requests/count?${combination}`)).count).toBe(expected);
       expect((await service.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
     } finally {
       await service.app.close();

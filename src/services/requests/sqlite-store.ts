@@ -139,17 +139,22 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     }
   }
 
-  /** The scan of the row columns for these filters, when the file has them and they can answer. */
-  private scanOf(filters: ListFilters, facet?: FacetColumn): { columns: RowColumns; work: RowWalkWork } | null {
-    const loaded = this.rowColumns;
-    const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
-    return loaded === null || scan === null ? null : { columns: loaded.columns, work: { scan } };
+  /**
+   * The scan of the row columns for these filters, when the file open has them and they can answer
+   * (read after `open`, which forgets the row columns of a file a refresh replaced).
+   */
+  private scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; work: RowWalkWork } | null> {
+    return this.read(() => {
+      const loaded = this.rowColumns;
+      const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
+      return loaded === null || scan === null ? null : { columns: loaded.columns, work: { scan } };
+    });
   }
 
   async count(filters: ListFilters): Promise<number> {
     const summarised = await this.summaries.count(filters);
     if (summarised !== null) return summarised;
-    const scan = this.scanOf(filters);
+    const scan = await this.scanOf(filters);
     return (await this.walk('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
   }
 
@@ -160,13 +165,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    const scan = this.scanOf(filters, column);
+    const scan = await this.scanOf(filters, column);
     if (scan !== null) return facetOfCodes(scan.columns, column, (await this.walk('facet', scan.work)).rows as [number, number][]);
     return (await this.walk('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    const work = this.scanOf(filters)?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
+    const work = (await this.scanOf(filters))?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
     return unpackBuckets((await this.walk('buckets', work, unit)).buckets);
   }
 
