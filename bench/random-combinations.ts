@@ -4,16 +4,19 @@
  * is answered from a summary or a kept answer; each is a walk of the rows or a scan of the row
  * columns. For each SQLite snapshot file given, in turn, the compiled service (dist/, as `npm start`
  * runs it) serves the file; the bench reports the start to `/ready`, the statuses, p50 / p90 / p99 /
- * max latency, the longest event-loop block of the service (bench/event-loop-probe.mjs) and its RSS:
+ * max latency, the longest event-loop block of the service (bench/event-loop-probe.mjs) and its RSS
+ * when it turns ready and after the requests:
  *
  *   npx tsx bench/random-combinations.ts [--requests 60] [--connections 10] [--seeds 1,2,3] [--values FILE.sqlite] SNAPSHOT...
  *
- * A SNAPSHOT is a SQLite file or a `postgres://...?schema=NAME` URL; the values are drawn from the
- * filter_value_counts of --values (a SQLite file of the same rows), or of the SQLite file served.
+ * A SNAPSHOT is a SQLite file or a `postgres://...?schema=NAME` URL; the values are drawn from
+ * --values (a SQLite file or a PostgreSQL URL of the same rows), or from the snapshot served: a SQLite
+ * file's filter_value_counts, a PostgreSQL snapshot's row_column_values.
  *
  * Before and after in one run: the same build serving a file with row columns and a copy without them
- * (`DROP TABLE row_columns; DROP TABLE row_column_values`), or a file written by the snapshot command
- * of an earlier commit.
+ * (`DROP TABLE row_columns; DROP TABLE row_column_values`), a PostgreSQL snapshot with its row_columns
+ * table and with it renamed (`ALTER TABLE row_columns RENAME TO ...`), or a file written by the
+ * snapshot command of an earlier commit.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { SeededRandom } from '../src/ingest/nyc311/seeded-random.js';
 import { FILTERED_COLUMNS } from '../src/snapshot/snapshot-schema.js';
 import { REPO_ROOT, freePort } from './support.js';
@@ -38,14 +42,33 @@ const KEY = 'bench-key';
 const ROUTES = { count: '/v1/service-requests/count', facets: '/v1/facets', daily: '/v1/stats/daily', weekly: '/v1/stats/weekly', monthly: '/v1/stats/monthly' };
 const FACET_FIELDS = ['borough', 'status', 'channel', 'complaint_type'];
 
-/** Random paths: a route, two or three equality filters, one value each (of those the file holds). */
-function randomPaths(file: string, seed: number, count: number): string[] {
-  const db = new Database(file, { readonly: true });
-  const valuesOf = new Map<string, string[]>();
-  for (const { column_name, value } of db.prepare('SELECT column_name, value FROM filter_value_counts WHERE value IS NOT NULL').all() as { column_name: string; value: string | number }[]) {
-    valuesOf.set(column_name, [...(valuesOf.get(column_name) ?? []), String(value)]);
+/**
+ * The values of each filtered column: the filter_value_counts of a SQLite file, or the
+ * row_column_values of a PostgreSQL snapshot (through the served schema's view).
+ */
+async function filterValuesOf(source: string): Promise<Map<string, string[]>> {
+  let rows: { column_name: string; value: string | number }[];
+  if (source.startsWith('postgres://')) {
+    const url = new URL(source);
+    const schema = url.searchParams.get('schema') ?? 'public';
+    url.searchParams.delete('schema');
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    rows = (await client.query(`SELECT column_name, value FROM "${schema}".row_column_values ORDER BY column_name, code`)).rows;
+    await client.end();
+  } else {
+    const db = new Database(source, { readonly: true });
+    rows = db.prepare('SELECT column_name, value FROM filter_value_counts WHERE value IS NOT NULL').all() as typeof rows;
+    db.close();
   }
-  db.close();
+  const valuesOf = new Map<string, string[]>();
+  for (const { column_name, value } of rows) valuesOf.set(column_name, [...(valuesOf.get(column_name) ?? []), String(value)]);
+  return valuesOf;
+}
+
+/** Random paths: a route, two or three equality filters, one value each (of those the snapshot holds). */
+async function randomPaths(source: string, seed: number, count: number): Promise<string[]> {
+  const valuesOf = await filterValuesOf(source);
   const random = new SeededRandom(seed);
   return Array.from({ length: count }, () => {
     const route = random.pick(Object.keys(ROUTES) as (keyof typeof ROUTES)[]);
@@ -87,8 +110,9 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const readySeconds = (performance.now() - started) / 1000;
+    const readyRss = rssMb(child.pid as number);
     await loopMax();
-    const paths = randomPaths(values.values ?? file, seed, Number(values.requests));
+    const paths = await randomPaths(values.values ?? file, seed, Number(values.requests));
     const latencies: number[] = [];
     const statuses = new Map<number, number>();
     let next = 0;
@@ -106,14 +130,14 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
     latencies.sort((a, b) => a - b);
     const at = (share: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] as number).toFixed(0);
     const block = await loopMax();
-    return `| ${file.startsWith('postgres://') ? `PostgreSQL ${new URL(file).searchParams.get('schema') ?? ''}` : file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${rssMb(child.pid as number)} |`;
+    return `| ${file.startsWith('postgres://') ? `PostgreSQL ${new URL(file).searchParams.get('schema') ?? ''}` : file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${readyRss} / ${rssMb(child.pid as number)} |`;
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
 }
 
-console.log('| file | seed | start to ready s | statuses | p50 / p90 / p99 / max ms | longest block ms | RSS after MB |');
+console.log('| file | seed | start to ready s | statuses | p50 / p90 / p99 / max ms | longest block ms | RSS at ready / after MB |');
 console.log('|---|---:|---:|---|---|---:|---:|');
 for (const seed of values.seeds.split(',').map(Number)) {
   for (const file of positionals) console.log(await serveAndLoad(file, seed));

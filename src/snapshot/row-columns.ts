@@ -1,5 +1,5 @@
 /**
- * The row columns of a SQLite snapshot: what count, facets and the statistics read of each row, as one
+ * The row columns of a snapshot (SQLite or PostgreSQL): what count, facets and the statistics read of each row, as one
  * compact array per column over every row in list order (created_at, id). A walk worker answers any
  * combination of equality filters and a created_at range by scanning these arrays (about 16 bytes a
  * row) instead of reading rows through an index and the table (a combination of common values reads
@@ -20,6 +20,7 @@
  */
 import { SUMMARY_FACET_COLUMNS, type SummaryFacetColumn } from './aggregate-summaries.js';
 import { wallTimeMs } from './new-york-time.js';
+import { tableName, type SqlDialect } from './snapshot-schema.js';
 
 /** The coded columns: every column that a filter selects or a facet counts. */
 export const CODED_COLUMNS = SUMMARY_FACET_COLUMNS;
@@ -43,11 +44,25 @@ export const DAY_SECONDS = 86_400;
 /** The largest created_at second an unsigned 32-bit number holds (2106-02-07). */
 const MAX_SECONDS = 4_294_967_295;
 
-export function createRowColumnTablesSql(): string[] {
+/**
+ * The tables of the row columns. PostgreSQL: the chunks are stored as they are (not compressed: they
+ * hardly shrink, and are read whole), and a value keeps its JSON type (text, or a number for
+ * council_district).
+ */
+export function createRowColumnTablesSql(dialect: SqlDialect, schema?: string): string[] {
+  const chunks = tableName(dialect, ROW_COLUMNS_TABLE, schema);
+  const values = tableName(dialect, ROW_COLUMN_VALUES_TABLE, schema);
+  if (dialect === 'postgres') {
+    return [
+      `CREATE TABLE ${chunks} (column_name text NOT NULL, chunk integer NOT NULL, row_count integer NOT NULL, bytes_per_row integer NOT NULL, data bytea NOT NULL, PRIMARY KEY (column_name, chunk))`,
+      `ALTER TABLE ${chunks} ALTER COLUMN data SET STORAGE EXTERNAL`,
+      `CREATE TABLE ${values} (column_name text NOT NULL, code integer NOT NULL, value jsonb NOT NULL, PRIMARY KEY (column_name, code))`,
+    ];
+  }
   return [
-    `CREATE TABLE ${ROW_COLUMNS_TABLE} (column_name TEXT NOT NULL, chunk INTEGER NOT NULL, row_count INTEGER NOT NULL, bytes_per_row INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (column_name, chunk)) WITHOUT ROWID`,
+    `CREATE TABLE ${chunks} (column_name TEXT NOT NULL, chunk INTEGER NOT NULL, row_count INTEGER NOT NULL, bytes_per_row INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (column_name, chunk)) WITHOUT ROWID`,
     // No declared type for value: it keeps its own (text, or integer for council_district).
-    `CREATE TABLE ${ROW_COLUMN_VALUES_TABLE} (column_name TEXT NOT NULL, code INTEGER NOT NULL, value, PRIMARY KEY (column_name, code)) WITHOUT ROWID`,
+    `CREATE TABLE ${values} (column_name TEXT NOT NULL, code INTEGER NOT NULL, value, PRIMARY KEY (column_name, code)) WITHOUT ROWID`,
   ];
 }
 

@@ -4,20 +4,14 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
-import {
-  compareFilterValues,
-  EQUALITY_FILTERS,
-  NO_FILTERS,
-  type FilterValue,
-  type ListFilters,
-} from '../../src/services/requests/list-filters.js';
+import { NO_FILTERS, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { BUCKET_KEY_OF } from '../../src/services/requests/period-stats.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { answersOfRows, matches, randomFilters, randomRows } from './support/random-rows.js';
 
 /**
  * The SQLite store answers every list page from walks of the snapshot's indexes, and count, facets
@@ -26,56 +20,6 @@ import { createSqliteFixture, type FixtureDatabase } from './support/fixture-dat
  * time bounds, cursor positions and page sizes (the API suites check it again through HTTP, against
  * the expected rows, on SQLite and PostgreSQL).
  */
-const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
-const TYPES = ['Street Condition', 'Sidewalk Condition', 'Highway Condition', 'Curb Condition', null] as const;
-const STATUSES = ['open', 'assigned', 'in_progress', 'pending', 'closed'] as const;
-const CHANNELS = ['online', 'phone', 'mobile', 'other', null] as const;
-const DISTRICTS = [1, 2, 33, null] as const;
-const ZIPS = ['10001', '11216', null] as const;
-const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
-const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
-
-function randomRows(random: SeededRandom, count: number): ServiceRequestRecord[] {
-  const rows: ServiceRequestRecord[] = [];
-  for (let id = 1; id <= count; id += 1) {
-    // Few distinct instants, so that many rows share a created_at and the id decides their order.
-    const day = random.int(1, 9);
-    const second = random.int(0, 3);
-    const located = random.chance(0.8);
-    rows.push({
-      id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
-      created_at: `2025-01-0${day}T10:00:0${second}`,
-      closed_at: null,
-      community_board: null,
-      borough: random.pick(BOROUGHS),
-      complaint_type: random.pick(TYPES),
-      status: random.pick(STATUSES),
-      channel: random.pick(CHANNELS),
-      council_district: random.pick(DISTRICTS),
-      incident_zip: random.pick(ZIPS),
-      descriptor: random.pick(DESCRIPTORS),
-      location_type: random.pick(LOCATION_TYPES),
-      latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
-      longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
-      days_to_close: random.chance(0.7) ? random.int(0, 3000) / 100 : null,
-    });
-  }
-  return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
-}
-
-function matches(row: ServiceRequestRecord, filters: ListFilters): boolean {
-  for (const name of EQUALITY_FILTERS) {
-    const accepted = filters[name];
-    if (accepted !== null && !accepted.includes(row[name])) return false;
-  }
-  const box = filters.bbox;
-  if (box !== null) {
-    if (row.latitude === null || row.longitude === null) return false;
-    if (row.longitude < box.minLongitude || row.longitude > box.maxLongitude || row.latitude < box.minLatitude || row.latitude > box.maxLatitude) return false;
-  }
-  return (filters.created_from === null || row.created_at >= filters.created_from) && (filters.created_to === null || row.created_at < filters.created_to);
-}
-
 /** The SQL query, spelled out on the rows: WHERE filters AND (created_at, id) > after ORDER BY created_at, id LIMIT fetch. */
 function byScan(rows: readonly ServiceRequestRecord[], filters: ListFilters, after: CursorPosition | null, fetch: number): number[] {
   return rows
@@ -86,42 +30,6 @@ function byScan(rows: readonly ServiceRequestRecord[], filters: ListFilters, aft
     )
     .slice(0, fetch)
     .map((row) => row.id);
-}
-
-/** Random values of one filter: absent, one, several, sometimes `none` or a value no row has. */
-function someOf<T extends string | number | null>(random: SeededRandom, values: readonly T[], unknown: T): T[] | null {
-  if (!random.chance(0.35)) return null;
-  const chosen = new Set<T>();
-  const count = random.pick([1, 1, 2, 3]);
-  for (let i = 0; i < count; i += 1) chosen.add(random.chance(0.05) ? unknown : random.pick(values));
-  return [...chosen];
-}
-
-function randomFilters(random: SeededRandom): ListFilters {
-  const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
-  return {
-    borough: someOf(random, BOROUGHS, 'nowhere'),
-    complaint_type: someOf(random, TYPES, 'Pothole'),
-    status: someOf(random, STATUSES, 'done' as never),
-    channel: random.chance(0.5) ? someOf(random, CHANNELS, 'fax') : null,
-    council_district: random.chance(0.5) ? someOf(random, DISTRICTS, 99) : null,
-    incident_zip: random.chance(0.5) ? someOf(random, ZIPS, '99999') : null,
-    descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
-    created_from: random.chance(0.3) ? random.pick(bounds) : null,
-    created_to: random.chance(0.3) ? random.pick(bounds) : null,
-    bbox: random.chance(0.2) ? (random.chance(0.5) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : smallBox(random)) : null,
-  };
-}
-
-/**
- * A box of at most 0.08 degree, read by its map cells: its edges on the rows' locations (multiples of
- * 0.01, the cells' own edges) or between them.
- */
-function smallBox(random: SeededRandom): NonNullable<ListFilters['bbox']> {
-  const step = (): number => random.int(0, 8) / (random.chance(0.5) ? 100 : 130);
-  const minLongitude = -74.2 + random.int(0, 50) / 100 - (random.chance(0.3) ? 0.005 : 0);
-  const minLatitude = 40.5 + random.int(0, 40) / 100 + (random.chance(0.3) ? 0.003 : 0);
-  return { minLongitude, minLatitude, maxLongitude: minLongitude + step(), maxLatitude: minLatitude + step() };
 }
 
 describe('pages and row walks of the SQLite store', () => {
@@ -153,27 +61,12 @@ describe('pages and row walks of the SQLite store', () => {
   it('counts, facets and the numbers per day, week or month are those of the matching rows (300 queries)', async () => {
     for (let i = 0; i < 300; i += 1) {
       const filters = randomFilters(random);
-      const matching = rows.filter((row) => matches(row, filters));
-      expect(await store.count(filters)).toBe(matching.length);
       const column = random.pick(FACET_COLUMNS);
-      const counts = new Map<FilterValue, number>();
-      for (const row of matching) counts.set(row[column], (counts.get(row[column]) ?? 0) + 1);
-      const expected = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
-      expect(await store.facet(column, filters), column).toEqual(expected);
       const unit = random.pick(['day', 'week', 'month'] as const);
-      const expectedBuckets = new Map<string, { opened: number; closedWithin: number; lowMiddle: number | null; highMiddle: number | null }>();
-      for (const key of new Set(matching.map((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10))))) {
-        const ofBucket = matching.filter((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10)) === key);
-        const closeDays = ofBucket.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b);
-        const n = closeDays.length;
-        expectedBuckets.set(key, {
-          opened: ofBucket.length,
-          closedWithin: closeDays.filter((days) => days <= 14).length,
-          lowMiddle: n === 0 ? null : closeDays[Math.ceil(n / 2) - 1]!,
-          highMiddle: n === 0 ? null : closeDays[Math.floor(n / 2)]!,
-        });
-      }
-      expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expectedBuckets);
+      const expected = answersOfRows(rows, filters, column, unit);
+      expect(await store.count(filters)).toBe(expected.count);
+      expect(await store.facet(column, filters), column).toEqual(expected.facet);
+      expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expected.buckets);
     }
   });
 

@@ -18,6 +18,7 @@ import { SNAPSHOT_META_COLUMNS, createIndexesSql, createTablesSql, tableName } f
 import { beginSnapshotSchema, dropRetiredSnapshotSchemas, publishSnapshotSchema } from '../../snapshot/postgres-snapshot-pointer.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../snapshot/service-request.js';
 import { PostgresSummaryWriter } from './postgres-aggregate-summaries.js';
+import { PostgresRowColumnsWriter } from './postgres-row-columns.js';
 import { SUMMARY_TABLES, summarySourceOf } from '../../snapshot/aggregate-summaries.js';
 import { parsePostgresTarget, type PostgresTarget } from '../../shared/postgres-schema.js';
 
@@ -79,9 +80,10 @@ export async function writePostgresSnapshotWithClient(
     schema = await beginSnapshotSchema(client, servedSchema);
     const t = (name: string): string => tableName('postgres', name, schema);
     for (const sql of createTablesSql('postgres', schema)) await client.query(sql);
-    // The aggregate summaries are built as the rows pass (in created_at order); their rows are inserted
-    // between COPY statements of ROWS_PER_COPY rows each.
+    // The aggregate summaries and the row columns are built as the rows pass (in list order); their rows
+    // are inserted between COPY statements of ROWS_PER_COPY rows each.
     const summaryWriter = await PostgresSummaryWriter.create(client, schema);
+    const rowColumns = await PostgresRowColumnsWriter.create(client, schema);
     const remaining = rows[Symbol.iterator]();
     let written = 0;
     const source = { exhausted: false };
@@ -93,6 +95,7 @@ export async function writePostgresSnapshotWithClient(
           return;
         }
         summaryWriter.add(summarySourceOf(next.value));
+        rowColumns.add(next.value);
         yield next.value;
       }
     }
@@ -103,10 +106,12 @@ export async function writePostgresSnapshotWithClient(
         onProgress?.(written, Math.max(written, rowsExpected));
       });
       await summaryWriter.flush();
+      await rowColumns.flush();
     }
     onProgress?.(written, written);
     for (const sql of createIndexesSql('postgres', schema)) await client.query(sql);
     await summaryWriter.finish();
+    await rowColumns.finish();
     const complete = summaries();
     await storeSummaries(client, schema, complete);
     await publishSnapshotSchema(client, servedSchema, schema, complete.meta.snapshot_id);

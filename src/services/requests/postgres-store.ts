@@ -20,6 +20,11 @@ import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readSe
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
+import { RowWalkPool, type RowWalkPoolLimits } from './sqlite-row-walks.js';
+import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
+import { loadPostgresRowColumns } from './postgres-row-columns.js';
+import { unpackBuckets } from './period-stats.js';
+import type { RowColumnScan } from './row-column-scan.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -29,6 +34,8 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How long a read pointer is trusted before it is read again (default 1000 ms): the delay before a new snapshot is served. */
   snapshotCheckMs?: number;
+  /** The threads that scan the row columns (default ROW_WALK_LIMITS). */
+  rowScanLimits?: RowWalkPoolLimits;
 }
 
 /** The snapshot being served: where its tables are, and its metadata (read once: a snapshot schema never changes). */
@@ -42,6 +49,9 @@ interface ServingSnapshot extends ServedSnapshot {
  * The snapshot in PostgreSQL (pg Pool). Sessions are read-only (default_transaction_read_only), each
  * statement has a time limit, and statements are named so that each connection prepares each text
  * once (one per filter combination for the list). Any failure becomes DatabaseUnavailableError.
+ * Count, facets and statistics come from the summary tables where they hold the answer; otherwise
+ * from a scan of the snapshot's row columns (loaded once per snapshot, postgres-row-columns.ts) in the
+ * scan threads, or, while they load, for a map box and for a snapshot without them, from SQL.
  *
  * A refresh: the served schema's pointer is read again at most every `snapshotCheckMs`, in the
  * background of a request (which goes on with the snapshot it has). When it names a new snapshot
@@ -63,6 +73,12 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private switches = 0;
   private readonly names = new Map<string, string>();
   private readonly snapshotListeners: (() => void)[] = [];
+  /** The threads that scan the row columns: count, facets and statistics that no summary answers. */
+  private readonly rowScans: RowWalkPool;
+  /** The row columns of a snapshot schema, once loaded and sent to the scan threads as `shared`. */
+  private rowColumns: { schema: string; columns: RowColumns; shared: number } | null = null;
+  /** The load of the row columns of the snapshot served. */
+  private rowColumnsLoad: Promise<void> = Promise.resolve();
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
   private readonly summaries = new AggregateSummaries((sql, parameters) =>
     this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
@@ -86,6 +102,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     this.pool.on('error', () => undefined);
     this.servedSchema = options.schema;
     this.snapshotCheckMs = options.snapshotCheckMs ?? 1_000;
+    this.rowScans = new RowWalkPool(null, options.rowScanLimits);
   }
 
   /**
@@ -121,8 +138,34 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     this.switches += 1;
     this.serving = { ...served, meta, statementPrefix: `service_requests_${this.switches}_` };
     this.names.clear();
+    this.loadRowColumns(this.serving.schema);
     for (const listener of this.snapshotListeners) listener();
     return this.serving;
+  }
+
+  /**
+   * Loads the row columns of the snapshot schema now served (the previous snapshot's are dropped at
+   * once: its count, facets and statistics are read by SQL until the load ends). A snapshot without
+   * them, or a failed load, is read by SQL.
+   */
+  private loadRowColumns(schema: string): void {
+    this.rowColumns = null;
+    const stillServed = (): boolean => this.serving?.schema === schema;
+    this.rowColumnsLoad = loadPostgresRowColumns(this.pool, schema, stillServed).then(
+      (columns) => {
+        if (columns !== null && stillServed()) this.rowColumns = { schema, columns, shared: this.rowScans.shareRowColumns(columns) };
+      },
+      () => undefined,
+    );
+  }
+
+  /** The scan of the row columns for these filters, when the snapshot in use has them loaded and they can answer. */
+  private async scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; scan: RowColumnScan } | null> {
+    const { schema } = await this.snapshot();
+    const loaded = this.rowColumns;
+    if (loaded === null || loaded.schema !== schema) return null;
+    const scan = rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
+    return scan === null ? null : { columns: loaded.columns, scan };
   }
 
   onSnapshotChange(listener: () => void): void {
@@ -194,15 +237,18 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   private async countRows(filters: ListFilters): Promise<number> {
+    const scanned = await this.scanOf(filters);
+    if (scanned !== null) return (await this.rowScans.answer('count', { scan: scanned.scan })).count;
     const [row] = await this.rows<{ count: number }>((snapshot) => countQuery(filters, PostgresServiceRequestStore.requests(snapshot)));
     return row?.count ?? 0;
   }
 
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
-    return (
-      (await this.summaries.facet(column, filters)) ??
-      this.rows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)))
-    );
+    const summarised = await this.summaries.facet(column, filters);
+    if (summarised !== null) return summarised;
+    const scanned = await this.scanOf(filters, column);
+    if (scanned !== null) return facetOfCodes(scanned.columns, column, (await this.rowScans.answer('facet', { scan: scanned.scan })).rows as [number, number][]);
+    return this.rows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)));
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -210,6 +256,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
+    const scanned = await this.scanOf(filters);
+    if (scanned !== null) return unpackBuckets((await this.rowScans.answer('buckets', { scan: scanned.scan }, unit)).buckets);
     const rows = await this.rows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
     return new Map(rows.map(({ bucket, ...numbers }) => [bucket, numbers]));
   }
@@ -256,17 +304,35 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
-  /** Nothing is kept ahead: PostgreSQL answers each page from its indexes. */
-  async warmUp(): Promise<void> {}
+  /**
+   * Starts the scan threads, reads the pointer and loads the row columns of the snapshot it names;
+   * resolves when a data request would answer at full speed (pages come from PostgreSQL's indexes).
+   */
+  async warmUp(): Promise<void> {
+    const threads = this.rowScans.start();
+    threads.catch(() => undefined);
+    await this.snapshot();
+    await this.rowColumnsLoad;
+    try {
+      await threads;
+    } catch (error) {
+      throw new DatabaseUnavailableError(error);
+    }
+  }
 
-  /** The pointer is read again (a failure to read it is a failure to read the database), then the tables it names. */
+  /**
+   * The pointer is read again (a failure to read it is a failure to read the database), then the tables
+   * it names; a ping that finds the scan threads not started waits for the warm-up.
+   */
   async ping(): Promise<void> {
     const { schema } = await this.checkPointer();
     for (const sql of readinessSql((name) => `${quoteIdentifier(schema)}.${name}`)) await this.rows(() => ({ sql, parameters: [] }));
+    if (!this.rowScans.ready) await this.warmUp();
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    this.rowColumns = null;
+    await Promise.all([this.pool.end(), this.rowScans.close()]);
   }
 }
 

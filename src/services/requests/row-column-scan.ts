@@ -8,6 +8,7 @@
  */
 import { DAY_SECONDS, NULL_HUNDREDTHS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
+import type { BucketSummary } from './service-request-store.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 
@@ -127,45 +128,49 @@ export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [numb
   return found;
 }
 
-/** The numbers of each bucket of `unit` that matching rows fall in, in time order. */
+/**
+ * The numbers of each bucket of `unit` that matching rows fall in, in time order. The rows are sorted
+ * by created_at, so a bucket's rows come together: each bucket is summed as its rows pass, its
+ * days_to_close gathered in one reused array (as large as the largest bucket, not as all the rows).
+ */
 export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit: SummaryUnit): PackedBuckets {
   const { created, daysToClose } = columns;
   const keyOf = BUCKET_KEY_OF[unit];
-  const bucketOfDay = new Map<number, number>();
-  const bucketOfKey = new Map<string, number>();
-  const keys: string[] = [];
-  const opened: number[] = [];
-  const closeDays: number[][] = [];
-  const bucketOf = (day: number): number => {
-    let bucket = bucketOfDay.get(day);
-    if (bucket === undefined) {
-      const key = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
-      bucket = bucketOfKey.get(key);
-      if (bucket === undefined) {
-        bucket = keys.length;
-        bucketOfKey.set(key, bucket);
-        keys.push(key);
-        opened.push(0);
-        closeDays.push([]);
-      }
-      bucketOfDay.set(day, bucket);
-    }
-    return bucket;
+  const buckets: [string, BucketSummary][] = [];
+  let key: string | null = null;
+  let opened = 0;
+  let closed = 0;
+  let closeDays = new Float64Array(4_096);
+  const closeBucket = (): void => {
+    if (key !== null) buckets.push([key, bucketSummaryOf(opened, closeDays.subarray(0, closed))]);
   };
   let day = -1;
-  let bucket = -1;
   forEachSelected(columns, scan, (rows, count) => {
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;
       const rowDay = Math.floor((created[row] as number) / DAY_SECONDS);
       if (rowDay !== day) {
         day = rowDay;
-        bucket = bucketOf(day);
+        const dayKey = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+        if (dayKey !== key) {
+          closeBucket();
+          key = dayKey;
+          opened = 0;
+          closed = 0;
+        }
       }
-      opened[bucket] = (opened[bucket] as number) + 1;
+      opened += 1;
       const hundredths = daysToClose[row] as number;
-      if (hundredths !== NULL_HUNDREDTHS) (closeDays[bucket] as number[]).push(hundredths / 100);
+      if (hundredths !== NULL_HUNDREDTHS) {
+        if (closed === closeDays.length) {
+          const larger = new Float64Array(closeDays.length * 2);
+          larger.set(closeDays);
+          closeDays = larger;
+        }
+        closeDays[closed++] = hundredths / 100;
+      }
     }
   });
-  return packBuckets(keys.map((key, b) => [key, bucketSummaryOf(opened[b] as number, Float64Array.from(closeDays[b] as number[]))]));
+  closeBucket();
+  return packBuckets(buckets);
 }

@@ -41,7 +41,8 @@ function yieldToTheEventLoop(): void {
 }
 yieldToTheEventLoop();
 
-const path = (workerData as { path: string }).path;
+/** The SQLite file; null in a pool that only scans row columns. */
+const path = (workerData as { path: string | null }).path;
 let database: Database.Database | null = null;
 let replacement: SqliteFileReplacement | null = null;
 
@@ -50,6 +51,7 @@ let replacement: SqliteFileReplacement | null = null;
  * again when a refresh renamed a new snapshot onto the path.
  */
 function open(): Database.Database {
+  if (path === null) throw new Error('this worker only scans row columns');
   if (database?.open === true && replacement?.replaced() === true) database.close();
   if (database === null || !database.open) {
     statements.clear();

@@ -5,13 +5,14 @@ import type { WhereClause } from './filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
 import type { RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
+import { DatabaseUnavailableError } from './service-request-store.js';
 
 /**
  * The SQLite walks over rows (count, facets, the buckets of the statistics, the list pages that
- * check the rows they walk) run in a small pool of
+ * check the rows they walk) and the scans of the row columns (both backends) run in a small pool of
  * worker threads (sqlite-row-walk-worker.ts), each with its own read-only connection, never on the
  * service's event loop: a walk of millions of rows takes seconds, and every other request of the
- * process would wait behind it.
+ * process would wait behind it. The PostgreSQL store's pool has no file: it only scans.
  *
  * Bounded: at most `queue` jobs wait for a worker; one more is refused at once with 503 `overloaded`
  * (Retry-After), and so is a job not answered within `deadlineMs` of its arrival. SQLite cannot be
@@ -78,7 +79,7 @@ interface PoolWorker {
  * TypeScript sources (tests, tsx), the .ts file, imported once tsx's loader is registered in the
  * thread (Node 20 does not pass a loader given in execArgv on to a worker).
  */
-function startWorker(path: string): Worker {
+function startWorker(path: string | null): Worker {
   const fromSources = import.meta.url.endsWith('.ts');
   if (!fromSources) return new Worker(new URL('./sqlite-row-walk-worker.js', import.meta.url), { workerData: { path } });
   const module = JSON.stringify(new URL('./sqlite-row-walk-worker.ts', import.meta.url).href);
@@ -100,8 +101,9 @@ export class RowWalkPool {
   /** The row columns sent last, sent again to a worker that replaces one. */
   private rowColumns: Extract<RowWalkWorkerInput, { kind: 'columns' }> | null = null;
 
+  /** `path`: the SQLite file the statements read; null for a pool that only scans row columns (PostgreSQL). */
   constructor(
-    private readonly path: string,
+    private readonly path: string | null,
     private readonly limits: RowWalkPoolLimits = ROW_WALK_LIMITS,
   ) {}
 
@@ -241,6 +243,15 @@ export class RowWalkPool {
   private async stopWorkers(): Promise<void> {
     const workers = this.workers.splice(0);
     await Promise.all(workers.map((worker) => worker.thread.terminate()));
+  }
+
+  /** Runs a job as `run`; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
+  async answer<K extends RowWalkAnswer['kind']>(kind: K, work: RowWalkWork, unit?: SummaryUnit): Promise<Extract<RowWalkAnswer, { kind: K }>> {
+    try {
+      return (await this.run(kind, work, unit)) as Extract<RowWalkAnswer, { kind: K }>;
+    } catch (error) {
+      throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
+    }
   }
 
   /** Ends the workers; waiting and running jobs fail. */

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { ApiError } from '../../platform/error-registry.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
-import { RowWalkPool, type RowWalkAnswer, type RowWalkPoolLimits, type RowWalkWork } from './sqlite-row-walks.js';
-import { facetOfCodes, loadRowColumns, rowColumnScanOf, type RowColumns } from './sqlite-row-columns.js';
+import { RowWalkPool, type RowWalkPoolLimits, type RowWalkWork } from './sqlite-row-walks.js';
+import { loadSqliteRowColumns } from './sqlite-row-columns.js';
+import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
 import { unpackBuckets } from './period-stats.js';
 import {
   DatabaseUnavailableError,
@@ -85,7 +85,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       this.valueCounts = readValueCounts(database);
       this.database = database;
       this.rowColumns = null;
-      this.rowColumnsLoad = loadRowColumns(database, () => this.database === database && database.open).then(
+      this.rowColumnsLoad = loadSqliteRowColumns(database, () => this.database === database && database.open).then(
         (columns) => {
           if (this.database === database && columns !== null) this.rowColumns = { columns, shared: this.rowWalks.shareRowColumns(columns) };
         },
@@ -126,17 +126,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    */
   async listIds(query: ListPageQuery): Promise<number[]> {
     const page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
-    if (page.checksRows) return (await this.walk('ids', page)).ids;
+    if (page.checksRows) return (await this.rowWalks.answer('ids', page)).ids;
     return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
-  }
-
-  /** Runs a walk in the worker pool; a failure other than 503 overloaded becomes DatabaseUnavailableError. */
-  private async walk<K extends RowWalkAnswer['kind']>(kind: K, work: RowWalkWork, unit?: SummaryUnit): Promise<Extract<RowWalkAnswer, { kind: K }>> {
-    try {
-      return (await this.rowWalks.run(kind, work, unit)) as Extract<RowWalkAnswer, { kind: K }>;
-    } catch (error) {
-      throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
-    }
   }
 
   /**
@@ -155,7 +146,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     const summarised = await this.summaries.count(filters);
     if (summarised !== null) return summarised;
     const scan = await this.scanOf(filters);
-    return (await this.walk('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
+    return (await this.rowWalks.answer('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -166,13 +157,13 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
     const scan = await this.scanOf(filters, column);
-    if (scan !== null) return facetOfCodes(scan.columns, column, (await this.walk('facet', scan.work)).rows as [number, number][]);
-    return (await this.walk('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
+    if (scan !== null) return facetOfCodes(scan.columns, column, (await this.rowWalks.answer('facet', scan.work)).rows as [number, number][]);
+    return (await this.rowWalks.answer('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
     const work = (await this.scanOf(filters))?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
-    return unpackBuckets((await this.walk('buckets', work, unit)).buckets);
+    return unpackBuckets((await this.rowWalks.answer('buckets', work, unit)).buckets);
   }
 
   /**

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boundSeconds, createdSecondsOf, ROW_COLUMNS_TABLE } from '../../../src/snapshot/row-columns.js';
-import { loadRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
+import { loadSqliteRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
 import { SqliteServiceRequestStore } from '../../../src/services/requests/sqlite-store.js';
 import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
@@ -79,7 +79,7 @@ describe('row columns', () => {
     fixture = createSqliteFixture({ rows });
     const db = new Database(fixture.databaseUrl, { readonly: true });
     try {
-      const columns = await loadRowColumns(db, () => true);
+      const columns = await loadSqliteRowColumns(db, () => true);
       expect(columns?.rows).toBe(70_000);
       expect(columns?.codes.borough).toBeInstanceOf(Uint8Array);
       expect(columns?.codes.descriptor).toBeInstanceOf(Uint16Array);
@@ -88,7 +88,7 @@ describe('row columns', () => {
       expect(columns?.created[69_999]).toBe(createdSecondsOf('2025-01-07T10:00:00'));
       expect(columns?.values.descriptor[columns.codes.descriptor[0] as number]).toBeNull();
       // A load whose file was replaced meanwhile stops.
-      expect(await loadRowColumns(db, () => false)).toBeNull();
+      expect(await loadSqliteRowColumns(db, () => false)).toBeNull();
     } finally {
       db.close();
     }

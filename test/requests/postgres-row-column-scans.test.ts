@@ -1,0 +1,137 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
+import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
+import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
+import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
+import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
+import { quoteIdentifier } from '../../src/shared/postgres-schema.js';
+import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
+import { answersOfRows, randomFilters, randomRows } from './support/random-rows.js';
+
+/**
+ * The PostgreSQL store loads the row columns that the snapshot command stored in the snapshot schema
+ * and scans them in its threads for the count, facets and statistics that no summary answers: checked
+ * against a plain filter of the same rows for random filter combinations, and against its SQL on a
+ * snapshot without row columns.
+ */
+function storeOf(fixture: FixtureDatabase): PostgresServiceRequestStore {
+  const url = new URL(fixture.databaseUrl);
+  const schema = url.searchParams.get('schema') as string;
+  url.searchParams.delete('schema');
+  return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0 });
+}
+
+async function servedSchemaOf(fixture: FixtureDatabase): Promise<string> {
+  const served = new URL(fixture.databaseUrl).searchParams.get('schema') as string;
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    return (await client.query<{ schema_name: string }>(`SELECT schema_name FROM ${quoteIdentifier(served)}.snapshot_pointer`)).rows[0]?.schema_name as string;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('row column scans of the PostgreSQL store', () => {
+  const random = new SeededRandom(2026);
+  const rows = randomRows(random, 600);
+  let fixture: FixtureDatabase;
+  let store: PostgresServiceRequestStore;
+  beforeAll(async () => {
+    fixture = await createPostgresFixture({ rows });
+    store = storeOf(fixture);
+    await store.warmUp();
+  }, 60_000);
+  afterAll(async () => {
+    await store.close();
+    await fixture.drop();
+  });
+
+  it('counts, facets and the numbers per day, week or month scan the row columns to the answers of the matching rows; a map box is read by SQL (300 queries)', async () => {
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      let scans = 0;
+      for (let i = 0; i < 300; i += 1) {
+        const filters = randomFilters(random);
+        const column = random.pick(FACET_COLUMNS);
+        const unit = random.pick(['day', 'week', 'month'] as const);
+        const expected = answersOfRows(rows, filters, column, unit);
+        run.mockClear();
+        expect(await store.count(filters), JSON.stringify(filters)).toBe(expected.count);
+        expect(await store.facet(column, filters), column).toEqual(expected.facet);
+        expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expected.buckets);
+        const works = run.mock.calls.map(([, work]) => 'scan' in work);
+        expect(works.every((scan) => scan), JSON.stringify(filters)).toBe(true);
+        if (filters.bbox !== null) expect(works).toEqual([]);
+        scans += works.length;
+      }
+      expect(scans).toBeGreaterThan(300);
+    } finally {
+      run.mockRestore();
+    }
+  });
+
+  it('a snapshot without row columns answers the same by SQL; a new snapshot with them is scanned once loaded', async () => {
+    const other = await createPostgresFixture({ rows });
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    const schema = quoteIdentifier(await servedSchemaOf(other));
+    await client.query(`DROP TABLE ${schema}.${ROW_COLUMNS_TABLE}, ${schema}.${ROW_COLUMN_VALUES_TABLE} CASCADE`);
+    await client.end();
+    const reading = storeOf(other);
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      await reading.warmUp();
+      for (let i = 0; i < 100; i += 1) {
+        const filters = randomFilters(random);
+        const column = random.pick(FACET_COLUMNS);
+        const unit = random.pick(['day', 'week', 'month'] as const);
+        const expected = answersOfRows(rows, filters, column, unit);
+        expect([await reading.count(filters), await reading.facet(column, filters), await reading.bucketsFromRows(filters, unit)]).toEqual([expected.count, expected.facet, expected.buckets]);
+      }
+      expect(run).not.toHaveBeenCalled();
+
+      const refreshed = rows.filter((row) => row.id % 3 !== 0);
+      await refreshFixture(other, refreshed, 'f1x7u4e000000002');
+      await expect.poll(() => reading.snapshotId(), { timeout: 5_000 }).toBe('f1x7u4e000000002');
+      await reading.warmUp();
+      // Two filters: no summary answers them.
+      const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'], status: ['closed'] };
+      const expected = answersOfRows(refreshed, filters, 'borough', 'week');
+      await expect.poll(async () => {
+        run.mockClear();
+        const answers = [await reading.count(filters), await reading.facet('borough', filters), await reading.bucketsFromRows(filters, 'week')];
+        return run.mock.calls.length === 3 ? answers : null;
+      }, { timeout: 5_000 }).toEqual([expected.count, expected.facet, expected.buckets]);
+    } finally {
+      run.mockRestore();
+      await reading.close();
+      await other.drop();
+    }
+  }, 60_000);
+
+  it('a snapshot with a request created before 1970 has no row column tables, and its counts are read by SQL', async () => {
+    const early = [{ ...(rows[0] as ServiceRequestRecord), created_at: '1969-07-20T20:17:40' }, ...rows.slice(1)];
+    const other = await createPostgresFixture({ rows: early });
+    const reading = storeOf(other);
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await client.connect();
+      const schema = quoteIdentifier(await servedSchemaOf(other));
+      const { rows: found } = await client.query<{ chunks: string | null }>(`SELECT to_regclass('${schema}.${ROW_COLUMNS_TABLE}') AS chunks`);
+      await client.end();
+      expect(found[0]?.chunks).toBeNull();
+      await reading.warmUp();
+      const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx'], status: ['open', 'closed'] };
+      expect(await reading.count(filters)).toBe(answersOfRows(early, filters, 'borough', 'day').count);
+      expect(run).not.toHaveBeenCalled();
+    } finally {
+      run.mockRestore();
+      await reading.close();
+      await other.drop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,121 @@
+/**
+ * Random rows and random filter combinations (seeded), and what a plain filter of the rows answers:
+ * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
+ */
+import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../../../src/services/requests/list-filters.js';
+import type { BucketSummary, FacetColumn, ServiceRequestRecord, ValueCount } from '../../../src/services/requests/service-request-store.js';
+import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
+import { BUCKET_KEY_OF } from '../../../src/services/requests/period-stats.js';
+import type { SummaryUnit } from '../../../src/snapshot/index.js';
+
+const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
+const TYPES = ['Street Condition', 'Sidewalk Condition', 'Highway Condition', 'Curb Condition', null] as const;
+const STATUSES = ['open', 'assigned', 'in_progress', 'pending', 'closed'] as const;
+const CHANNELS = ['online', 'phone', 'mobile', 'other', null] as const;
+const DISTRICTS = [1, 2, 33, null] as const;
+const ZIPS = ['10001', '11216', null] as const;
+const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
+const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
+
+export function randomRows(random: SeededRandom, count: number): ServiceRequestRecord[] {
+  const rows: ServiceRequestRecord[] = [];
+  for (let id = 1; id <= count; id += 1) {
+    // Few distinct instants, so that many rows share a created_at and the id decides their order.
+    const day = random.int(1, 9);
+    const second = random.int(0, 3);
+    const located = random.chance(0.8);
+    rows.push({
+      id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
+      created_at: `2025-01-0${day}T10:00:0${second}`,
+      closed_at: null,
+      community_board: null,
+      borough: random.pick(BOROUGHS),
+      complaint_type: random.pick(TYPES),
+      status: random.pick(STATUSES),
+      channel: random.pick(CHANNELS),
+      council_district: random.pick(DISTRICTS),
+      incident_zip: random.pick(ZIPS),
+      descriptor: random.pick(DESCRIPTORS),
+      location_type: random.pick(LOCATION_TYPES),
+      latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
+      longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
+      days_to_close: random.chance(0.7) ? random.int(0, 3000) / 100 : null,
+    });
+  }
+  return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+}
+
+export function matches(row: ServiceRequestRecord, filters: ListFilters): boolean {
+  for (const name of EQUALITY_FILTERS) {
+    const accepted = filters[name];
+    if (accepted !== null && !accepted.includes(row[name])) return false;
+  }
+  const box = filters.bbox;
+  if (box !== null) {
+    if (row.latitude === null || row.longitude === null) return false;
+    if (row.longitude < box.minLongitude || row.longitude > box.maxLongitude || row.latitude < box.minLatitude || row.latitude > box.maxLatitude) return false;
+  }
+  return (filters.created_from === null || row.created_at >= filters.created_from) && (filters.created_to === null || row.created_at < filters.created_to);
+}
+
+/** Random values of one filter: absent, one, several, sometimes `none` or a value no row has. */
+function someOf<T extends string | number | null>(random: SeededRandom, values: readonly T[], unknown: T): T[] | null {
+  if (!random.chance(0.35)) return null;
+  const chosen = new Set<T>();
+  const count = random.pick([1, 1, 2, 3]);
+  for (let i = 0; i < count; i += 1) chosen.add(random.chance(0.05) ? unknown : random.pick(values));
+  return [...chosen];
+}
+
+export function randomFilters(random: SeededRandom): ListFilters {
+  const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
+  return {
+    borough: someOf(random, BOROUGHS, 'nowhere'),
+    complaint_type: someOf(random, TYPES, 'Pothole'),
+    status: someOf(random, STATUSES, 'done' as never),
+    channel: random.chance(0.5) ? someOf(random, CHANNELS, 'fax') : null,
+    council_district: random.chance(0.5) ? someOf(random, DISTRICTS, 99) : null,
+    incident_zip: random.chance(0.5) ? someOf(random, ZIPS, '99999') : null,
+    descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
+    created_from: random.chance(0.3) ? random.pick(bounds) : null,
+    created_to: random.chance(0.3) ? random.pick(bounds) : null,
+    bbox: random.chance(0.2) ? (random.chance(0.5) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : smallBox(random)) : null,
+  };
+}
+
+/**
+ * A box of at most 0.08 degree, read by its map cells: its edges on the rows' locations (multiples of
+ * 0.01, the cells' own edges) or between them.
+ */
+function smallBox(random: SeededRandom): NonNullable<ListFilters['bbox']> {
+  const step = (): number => random.int(0, 8) / (random.chance(0.5) ? 100 : 130);
+  const minLongitude = -74.2 + random.int(0, 50) / 100 - (random.chance(0.3) ? 0.005 : 0);
+  const minLatitude = 40.5 + random.int(0, 40) / 100 + (random.chance(0.3) ? 0.003 : 0);
+  return { minLongitude, minLatitude, maxLongitude: minLongitude + step(), maxLatitude: minLatitude + step() };
+}
+
+/** The count, the facet of `column` and the buckets of `unit` of the rows that match the filters. */
+export function answersOfRows(
+  rows: readonly ServiceRequestRecord[],
+  filters: ListFilters,
+  column: FacetColumn,
+  unit: SummaryUnit,
+): { count: number; facet: ValueCount[]; buckets: Map<string, BucketSummary> } {
+  const matching = rows.filter((row) => matches(row, filters));
+  const counts = new Map<FilterValue, number>();
+  for (const row of matching) counts.set(row[column], (counts.get(row[column]) ?? 0) + 1);
+  const facet = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || compareFilterValues(a.value, b.value));
+  const buckets = new Map<string, BucketSummary>();
+  for (const key of new Set(matching.map((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10))))) {
+    const ofBucket = matching.filter((row) => BUCKET_KEY_OF[unit](row.created_at.slice(0, 10)) === key);
+    const closeDays = ofBucket.flatMap((row) => (row.days_to_close === null ? [] : [row.days_to_close])).sort((a, b) => a - b);
+    const n = closeDays.length;
+    buckets.set(key, {
+      opened: ofBucket.length,
+      closedWithin: closeDays.filter((days) => days <= 14).length,
+      lowMiddle: n === 0 ? null : (closeDays[Math.ceil(n / 2) - 1] as number),
+      highMiddle: n === 0 ? null : (closeDays[Math.floor(n / 2)] as number),
+    });
+  }
+  return { count: matching.length, facet, buckets };
+}
