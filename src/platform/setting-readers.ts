@@ -113,16 +113,21 @@ export function readSecretList(env: Env, variable: string, shape: { expected: st
   return items;
 }
 
+/** A whole number from `min` to `max` (decimal digits) of `unit`s; the default when unset. */
+export function readWholeNumber(env: Env, variable: string, limits: { min: number; max: number; defaultValue: number; unit: string }): number {
+  const expected = `a whole number of ${limits.unit} from ${limits.min} to ${limits.max}`;
+  const value = readText(env, variable, { expected });
+  if (value === undefined) return limits.defaultValue;
+  const number = /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= limits.min && number <= limits.max)) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
+  return number;
+}
+
 /**
  * A whole number of seconds from `min` to `max` (decimal digits), in milliseconds; the default when
  * unset.
  */
 export function readSeconds(env: Env, variable: string, limits: { min: number; max: number; defaultSeconds: number }): number {
-  const expected = `a whole number of seconds from ${limits.min} to ${limits.max}`;
-  const value = readText(env, variable, { expected });
-  if (value === undefined) return limits.defaultSeconds * 1_000;
-  const seconds = /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(seconds >= limits.min && seconds <= limits.max)) throw new SettingsError(variable, `${quoted(value)} is not ${expected}`);
-  return seconds * 1_000;
+  return readWholeNumber(env, variable, { min: limits.min, max: limits.max, defaultValue: limits.defaultSeconds, unit: 'seconds' }) * 1_000;
 }
 

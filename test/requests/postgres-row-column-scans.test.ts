@@ -16,11 +16,11 @@ import { answersOfRows, randomFilters, randomRows } from './support/random-rows.
  * against a plain filter of the same rows for random filter combinations, and against its SQL on a
  * snapshot without row columns.
  */
-function storeOf(fixture: FixtureDatabase): PostgresServiceRequestStore {
+function storeOf(fixture: FixtureDatabase, rowColumnsMaxBytes?: number): PostgresServiceRequestStore {
   const url = new URL(fixture.databaseUrl);
   const schema = url.searchParams.get('schema') as string;
   url.searchParams.delete('schema');
-  return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0 });
+  return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0, ...(rowColumnsMaxBytes === undefined ? {} : { rowColumnsMaxBytes }) });
 }
 
 async function servedSchemaOf(fixture: FixtureDatabase): Promise<string> {
@@ -134,4 +134,28 @@ describe('row column scans of the PostgreSQL store', () => {
       await other.drop();
     }
   }, 60_000);
+
+  it('row columns larger than the memory allowed are not loaded: their answers come from SQL (600 rows of 16 bytes)', async () => {
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'], status: ['closed'] };
+    const expected = answersOfRows(rows, filters, 'borough', 'day').count;
+    try {
+      for (const [maxBytes, scans] of [
+        [600 * 16, 1],
+        [600 * 16 - 1, 0],
+      ] as const) {
+        const bounded = storeOf(fixture, maxBytes);
+        try {
+          await bounded.warmUp();
+          run.mockClear();
+          expect(await bounded.count(filters)).toBe(expected);
+          expect(run.mock.calls.filter(([, work]) => 'scan' in work), `${maxBytes} bytes`).toHaveLength(scans);
+        } finally {
+          await bounded.close();
+        }
+      }
+    } finally {
+      run.mockRestore();
+    }
+  });
 });

@@ -88,6 +88,18 @@ describe('settings of the service-request API', () => {
     expect(() => readRequestSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: [^\\n]+$`));
   });
 
+  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 512; anything else refuses the start', () => {
+    expect(readRequestSettings({ API_KEY: 'k' }).rowColumnsMaxBytes).toBe(512 * 1_048_576);
+    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
+    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
+    for (const value of ['', 'none', '1.5', '-1', '1048577', '512MB']) {
+      expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: value })).toThrow(SettingsError);
+    }
+    expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048577' })).toThrow(
+      'Invalid setting ROW_COLUMNS_MAX_MB: "1048577" is not a whole number of megabytes from 0 to 1048576',
+    );
+  });
+
   it('a cursor secret or a database URL is never quoted in a settings message', () => {
     for (const env of [
       { CURSOR_SECRET: `${NEW_SECRET},${NEW_SECRET}` },

@@ -13,7 +13,7 @@ import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes/index.js';
 import { ServiceRequestTexts } from './serialized-rows.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
-import type { ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestStore, StoreMemoryOptions } from './service-request-store.js';
 import type { DatabaseLocation, RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
 
@@ -59,10 +59,10 @@ export interface RequestsAppOptions extends AppOptions {
 }
 
 /** The store DATABASE_URL names. The SQLite file is opened on first use; PostgreSQL connects on first use. */
-export function openServiceRequestStore(database: DatabaseLocation): ServiceRequestStore {
+export function openServiceRequestStore(database: DatabaseLocation, memory: StoreMemoryOptions = {}): ServiceRequestStore {
   return database.kind === 'sqlite'
-    ? new SqliteServiceRequestStore(database.path)
-    : new PostgresServiceRequestStore({ url: database.url, schema: database.schema });
+    ? new SqliteServiceRequestStore(database.path, memory)
+    : new PostgresServiceRequestStore({ url: database.url, schema: database.schema, ...memory });
 }
 
 /**
@@ -77,7 +77,7 @@ async function describeLoadedSnapshot(store: ServiceRequestStore): Promise<typeo
 }
 
 export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {
-  const store = options.store ?? openServiceRequestStore(settings.database);
+  const store = options.store ?? openServiceRequestStore(settings.database, { rowColumnsMaxBytes: settings.rowColumnsMaxBytes });
   const app = await createServiceApp(
     {
       name: 'requests',

@@ -12,11 +12,12 @@ import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { RowColumnsAssembly, isStoredColumn, type ChunkPlace, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**
- * Loads the row columns of the snapshot schema; null when it has none or they do not match the
- * format. `stillServed` is asked as the chunks arrive: false (another snapshot is served) stops the
- * load. A failure of a statement rejects (the caller reads by SQL then).
+ * Loads the row columns of the snapshot schema; null when it has none, they do not match the format,
+ * or they would take more than `maxBytes`. `stillServed` is asked as the chunks arrive: false
+ * (another snapshot is served) stops the load. A failure of a statement rejects (the caller reads by
+ * SQL then).
  */
-export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stillServed: () => boolean): Promise<RowColumns | null> {
+export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stillServed: () => boolean, maxBytes = Number.POSITIVE_INFINITY): Promise<RowColumns | null> {
   const table = (name: string): string => `${quoteIdentifier(schema)}.${name}`;
   const { rows: found } = await pool.query<{ chunks: string | null; values: string | null }>('SELECT to_regclass($1) AS chunks, to_regclass($2) AS values', [
     table(ROW_COLUMNS_TABLE),
@@ -25,7 +26,7 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
   if (found[0]?.chunks == null || found[0].values == null) return null;
   const chunks = (await pool.query<StoredChunk>(`SELECT column_name, chunk, row_count, bytes_per_row FROM ${table(ROW_COLUMNS_TABLE)} ORDER BY column_name, chunk`)).rows;
   const values = (await pool.query<StoredValue>(`SELECT column_name, code, value FROM ${table(ROW_COLUMN_VALUES_TABLE)} ORDER BY column_name, code`)).rows;
-  const assembly = RowColumnsAssembly.begin(values, chunks);
+  const assembly = RowColumnsAssembly.begin(values, chunks, maxBytes);
   if (assembly === null) return null;
   const expected = chunks.filter((chunk) => isStoredColumn(chunk.column_name)).length;
   const names = [...new Set(chunks.map((chunk) => chunk.column_name).filter(isStoredColumn))];

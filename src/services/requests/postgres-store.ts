@@ -15,18 +15,19 @@ import {
   type ListPageQuery,
   type ServiceRequestRecord,
   type ServiceRequestStore,
+  type StoreMemoryOptions,
 } from './service-request-store.js';
 import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
 import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
-import { RowWalkPool, type RowWalkPoolLimits } from './sqlite-row-walks.js';
+import { RowWalkPool } from './sqlite-row-walks.js';
 import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
 import { loadPostgresRowColumns } from './postgres-row-columns.js';
 import { unpackBuckets } from './period-stats.js';
 import type { RowColumnScan } from './row-column-scan.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends StoreMemoryOptions {
   url: string;
   /** The served schema: its pointer names the schema of the snapshot to serve (postgres-snapshot-pointer.ts). */
   schema: string;
@@ -34,8 +35,6 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How long a read pointer is trusted before it is read again (default 1000 ms): the delay before a new snapshot is served. */
   snapshotCheckMs?: number;
-  /** The threads that scan the row columns (default ROW_WALK_LIMITS). */
-  rowScanLimits?: RowWalkPoolLimits;
 }
 
 /** The snapshot being served: where its tables are, and its metadata (read once: a snapshot schema never changes). */
@@ -77,6 +76,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private readonly rowScans: RowWalkPool;
   /** The row columns of a snapshot schema, once loaded and sent to the scan threads as `shared`. */
   private rowColumns: { schema: string; columns: RowColumns; shared: number } | null = null;
+  private readonly rowColumnsMaxBytes: number | undefined;
   /** The load of the row columns of the snapshot served. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
@@ -102,7 +102,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     this.pool.on('error', () => undefined);
     this.servedSchema = options.schema;
     this.snapshotCheckMs = options.snapshotCheckMs ?? 1_000;
-    this.rowScans = new RowWalkPool(null, options.rowScanLimits);
+    this.rowScans = new RowWalkPool(null);
+    this.rowColumnsMaxBytes = options.rowColumnsMaxBytes;
   }
 
   /**
@@ -151,7 +152,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private loadRowColumns(schema: string): void {
     this.rowColumns = null;
     const stillServed = (): boolean => this.serving?.schema === schema;
-    this.rowColumnsLoad = loadPostgresRowColumns(this.pool, schema, stillServed).then(
+    this.rowColumnsLoad = loadPostgresRowColumns(this.pool, schema, stillServed, this.rowColumnsMaxBytes).then(
       (columns) => {
         if (columns !== null && stillServed()) this.rowColumns = { schema, columns, shared: this.rowScans.shareRowColumns(columns) };
       },

@@ -57,7 +57,8 @@ export const isStoredColumn = (name: string): boolean => STORED.includes(name);
 
 /**
  * Row columns being filled: `begin` checks the lists of values and chunks against the format and
- * allocates the arrays (null when they do not match it); `copy` fills one chunk, or `placeOf` says
+ * the memory allowed, and allocates the arrays (null when they do not match it or would take more
+ * than `maxBytes`); `copy` fills one chunk, or `placeOf` says
  * where its bytes go (null, or false, when they do not match its listing).
  */
 export class RowColumnsAssembly {
@@ -71,7 +72,7 @@ export class RowColumnsAssembly {
     this.listed = new Map(storedChunks.map((chunk) => [`${chunk.column_name}\n${chunk.chunk}`, chunk]));
   }
 
-  static begin(storedValues: Iterable<StoredValue>, storedChunks: readonly StoredChunk[]): RowColumnsAssembly | null {
+  static begin(storedValues: Iterable<StoredValue>, storedChunks: readonly StoredChunk[], maxBytes = Number.POSITIVE_INFINITY): RowColumnsAssembly | null {
     const values = Object.fromEntries(CODED_COLUMNS.map((column) => [column, [null]])) as unknown as Record<CodedColumn, FilterValue[]>;
     const valuesOf = new Map<string, FilterValue[]>(Object.entries(values));
     for (const { column_name, code, value } of storedValues) {
@@ -89,6 +90,8 @@ export class RowColumnsAssembly {
     }
     const rows = rowsOf.get(CREATED_SECONDS) ?? 0;
     if (STORED.some((name) => (rowsOf.get(name) ?? 0) !== rows)) return null;
+    const codeBytes = CODED_COLUMNS.reduce((bytes, column) => bytes + (values[column].length <= 256 ? 1 : 2), 0);
+    if (rows * (codeBytes + 8) > maxBytes) return null;
 
     const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytesPerRow: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytesPerRow)));
     const codes = Object.fromEntries(

@@ -103,6 +103,15 @@ export interface DatasetRecord {
   cleaning_rules: CleaningRuleRecord[];
 }
 
+/** What a store may hold in memory. */
+export interface StoreMemoryOptions {
+  /**
+   * The most bytes the row columns of a snapshot may take (row-columns-memory.ts); a snapshot whose
+   * row columns are larger is served without them (its walks, or SQL). Default: no bound.
+   */
+  rowColumnsMaxBytes?: number;
+}
+
 export interface ServiceRequestStore {
   /**
    * The ids of the rows matching the filters after the position, ordered by (created_at, id), at

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
-import { SettingsError, quoted, readBoolean, readSeconds, readSecretList, readText, type Env } from '../../platform/setting-readers.js';
+import { SettingsError, quoted, readBoolean, readSeconds, readSecretList, readText, readWholeNumber, type Env } from '../../platform/setting-readers.js';
 import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 
 export const REQUESTS_DEFAULT_PORT = 8003;
+
+const MEGABYTE = 1_048_576;
 
 /**
  * Each CURSOR_SECRET shorter than this is refused: 32 characters are 128 bits or more for any random
@@ -30,7 +32,12 @@ export interface RequestSettings extends PlatformSettings {
   showDashboard: boolean;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
   exportMaxMs: number;
+  /** ROW_COLUMNS_MAX_MB in bytes: the most memory the row columns of a snapshot may take (default 512 MB). */
+  rowColumnsMaxBytes: number;
 }
+
+/** The default of ROW_COLUMNS_MAX_MB: the row columns of about 33 million requests. */
+export const ROW_COLUMNS_DEFAULT_MAX_MB = 512;
 
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
@@ -93,10 +100,11 @@ export function readRequestSettings(env: Env): RequestSettings {
   const cursor = readCursorSecrets(env);
   const showDashboard = readBoolean(env, 'SHOW_DASHBOARD', true);
   const exportMaxMs = readSeconds(env, 'EXPORT_MAX_SECONDS', { min: 1, max: 86_400, defaultSeconds: 300 });
+  const rowColumnsMaxBytes = readWholeNumber(env, 'ROW_COLUMNS_MAX_MB', { min: 0, max: 1_048_576, defaultValue: ROW_COLUMNS_DEFAULT_MAX_MB, unit: 'megabytes' }) * MEGABYTE;
   let generatedApiKey: string | null = null;
   if (platform.apiKeys.length === 0) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }
-  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard, exportMaxMs };
+  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard, exportMaxMs, rowColumnsMaxBytes };
 }

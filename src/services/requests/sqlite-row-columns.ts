@@ -10,15 +10,17 @@ import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../snapshot/index
 import { COPY_SLICE_MS, RowColumnsAssembly, isStoredColumn, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**
- * Loads the row columns of the open file; null when it has none or they do not match its format.
- * `stillOpen` is asked after each turn and at the end: false (the file was replaced or closed) stops the load.
+ * Loads the row columns of the open file; null when it has none, they do not match its format, or
+ * they would take more than `maxBytes`. `stillOpen` is asked after each turn and at the end: false
+ * (the file was replaced or closed) stops the load.
  */
-export async function loadSqliteRowColumns(database: Database.Database, stillOpen: () => boolean): Promise<RowColumns | null> {
+export async function loadSqliteRowColumns(database: Database.Database, stillOpen: () => boolean, maxBytes = Number.POSITIVE_INFINITY): Promise<RowColumns | null> {
   const hasTables = database.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)`).get(ROW_COLUMNS_TABLE, ROW_COLUMN_VALUES_TABLE) as { n: number };
   if (hasTables.n !== 2) return null;
   const assembly = RowColumnsAssembly.begin(
     database.prepare(`SELECT column_name, code, value FROM ${ROW_COLUMN_VALUES_TABLE} ORDER BY column_name, code`).all() as StoredValue[],
     database.prepare(`SELECT column_name, chunk, row_count, bytes_per_row FROM ${ROW_COLUMNS_TABLE} ORDER BY column_name, chunk`).all() as StoredChunk[],
+    maxBytes,
   );
   if (assembly === null) return null;
 

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
-import { RowWalkPool, type RowWalkPoolLimits, type RowWalkWork } from './sqlite-row-walks.js';
+import { RowWalkPool, type RowWalkWork } from './sqlite-row-walks.js';
 import { loadSqliteRowColumns } from './sqlite-row-columns.js';
 import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
 import { unpackBuckets } from './period-stats.js';
@@ -18,6 +18,7 @@ import {
   type ListPageQuery,
   type ServiceRequestRecord,
   type ServiceRequestStore,
+  type StoreMemoryOptions,
   type ValueCount,
 } from './service-request-store.js';
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
@@ -63,9 +64,9 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   constructor(
     readonly path: string,
-    rowWalkLimits?: RowWalkPoolLimits,
+    private readonly memory: StoreMemoryOptions = {},
   ) {
-    this.rowWalks = new RowWalkPool(path, rowWalkLimits);
+    this.rowWalks = new RowWalkPool(path);
   }
 
   private open(): Database.Database {
@@ -85,7 +86,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       this.valueCounts = readValueCounts(database);
       this.database = database;
       this.rowColumns = null;
-      this.rowColumnsLoad = loadSqliteRowColumns(database, () => this.database === database && database.open).then(
+      this.rowColumnsLoad = loadSqliteRowColumns(database, () => this.database === database && database.open, this.memory.rowColumnsMaxBytes).then(
         (columns) => {
           if (this.database === database && columns !== null) this.rowColumns = { columns, shared: this.rowWalks.shareRowColumns(columns) };
         },

@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boundSeconds, createdSecondsOf, ROW_COLUMNS_TABLE } from '../../../src/snapshot/row-columns.js';
 import { loadSqliteRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
 import { SqliteServiceRequestStore } from '../../../src/services/requests/sqlite-store.js';
+import { RowWalkPool } from '../../../src/services/requests/sqlite-row-walks.js';
 import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { createSqliteFixture, type FixtureDatabase } from '../../requests/support/fixture-database.js';
+import { startTestApp } from '../../requests/support/requests-app.js';
 
 /** The row columns of a SQLite snapshot: their format's bounds, and the snapshots that cannot have them. */
 function row(id: number, createdAt: string, descriptor: string | null = 'Pothole'): ServiceRequestRecord {
@@ -91,6 +93,41 @@ describe('row columns', () => {
       expect(await loadSqliteRowColumns(db, () => false)).toBeNull();
     } finally {
       db.close();
+    }
+  });
+
+  it('row columns larger than the memory allowed are not loaded: the counts walk the rows (16 bytes a row here: 8 one-byte codes, created_at, days_to_close)', async () => {
+    fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
+    const db = new Database(fixture.databaseUrl, { readonly: true });
+    try {
+      expect(await loadSqliteRowColumns(db, () => true, 3 * 16)).not.toBeNull();
+      expect(await loadSqliteRowColumns(db, () => true, 3 * 16 - 1)).toBeNull();
+    } finally {
+      db.close();
+    }
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    const store = new SqliteServiceRequestStore(fixture.databaseUrl, { rowColumnsMaxBytes: 3 * 16 - 1 });
+    try {
+      await store.warmUp();
+      expect(await store.count({ ...NO_FILTERS, borough: ['bronx'], status: ['open'] })).toBe(2);
+      expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([false]);
+    } finally {
+      run.mockRestore();
+      await store.close();
+    }
+  });
+
+  it('ROW_COLUMNS_MAX_MB=0: the service loads no row columns, and a count of two filters walks the rows', async () => {
+    fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    const service = await startTestApp(fixture.databaseUrl, { ROW_COLUMNS_MAX_MB: '0' });
+    try {
+      const response = await service.get('/v1/service-requests/count?borough=bronx&status=open');
+      expect(JSON.parse(response.body)).toMatchObject({ count: 2 });
+      expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([false]);
+    } finally {
+      run.mockRestore();
+      await service.app.close();
     }
   });
 });
