@@ -13,8 +13,8 @@ import { PostgresServiceRequestStore } from './postgres-store.js';
 import { registerServiceRequestRoutes } from './routes/index.js';
 import { ServiceRequestTexts } from './serialized-rows.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
-import type { ServiceRequestStore, StoreMemoryOptions } from './service-request-store.js';
-import type { DatabaseLocation, RequestSettings } from './settings.js';
+import type { ServiceRequestStore } from './service-request-store.js';
+import type { RequestSettings } from './settings.js';
 import { SqliteServiceRequestStore } from './sqlite-store.js';
 
 export const REQUESTS_OPENAPI = {
@@ -58,11 +58,15 @@ export interface RequestsAppOptions extends AppOptions {
   store?: ServiceRequestStore;
 }
 
-/** The store DATABASE_URL names. The SQLite file is opened on first use; PostgreSQL connects on first use. */
-export function openServiceRequestStore(database: DatabaseLocation, memory: StoreMemoryOptions = {}): ServiceRequestStore {
+/**
+ * The store DATABASE_URL names, within ROW_COLUMNS_MAX_MB. The SQLite file is opened on first use;
+ * PostgreSQL connects on first use.
+ */
+export function openServiceRequestStore(settings: Pick<RequestSettings, 'database' | 'rowColumnsMaxBytes'>): ServiceRequestStore {
+  const { database, rowColumnsMaxBytes } = settings;
   return database.kind === 'sqlite'
-    ? new SqliteServiceRequestStore(database.path, memory)
-    : new PostgresServiceRequestStore({ url: database.url, schema: database.schema, ...memory });
+    ? new SqliteServiceRequestStore(database.path, { rowColumnsMaxBytes })
+    : new PostgresServiceRequestStore({ url: database.url, schema: database.schema, rowColumnsMaxBytes });
 }
 
 /**
@@ -77,7 +81,7 @@ async function describeLoadedSnapshot(store: ServiceRequestStore): Promise<typeo
 }
 
 export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {
-  const store = options.store ?? openServiceRequestStore(settings.database, { rowColumnsMaxBytes: settings.rowColumnsMaxBytes });
+  const store = options.store ?? openServiceRequestStore(settings);
   const app = await createServiceApp(
     {
       name: 'requests',
@@ -138,7 +142,7 @@ export async function prepareRequestsService(settings: RequestSettings): Promise
       throw new SettingsError('DATABASE_URL', `the SQLite file ${settings.database.path} does not exist (unset DATABASE_URL to build and use the default snapshot)`);
     }
   }
-  const store = openServiceRequestStore(settings.database);
+  const store = openServiceRequestStore(settings);
   const app = await buildRequestsApp(settings, { store });
   if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
   return { app, host: settings.host, port: settings.port };

@@ -7,7 +7,8 @@ import { RowWalkPool } from '../../../src/services/requests/sqlite-row-walks.js'
 import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
 import { createSqliteFixture, type FixtureDatabase } from '../../requests/support/fixture-database.js';
-import { startTestApp } from '../../requests/support/requests-app.js';
+import { prepareRequestsService } from '../../../src/services/requests/app.js';
+import { readRequestSettings } from '../../../src/services/requests/settings.js';
 
 /** The row columns of a SQLite snapshot: their format's bounds, and the snapshots that cannot have them. */
 function row(id: number, createdAt: string, descriptor: string | null = 'Pothole'): ServiceRequestRecord {
@@ -117,17 +118,18 @@ describe('row columns', () => {
     }
   });
 
-  it('ROW_COLUMNS_MAX_MB=0: the service loads no row columns, and a count of two filters walks the rows', async () => {
+  it('ROW_COLUMNS_MAX_MB=0: the service as the start command prepares it loads no row columns, and a count of two filters walks the rows', async () => {
     fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const service = await startTestApp(fixture.databaseUrl, { ROW_COLUMNS_MAX_MB: '0' });
+    const { app } = await prepareRequestsService(readRequestSettings({ API_KEY: 'k', DATABASE_URL: fixture.databaseUrl, ROW_COLUMNS_MAX_MB: '0' }));
     try {
-      const response = await service.get('/v1/service-requests/count?borough=bronx&status=open');
+      await app.ready();
+      const response = await app.inject({ method: 'GET', url: '/v1/service-requests/count?borough=bronx&status=open', headers: { 'x-api-key': 'k' } });
       expect(JSON.parse(response.body)).toMatchObject({ count: 2 });
       expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([false]);
     } finally {
       run.mockRestore();
-      await service.app.close();
+      await app.close();
     }
   });
 });
