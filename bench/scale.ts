@@ -237,12 +237,12 @@ for (const scale of scales) {
   const lastYear = '2025';
   const sqlitePath = join(values.dir, `snapshot-${scale}x.sqlite`);
   const schema = `scale_bench_${scale}x`;
-  const backends: [string, string[], string][] = [
-    ['SQLite', ['--output', sqlitePath], sqlitePath],
-    ['PostgreSQL', ['--database', databaseUrl, '--schema', schema], `${databaseUrl}?schema=${schema}`],
+  const backends: [string, string, string[], string][] = [
+    ['sqlite', 'SQLite', ['--output', sqlitePath], sqlitePath],
+    ['postgres', 'PostgreSQL', ['--database', databaseUrl, '--schema', schema], `${databaseUrl}?schema=${schema}`],
   ];
-  for (const [backend, target, serveUrl] of backends) {
-    if (!wanted.has(backend.toLowerCase())) continue;
+  for (const [option, backend, target, serveUrl] of backends) {
+    if (!wanted.has(option)) continue;
     const sqlite = backend === 'SQLite';
     if (values.before !== undefined) {
       // SQLite: the earlier build's own file, served by the earlier build beside this one's.
