@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
@@ -7,6 +8,8 @@ import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import { quoteIdentifier } from '../../src/shared/postgres-schema.js';
+import { RowColumnCopyReader, loadPostgresRowColumns, rowColumnsCopySql } from '../../src/services/requests/postgres-row-columns.js';
+import { RowColumnsAssembly, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/row-columns-memory.js';
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
 import { answersOfRows, randomFilters, randomRows } from './support/random-rows.js';
 
@@ -156,6 +159,42 @@ describe('row column scans of the PostgreSQL store', () => {
       }
     } finally {
       run.mockRestore();
+    }
+  });
+
+  it('the binary COPY of the row columns is read the same in pieces of any size, down to one byte; a cut or altered stream is refused', async () => {
+    const schema = await servedSchemaOf(fixture);
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    try {
+      const table = `${quoteIdentifier(schema)}.${ROW_COLUMNS_TABLE}`;
+      const chunks = (await client.query<StoredChunk>(`SELECT column_name, chunk, row_count, bytes_per_row FROM ${table} ORDER BY column_name, chunk`)).rows;
+      const values = (await client.query<StoredValue>(`SELECT column_name, code, value FROM ${quoteIdentifier(schema)}.${ROW_COLUMN_VALUES_TABLE} ORDER BY column_name, code`)).rows;
+      const pieces: Buffer[] = [];
+      const stream = client.query(copyTo(rowColumnsCopySql(schema, chunks.map((chunk) => chunk.column_name))));
+      for await (const piece of stream as AsyncIterable<Buffer>) pieces.push(piece);
+      const whole = Buffer.concat(pieces);
+      const pool = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+      const loaded = await loadPostgresRowColumns(pool, schema, () => true).finally(() => pool.end());
+      expect(loaded?.rows).toBe(rows.length);
+      const readIn = (bytes: Buffer, size: number): RowColumns | null => {
+        const assembly = RowColumnsAssembly.begin(values, chunks) as RowColumnsAssembly;
+        const reader = new RowColumnCopyReader(assembly);
+        for (let at = 0; at < bytes.length; at += size) if (!reader.push(bytes.subarray(at, at + size))) return null;
+        return reader.finished(chunks.length) ? assembly.columns : null;
+      };
+      for (const size of [1, 2, 3, 5, 7, 64, 4_096, whole.length]) {
+        const columns = readIn(whole, size);
+        expect(columns, `pieces of ${size} bytes`).not.toBeNull();
+        expect({ codes: columns?.codes, created: columns?.created, daysToClose: columns?.daysToClose }).toEqual({ codes: loaded?.codes, created: loaded?.created, daysToClose: loaded?.daysToClose });
+      }
+      expect(readIn(whole.subarray(0, whole.length - 2), 7), 'without its trailer').toBeNull();
+      expect(readIn(Buffer.concat([whole, Buffer.from([0])]), 7), 'with a byte after its trailer').toBeNull();
+      const renamed = Buffer.from(whole);
+      renamed.write('X', whole.indexOf('created_at'), 'latin1');
+      expect(readIn(renamed, 7), 'a chunk of a column not listed').toBeNull();
+    } finally {
+      await client.end();
     }
   });
 });

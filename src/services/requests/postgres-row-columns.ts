@@ -35,11 +35,8 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
   // A connection is given back to the pool only after a whole COPY; one left in the middle is closed.
   let copied = false;
   try {
-    const reader = new ChunkCopyReader(assembly);
-    // The names are the service's own columns (isStoredColumn): a COPY takes no parameters.
-    const stream = client.query(
-      copyTo(`COPY (SELECT column_name, chunk, data FROM ${table(ROW_COLUMNS_TABLE)} WHERE column_name IN (${names.map((name) => `'${name}'`).join(', ')})) TO STDOUT (FORMAT binary)`),
-    );
+    const reader = new RowColumnCopyReader(assembly);
+    const stream = client.query(copyTo(rowColumnsCopySql(schema, names)));
     for await (const piece of stream as AsyncIterable<Buffer>) {
       if (!reader.push(piece) || !stillServed()) {
         stream.destroy();
@@ -53,6 +50,15 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
   }
 }
 
+/**
+ * The binary COPY of the chunks of these columns, as RowColumnCopyReader reads it. The names are the
+ * service's own columns (isStoredColumn): a COPY takes no parameters.
+ */
+export function rowColumnsCopySql(schema: string, columnNames: readonly string[]): string {
+  const names = columnNames.filter(isStoredColumn).map((name) => `'${name}'`);
+  return `COPY (SELECT column_name, chunk, data FROM ${quoteIdentifier(schema)}.${ROW_COLUMNS_TABLE} WHERE column_name IN (${names.join(', ')})) TO STDOUT (FORMAT binary)`;
+}
+
 /** The header of PostgreSQL's binary COPY format: its signature, flags and the length of an extension area. */
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const HEADER_BYTES = SIGNATURE.length + 8;
@@ -61,7 +67,7 @@ const HEADER_BYTES = SIGNATURE.length + 8;
  * Reads the binary COPY of (column_name, chunk, data) rows as its pieces arrive: the small fields are
  * gathered, the data of a chunk is copied into its place as it comes.
  */
-class ChunkCopyReader {
+export class RowColumnCopyReader {
   /** Bytes gathered for the next small item: the header, a field count, a field's length or value. */
   private gathered = Buffer.alloc(0);
   private state: 'header' | 'fields' | 'length' | 'name' | 'number' | 'data' | 'end' = 'header';
@@ -107,7 +113,7 @@ class ChunkCopyReader {
     return this.state === 'end' && this.rows === rows;
   }
 
-  private expect(state: ChunkCopyReader['state'], bytes: number): void {
+  private expect(state: RowColumnCopyReader['state'], bytes: number): void {
     this.state = state;
     this.need = bytes;
     this.gathered = Buffer.alloc(0);
