@@ -77,6 +77,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** The row columns of a snapshot schema, once loaded and sent to the scan threads as `shared`. */
   private rowColumns: { schema: string; columns: RowColumns; shared: number } | null = null;
   private readonly rowColumnsMaxBytes: number | undefined;
+  private closed = false;
   /** The load of the row columns of the snapshot served. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
@@ -151,7 +152,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
    */
   private loadRowColumns(schema: string): void {
     this.rowColumns = null;
-    const stillServed = (): boolean => this.serving?.schema === schema;
+    const stillServed = (): boolean => !this.closed && this.serving?.schema === schema;
     this.rowColumnsLoad = loadPostgresRowColumns(this.pool, schema, stillServed, this.rowColumnsMaxBytes).then(
       (columns) => {
         if (columns !== null && stillServed()) this.rowColumns = { schema, columns, shared: this.rowScans.shareRowColumns(columns) };
@@ -332,6 +333,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   async close(): Promise<void> {
+    // A load under way stops at its next piece and keeps nothing.
+    this.closed = true;
     this.rowColumns = null;
     await Promise.all([this.pool.end(), this.rowScans.close()]);
   }
