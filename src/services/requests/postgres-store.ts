@@ -239,8 +239,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   private async countRows(filters: ListFilters): Promise<number> {
-    const scanned = await this.scanOf(filters);
-    if (scanned !== null) return (await this.rowScans.answer('count', { scan: scanned.scan })).count;
+    const scanned = await this.rowScans.scan('count', () => this.scanOf(filters));
+    if (scanned !== null) return scanned.answer.count;
     const [row] = await this.rows<{ count: number }>((snapshot) => countQuery(filters, PostgresServiceRequestStore.requests(snapshot)));
     return row?.count ?? 0;
   }
@@ -248,8 +248,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    const scanned = await this.scanOf(filters, column);
-    if (scanned !== null) return facetOfCodes(scanned.columns, column, (await this.rowScans.answer('facet', { scan: scanned.scan })).rows as [number, number][]);
+    const scanned = await this.rowScans.scan('facet', () => this.scanOf(filters, column));
+    if (scanned !== null) return facetOfCodes(scanned.plan.columns, column, scanned.answer.rows as [number, number][]);
     return this.rows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)));
   }
 
@@ -258,8 +258,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    const scanned = await this.scanOf(filters);
-    if (scanned !== null) return unpackBuckets((await this.rowScans.answer('buckets', { scan: scanned.scan }, unit)).buckets);
+    const scanned = await this.rowScans.scan('buckets', () => this.scanOf(filters), unit);
+    if (scanned !== null) return unpackBuckets(scanned.answer.buckets);
     const rows = await this.rows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
     return new Map(rows.map(({ bucket, ...numbers }) => [bucket, numbers]));
   }

@@ -91,7 +91,7 @@ function bucketsOf(rows: Iterable<unknown[]>, unit: SummaryUnit): Extract<RowWal
   return { kind: 'buckets', buckets: packBuckets([...byBucket].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))])) };
 }
 
-/** The row columns sent last and the ones before (a job sent just before a refresh may name them). */
+/** The row columns sent, until the pool retires them (no job names them any more). */
 const rowColumns = new Map<number, SharedRowColumns>();
 
 function answerOf(job: RowWalkJob): RowWalkAnswer {
@@ -127,7 +127,10 @@ send({ kind: 'ready' });
 port.on('message', (job: RowWalkWorkerInput) => {
   if (job.kind === 'columns') {
     rowColumns.set(job.id, job.columns);
-    for (const id of rowColumns.keys()) if (id < job.id - 1) rowColumns.delete(id);
+    return;
+  }
+  if (job.kind === 'retire') {
+    for (const id of rowColumns.keys()) if (id < job.below) rowColumns.delete(id);
     return;
   }
   try {

@@ -38,8 +38,11 @@ export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'bucket
 /** What a job reads: a statement, or a scan of the row columns. */
 export type RowWalkWork = WhereClause | { scan: RowColumnScan };
 
-/** What a worker is sent: a job, or row columns to keep (the jobs' scans name them by `id`). */
-export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns };
+/**
+ * What a worker is sent: a job, row columns to keep (the jobs' scans name them by `id`), or the
+ * number below which it drops the row columns it keeps (no job names them any more).
+ */
+export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns } | { kind: 'retire'; below: number };
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
@@ -52,6 +55,9 @@ export type RowWalkWorkerMessage =
   | { kind: 'ready' }
   | { kind: 'answer'; id: number; answer: RowWalkAnswer }
   | { kind: 'error'; id: number; message: string };
+
+/** A scan named row columns that were retired meanwhile (a refresh): planned again on those in use. */
+class RetiredRowColumnsError extends Error {}
 
 /** A statement failed in a worker (missing table, unreadable file...). */
 export class RowWalkError extends Error {
@@ -100,6 +106,8 @@ export class RowWalkPool {
   private isReady = false;
   /** The row columns sent last, sent again to a worker that replaces one. */
   private rowColumns: Extract<RowWalkWorkerInput, { kind: 'columns' }> | null = null;
+  /** The workers dropped the row columns numbered below this. */
+  private retiredBelow = 0;
 
   /** `path`: the SQLite file the statements read; null for a pool that only scans row columns (PostgreSQL). */
   constructor(
@@ -142,7 +150,22 @@ export class RowWalkPool {
     const { codes, created, daysToClose } = columns;
     this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { codes, created, daysToClose } };
     for (const worker of this.workers) worker.thread.postMessage(this.rowColumns);
+    this.retireUnnamedColumns();
     return this.rowColumns.id;
+  }
+
+  /**
+   * The workers drop the row columns older than those sent last once no job waiting or running names
+   * them, so that a refresh does not keep two snapshots' columns in memory. A scan planned on them
+   * later is refused (RetiredRowColumnsError) and planned again by `scan`.
+   */
+  private retireUnnamedColumns(): void {
+    const current = this.rowColumns?.id;
+    if (current === undefined || current <= this.retiredBelow) return;
+    const named = (pending: PendingJob | null): boolean => pending !== null && 'scan' in pending.job && pending.job.scan.columns < current;
+    if (this.waiting.some(named) || this.workers.some((worker) => named(worker.running))) return;
+    this.retiredBelow = current;
+    for (const worker of this.workers) worker.thread.postMessage({ kind: 'retire', below: current } satisfies RowWalkWorkerInput);
   }
 
   private spawn(): PoolWorker {
@@ -196,6 +219,7 @@ export class RowWalkPool {
     clearTimeout(job.timer);
     if (message.kind === 'answer') job.resolve(message.answer);
     else job.reject(new RowWalkError(message.message));
+    this.retireUnnamedColumns();
     this.dispatch();
   }
 
@@ -206,6 +230,10 @@ export class RowWalkPool {
     return this.start().then(
       () =>
         new Promise<RowWalkAnswer>((resolve, reject) => {
+          if ('scan' in work && work.scan.columns < this.retiredBelow) {
+            reject(new RetiredRowColumnsError(`the row columns ${work.scan.columns} were retired`));
+            return;
+          }
           const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number)[] };
           const job: RowWalkJob = { id: this.nextId++, kind, ...read, ...(unit === undefined ? {} : { unit }) };
           const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
@@ -228,6 +256,7 @@ export class RowWalkPool {
     worker.running = null;
     pending.reject(overloaded());
     void worker.thread.terminate();
+    this.retireUnnamedColumns();
   }
 
   private dispatch(): void {
@@ -251,6 +280,28 @@ export class RowWalkPool {
       return (await this.run(kind, work, unit)) as Extract<RowWalkAnswer, { kind: K }>;
     } catch (error) {
       throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
+    }
+  }
+
+  /**
+   * Runs the scan that `plan` makes of the row columns in use, with its answer; null when `plan` has
+   * none (the caller walks or asks SQL). A plan whose columns were retired meanwhile (a refresh) is
+   * made again, once: on the columns in use then.
+   */
+  async scan<K extends RowWalkAnswer['kind'], P extends { scan: RowColumnScan }>(
+    kind: K,
+    plan: () => Promise<P | null>,
+    unit?: SummaryUnit,
+  ): Promise<{ plan: P; answer: Extract<RowWalkAnswer, { kind: K }> } | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      const planned = await plan();
+      if (planned === null) return null;
+      try {
+        return { plan: planned, answer: (await this.run(kind, { scan: planned.scan }, unit)) as Extract<RowWalkAnswer, { kind: K }> };
+      } catch (error) {
+        if (error instanceof RetiredRowColumnsError && attempt === 1) continue;
+        throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
+      }
     }
   }
 

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
-import { RowWalkPool, type RowWalkWork } from './sqlite-row-walks.js';
+import { RowWalkPool } from './sqlite-row-walks.js';
+import type { RowColumnScan } from './row-column-scan.js';
 import { loadSqliteRowColumns } from './sqlite-row-columns.js';
 import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
 import { unpackBuckets } from './period-stats.js';
@@ -135,19 +136,20 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    * The scan of the row columns for these filters, when the file open has them and they can answer
    * (read after `open`, which forgets the row columns of a file a refresh replaced).
    */
-  private scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; work: RowWalkWork } | null> {
+  private scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; scan: RowColumnScan } | null> {
     return this.read(() => {
       const loaded = this.rowColumns;
       const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
-      return loaded === null || scan === null ? null : { columns: loaded.columns, work: { scan } };
+      return loaded === null || scan === null ? null : { columns: loaded.columns, scan };
     });
   }
 
   async count(filters: ListFilters): Promise<number> {
     const summarised = await this.summaries.count(filters);
     if (summarised !== null) return summarised;
-    const scan = await this.scanOf(filters);
-    return (await this.rowWalks.answer('count', scan?.work ?? (await this.read((database) => countSql(filters, this.valueCounts, this.table(database)))))).count;
+    const scanned = await this.rowWalks.scan('count', () => this.scanOf(filters));
+    if (scanned !== null) return scanned.answer.count;
+    return (await this.rowWalks.answer('count', await this.read((database) => countSql(filters, this.valueCounts, this.table(database))))).count;
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -157,14 +159,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async facet(column: FacetColumn, filters: ListFilters): Promise<ValueCount[]> {
     const summarised = await this.summaries.facet(column, filters);
     if (summarised !== null) return summarised;
-    const scan = await this.scanOf(filters, column);
-    if (scan !== null) return facetOfCodes(scan.columns, column, (await this.rowWalks.answer('facet', scan.work)).rows as [number, number][]);
+    const scanned = await this.rowWalks.scan('facet', () => this.scanOf(filters, column));
+    if (scanned !== null) return facetOfCodes(scanned.plan.columns, column, scanned.answer.rows as [number, number][]);
     return (await this.rowWalks.answer('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
-    const work = (await this.scanOf(filters))?.work ?? (await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))));
-    return unpackBuckets((await this.rowWalks.answer('buckets', work, unit)).buckets);
+    const scanned = await this.rowWalks.scan('buckets', () => this.scanOf(filters), unit);
+    if (scanned !== null) return unpackBuckets(scanned.answer.buckets);
+    return unpackBuckets((await this.rowWalks.answer('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
   }
 
   /**

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CODED_COLUMNS, type CodedColumn } from '../../src/snapshot/index.js';
+import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
+import type { RowColumnScan, SharedRowColumns } from '../../src/services/requests/row-column-scan.js';
+
+/**
+ * The walk pool's row columns across a refresh: the workers keep the columns of a snapshot while a
+ * job waiting or running names them, and drop them once none does; a scan planned on dropped columns
+ * is planned again on those in use.
+ */
+function columnsOf(rows: number): SharedRowColumns {
+  const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytes: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytes)));
+  return {
+    codes: Object.fromEntries(CODED_COLUMNS.map((column) => [column, shared((b) => new Uint8Array(b, 0, rows), 1)])) as Record<CodedColumn, Uint8Array>,
+    created: shared((b) => new Uint32Array(b, 0, rows).fill(1_700_000_000), 4),
+    daysToClose: shared((b) => new Int32Array(b, 0, rows), 4),
+  };
+}
+
+const countOf = (columns: number): RowColumnScan => ({ columns, filters: [], from: null, to: null });
+/** A scan that reads every row: borough code 0 (no value) accepted. */
+const slowCountOf = (columns: number): RowColumnScan => ({ columns, filters: [{ column: 'borough', accepted: [0] }], from: null, to: null });
+
+describe('row columns in the walk pool across a refresh', () => {
+  let pool: RowWalkPool | null = null;
+  afterEach(async () => {
+    await pool?.close();
+    pool = null;
+  });
+
+  it('a scan planned on the columns of the snapshot before a refresh is planned again on those in use', async () => {
+    pool = new RowWalkPool(null);
+    await pool.start();
+    const before = pool.shareRowColumns(columnsOf(3));
+    expect(await pool.run('count', { scan: countOf(before) })).toEqual({ kind: 'count', count: 3 });
+    const after = pool.shareRowColumns(columnsOf(5));
+    await expect(pool.run('count', { scan: countOf(before) })).rejects.toThrow(`the row columns ${before} were retired`);
+    const plan = vi.fn().mockResolvedValueOnce({ scan: countOf(before) }).mockResolvedValueOnce({ scan: countOf(after) });
+    expect((await pool.scan('count', plan))?.answer).toEqual({ kind: 'count', count: 5 });
+    expect(plan).toHaveBeenCalledTimes(2);
+    expect(await pool.scan('count', () => Promise.resolve(null))).toBeNull();
+  });
+
+  it('columns named by a running or a waiting job are kept until it ends, then dropped', async () => {
+    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000 });
+    await pool.start();
+    const rows = 20_000_000;
+    const before = pool.shareRowColumns(columnsOf(rows));
+    const running = pool.run('count', { scan: slowCountOf(before) });
+    const waiting = pool.run('count', { scan: countOf(before) });
+    // Both are queued before the refresh.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const after = pool.shareRowColumns(columnsOf(2));
+    expect(await running).toEqual({ kind: 'count', count: rows });
+    expect(await waiting).toEqual({ kind: 'count', count: rows });
+    expect(await pool.run('count', { scan: countOf(after) })).toEqual({ kind: 'count', count: 2 });
+    await expect(pool.run('count', { scan: countOf(before) })).rejects.toThrow('were retired');
+    // The worker itself no longer holds them: past the pool's own refusal, it has nothing to scan.
+    (pool as unknown as { retiredBelow: number }).retiredBelow = 0;
+    await expect(pool.run('count', { scan: countOf(before) })).rejects.toThrow(`no row columns ${before}`);
+  });
+});
