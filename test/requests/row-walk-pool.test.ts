@@ -59,4 +59,15 @@ describe('row columns in the walk pool across a refresh', () => {
     (pool as unknown as { retiredBelow: number }).retiredBelow = 0;
     await expect(pool.run('count', { scan: countOf(before) })).rejects.toThrow(`no row columns ${before}`);
   });
+
+  it('row columns sent while the workers start, even twice (a refresh), do not stop the start; the older ones are dropped once it is done', async () => {
+    pool = new RowWalkPool(null);
+    const starting = pool.start();
+    const first = pool.shareRowColumns(columnsOf(3));
+    const second = pool.shareRowColumns(columnsOf(4));
+    await starting;
+    expect(await pool.run('count', { scan: countOf(second) })).toEqual({ kind: 'count', count: 4 });
+    await expect(pool.run('count', { scan: countOf(first) })).rejects.toThrow('were retired');
+    expect(pool.ready).toBe(true);
+  });
 });

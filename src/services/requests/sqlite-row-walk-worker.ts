@@ -91,7 +91,7 @@ function bucketsOf(rows: Iterable<unknown[]>, unit: SummaryUnit): Extract<RowWal
   return { kind: 'buckets', buckets: packBuckets([...byBucket].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))])) };
 }
 
-/** The row columns sent, until the pool retires them (no job names them any more). */
+/** The row columns sent (after a refresh, the pool replaces the worker once no job names the old ones). */
 const rowColumns = new Map<number, SharedRowColumns>();
 
 function answerOf(job: RowWalkJob): RowWalkAnswer {
@@ -127,10 +127,6 @@ send({ kind: 'ready' });
 port.on('message', (job: RowWalkWorkerInput) => {
   if (job.kind === 'columns') {
     rowColumns.set(job.id, job.columns);
-    return;
-  }
-  if (job.kind === 'retire') {
-    for (const id of rowColumns.keys()) if (id < job.below) rowColumns.delete(id);
     return;
   }
   try {

@@ -38,11 +38,8 @@ export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'bucket
 /** What a job reads: a statement, or a scan of the row columns. */
 export type RowWalkWork = WhereClause | { scan: RowColumnScan };
 
-/**
- * What a worker is sent: a job, row columns to keep (the jobs' scans name them by `id`), or the
- * number below which it drops the row columns it keeps (no job names them any more).
- */
-export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns } | { kind: 'retire'; below: number };
+/** What a worker is sent: a job, or row columns to keep (the jobs' scans name them by `id`). */
+export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns };
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
@@ -78,6 +75,10 @@ interface PoolWorker {
   thread: Worker;
   started: Promise<void>;
   running: PendingJob | null;
+  /** The oldest row columns it was sent (infinity: none). */
+  oldestColumns: number;
+  /** Holds row columns no job names any more: ended once idle, and replaced by a fresh worker. */
+  retiring: boolean;
 }
 
 /**
@@ -131,6 +132,7 @@ export class RowWalkPool {
     this.starting ??= Promise.all(Array.from({ length: this.limits.workers }, () => this.spawn().started)).then(
       () => {
         this.isReady = true;
+        this.recycleWorkers();
       },
       (error: unknown) => {
         // A thread that could not start: the next start tries again.
@@ -149,23 +151,33 @@ export class RowWalkPool {
   shareRowColumns(columns: SharedRowColumns): number {
     const { codes, created, daysToClose } = columns;
     this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { codes, created, daysToClose } };
-    for (const worker of this.workers) worker.thread.postMessage(this.rowColumns);
-    this.retireUnnamedColumns();
+    for (const worker of this.workers) {
+      worker.thread.postMessage(this.rowColumns);
+      worker.oldestColumns = Math.min(worker.oldestColumns, this.rowColumns.id);
+    }
+    this.recycleWorkers();
     return this.rowColumns.id;
   }
 
   /**
-   * The workers drop the row columns older than those sent last once no job waiting or running names
-   * them, so that a refresh does not keep two snapshots' columns in memory. A scan planned on them
-   * later is refused (RetiredRowColumnsError) and planned again by `scan`.
+   * Once no job waiting or running names row columns older than those sent last (a refresh), each
+   * worker that holds older ones is replaced by a fresh one, which holds the new ones only: a worker
+   * that merely forgot the old ones would keep their memory until its next full collection, which an
+   * idle worker may never run. A busy worker is replaced when its job ends; nothing is replaced
+   * before the pool is ready. A scan planned on the old ones later is refused
+   * (RetiredRowColumnsError) and planned again by `scan`.
    */
-  private retireUnnamedColumns(): void {
+  private recycleWorkers(): void {
     const current = this.rowColumns?.id;
-    if (current === undefined || current <= this.retiredBelow) return;
+    if (current === undefined || !this.isReady || this.workers.every((worker) => worker.oldestColumns >= current)) return;
     const named = (pending: PendingJob | null): boolean => pending !== null && 'scan' in pending.job && pending.job.scan.columns < current;
     if (this.waiting.some(named) || this.workers.some((worker) => named(worker.running))) return;
     this.retiredBelow = current;
-    for (const worker of this.workers) worker.thread.postMessage({ kind: 'retire', below: current } satisfies RowWalkWorkerInput);
+    for (const worker of this.workers) {
+      if (worker.oldestColumns >= current) continue;
+      worker.retiring = true;
+      if (worker.running === null) void worker.thread.terminate();
+    }
   }
 
   private spawn(): PoolWorker {
@@ -176,7 +188,7 @@ export class RowWalkPool {
     const started = new Promise<void>((resolve, reject) => {
       settleStart = { resolve, reject };
     });
-    const worker: PoolWorker = { thread, started, running: null };
+    const worker: PoolWorker = { thread, started, running: null, oldestColumns: this.rowColumns?.id ?? Number.POSITIVE_INFINITY, retiring: false };
     thread.on('message', (message: RowWalkWorkerMessage) => {
       if (message.kind === 'ready') settleStart?.resolve();
       else this.finish(worker, message);
@@ -219,7 +231,8 @@ export class RowWalkPool {
     clearTimeout(job.timer);
     if (message.kind === 'answer') job.resolve(message.answer);
     else job.reject(new RowWalkError(message.message));
-    this.retireUnnamedColumns();
+    this.recycleWorkers();
+    if (worker.retiring) void worker.thread.terminate();
     this.dispatch();
   }
 
@@ -256,13 +269,13 @@ export class RowWalkPool {
     worker.running = null;
     pending.reject(overloaded());
     void worker.thread.terminate();
-    this.retireUnnamedColumns();
+    this.recycleWorkers();
   }
 
   private dispatch(): void {
     for (const worker of this.workers) {
       if (this.waiting.length === 0) return;
-      if (worker.running !== null) continue;
+      if (worker.running !== null || worker.retiring) continue;
       const pending = this.waiting.shift() as PendingJob;
       worker.running = pending;
       worker.thread.postMessage(pending.job);
