@@ -107,7 +107,7 @@ export class RowWalkPool {
   private isReady = false;
   /** The row columns sent last, sent again to a worker that replaces one. */
   private rowColumns: Extract<RowWalkWorkerInput, { kind: 'columns' }> | null = null;
-  /** The workers dropped the row columns numbered below this. */
+  /** The row columns numbered below this are retired: the workers that held them were replaced. */
   private retiredBelow = 0;
 
   /** `path`: the SQLite file the statements read; null for a pool that only scans row columns (PostgreSQL). */
