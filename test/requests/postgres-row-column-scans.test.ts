@@ -2,7 +2,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
@@ -11,7 +11,7 @@ import { quoteIdentifier } from '../../src/shared/postgres-schema.js';
 import { RowColumnCopyReader, loadPostgresRowColumns, rowColumnsCopySql } from '../../src/services/requests/postgres-row-columns.js';
 import { RowColumnsAssembly, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/row-columns-memory.js';
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
-import { answersOfRows, randomFilters, randomRows } from './support/random-rows.js';
+import { answersOfRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
 
 /**
  * The PostgreSQL store loads the row columns that the snapshot command stored in the snapshot schema
@@ -57,9 +57,7 @@ describe('row column scans of the PostgreSQL store', () => {
     try {
       let scans = 0;
       for (let i = 0; i < 300; i += 1) {
-        const filters = randomFilters(random);
-        const column = random.pick(FACET_COLUMNS);
-        const unit = random.pick(['day', 'week', 'month'] as const);
+        const { filters, column, unit } = randomAggregateQuery(random);
         const expected = answersOfRows(rows, filters, column, unit);
         run.mockClear();
         expect(await store.count(filters), JSON.stringify(filters)).toBe(expected.count);
@@ -88,9 +86,7 @@ describe('row column scans of the PostgreSQL store', () => {
     try {
       await reading.warmUp();
       for (let i = 0; i < 100; i += 1) {
-        const filters = randomFilters(random);
-        const column = random.pick(FACET_COLUMNS);
-        const unit = random.pick(['day', 'week', 'month'] as const);
+        const { filters, column, unit } = randomAggregateQuery(random);
         const expected = answersOfRows(rows, filters, column, unit);
         expect([await reading.count(filters), await reading.facet(column, filters), await reading.bucketsFromRows(filters, unit)]).toEqual([expected.count, expected.facet, expected.buckets]);
       }

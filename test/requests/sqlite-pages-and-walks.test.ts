@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
 import { NO_FILTERS, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { FACET_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
 import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
-import { answersOfRows, matches, randomFilters, randomRows } from './support/random-rows.js';
+import { answersOfRows, matches, randomAggregateQuery, randomFilters, randomRows } from './support/random-rows.js';
 
 /**
  * The SQLite store answers every list page from walks of the snapshot's indexes, and count, facets
@@ -60,9 +60,7 @@ describe('pages and row walks of the SQLite store', () => {
 
   it('counts, facets and the numbers per day, week or month are those of the matching rows (300 queries)', async () => {
     for (let i = 0; i < 300; i += 1) {
-      const filters = randomFilters(random);
-      const column = random.pick(FACET_COLUMNS);
-      const unit = random.pick(['day', 'week', 'month'] as const);
+      const { filters, column, unit } = randomAggregateQuery(random);
       const expected = answersOfRows(rows, filters, column, unit);
       expect(await store.count(filters)).toBe(expected.count);
       expect(await store.facet(column, filters), column).toEqual(expected.facet);
@@ -82,9 +80,7 @@ describe('pages and row walks of the SQLite store', () => {
     try {
       let scans = 0;
       for (let i = 0; i < 300; i += 1) {
-        const filters = randomFilters(random);
-        const column = random.pick(FACET_COLUMNS);
-        const unit = random.pick(['day', 'week', 'month'] as const);
+        const { filters, column, unit } = randomAggregateQuery(random);
         run.mockClear();
         const scanned = [await store.count(filters), await store.facet(column, filters), await store.bucketsFromRows(filters, unit)];
         const works = run.mock.calls.map(([, work]) => 'scan' in work);

@@ -3,7 +3,7 @@
  * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
  */
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../../../src/services/requests/list-filters.js';
-import type { BucketSummary, FacetColumn, ServiceRequestRecord, ValueCount } from '../../../src/services/requests/service-request-store.js';
+import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/service-request-store.js';
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../../src/services/requests/period-stats.js';
 import type { SummaryUnit } from '../../../src/snapshot/index.js';
@@ -92,6 +92,13 @@ function smallBox(random: SeededRandom): NonNullable<ListFilters['bbox']> {
   const minLongitude = -74.2 + random.int(0, 50) / 100 - (random.chance(0.3) ? 0.005 : 0);
   const minLatitude = 40.5 + random.int(0, 40) / 100 + (random.chance(0.3) ? 0.003 : 0);
   return { minLongitude, minLatitude, maxLongitude: minLongitude + step(), maxLatitude: minLatitude + step() };
+}
+
+/** A random question of the aggregates: filters, a facet's column, a unit of the statistics. */
+export function randomAggregateQuery(random: SeededRandom): { filters: ListFilters; column: FacetColumn; unit: SummaryUnit } {
+  const filters = randomFilters(random);
+  const column = random.pick(FACET_COLUMNS);
+  return { filters, column, unit: random.pick(['day', 'week', 'month'] as const) };
 }
 
 /** The count, the facet of `column` and the buckets of `unit` of the rows that match the filters. */
