@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
 import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
@@ -26,14 +26,36 @@ function storeOf(fixture: FixtureDatabase, rowColumnsMaxBytes?: number): Postgre
   return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0, ...(rowColumnsMaxBytes === undefined ? {} : { rowColumnsMaxBytes }) });
 }
 
-async function servedSchemaOf(fixture: FixtureDatabase): Promise<string> {
+/** Runs `work` on a connection of its own, given the schema of the snapshot the fixture's served schema points at (unquoted). */
+async function onSnapshotSchema<T>(fixture: FixtureDatabase, work: (client: pg.Client, schema: string) => Promise<T>): Promise<T> {
   const served = new URL(fixture.databaseUrl).searchParams.get('schema') as string;
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
-    return (await client.query<{ schema_name: string }>(`SELECT schema_name FROM ${quoteIdentifier(served)}.snapshot_pointer`)).rows[0]?.schema_name as string;
+    const schema = (await client.query<{ schema_name: string }>(`SELECT schema_name FROM ${quoteIdentifier(served)}.snapshot_pointer`)).rows[0]?.schema_name as string;
+    return await work(client, schema);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A snapshot of `rows` of its own, a store over it (not warmed up) and a spy on the walk pool's jobs,
+ * all undone after `work`.
+ */
+async function withOwnSnapshot(
+  rows: ServiceRequestRecord[],
+  work: (fixture: FixtureDatabase, store: PostgresServiceRequestStore, run: MockInstance<RowWalkPool['run']>) => Promise<void>,
+): Promise<void> {
+  const fixture = await createPostgresFixture({ rows });
+  const store = storeOf(fixture);
+  const run = vi.spyOn(RowWalkPool.prototype, 'run');
+  try {
+    await work(fixture, store, run);
+  } finally {
+    run.mockRestore();
+    await store.close();
+    await fixture.drop();
   }
 }
 
@@ -74,16 +96,11 @@ describe('row column scans of the PostgreSQL store', () => {
     }
   });
 
-  it('a snapshot without row columns answers the same by SQL; a new snapshot with them is scanned once loaded', async () => {
-    const other = await createPostgresFixture({ rows });
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    const schema = quoteIdentifier(await servedSchemaOf(other));
-    await client.query(`DROP TABLE ${schema}.${ROW_COLUMNS_TABLE}, ${schema}.${ROW_COLUMN_VALUES_TABLE} CASCADE`);
-    await client.end();
-    const reading = storeOf(other);
-    const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    try {
+  it('a snapshot without row columns answers the same by SQL; a new snapshot with them is scanned once loaded', () =>
+    withOwnSnapshot(rows, async (other, reading, run) => {
+      await onSnapshotSchema(other, (client, schema) =>
+        client.query(`DROP TABLE ${quoteIdentifier(schema)}.${ROW_COLUMNS_TABLE}, ${quoteIdentifier(schema)}.${ROW_COLUMN_VALUES_TABLE} CASCADE`),
+      );
       await reading.warmUp();
       for (let i = 0; i < 100; i += 1) {
         const { filters, column, unit } = randomAggregateQuery(random);
@@ -104,34 +121,20 @@ describe('row column scans of the PostgreSQL store', () => {
         const answers = [await reading.count(filters), await reading.facet('borough', filters), await reading.bucketsFromRows(filters, 'week')];
         return run.mock.calls.length === 3 ? answers : null;
       }, { timeout: 5_000 }).toEqual([expected.count, expected.facet, expected.buckets]);
-    } finally {
-      run.mockRestore();
-      await reading.close();
-      await other.drop();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it('a snapshot with a request created before 1970 has no row column tables, and its counts are read by SQL', async () => {
+  it('a snapshot with a request created before 1970 has no row column tables, and its counts are read by SQL', () => {
     const early = [{ ...(rows[0] as ServiceRequestRecord), created_at: '1969-07-20T20:17:40' }, ...rows.slice(1)];
-    const other = await createPostgresFixture({ rows: early });
-    const reading = storeOf(other);
-    const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    try {
-      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await client.connect();
-      const schema = quoteIdentifier(await servedSchemaOf(other));
-      const { rows: found } = await client.query<{ chunks: string | null }>(`SELECT to_regclass('${schema}.${ROW_COLUMNS_TABLE}') AS chunks`);
-      await client.end();
-      expect(found[0]?.chunks).toBeNull();
+    return withOwnSnapshot(early, async (other, reading, run) => {
+      const found = await onSnapshotSchema(other, async (client, schema) => {
+        return (await client.query<{ chunks: string | null }>('SELECT to_regclass($1) AS chunks', [`${quoteIdentifier(schema)}.${ROW_COLUMNS_TABLE}`])).rows[0]?.chunks;
+      });
+      expect(found).toBeNull();
       await reading.warmUp();
       const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx'], status: ['open', 'closed'] };
       expect(await reading.count(filters)).toBe(answersOfRows(early, filters, 'borough', 'day').count);
       expect(run).not.toHaveBeenCalled();
-    } finally {
-      run.mockRestore();
-      await reading.close();
-      await other.drop();
-    }
+    });
   }, 60_000);
 
   it('row columns larger than the memory allowed are not loaded: their answers come from SQL (600 rows of 16 bytes)', async () => {
@@ -159,10 +162,7 @@ describe('row column scans of the PostgreSQL store', () => {
   });
 
   it('the binary COPY of the row columns is read the same in pieces of any size, down to one byte; a cut or altered stream is refused', async () => {
-    const schema = await servedSchemaOf(fixture);
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    try {
+    await onSnapshotSchema(fixture, async (client, schema) => {
       const table = `${quoteIdentifier(schema)}.${ROW_COLUMNS_TABLE}`;
       const chunks = (await client.query<StoredChunk>(`SELECT column_name, chunk, row_count, bytes_per_row FROM ${table} ORDER BY column_name, chunk`)).rows;
       const values = (await client.query<StoredValue>(`SELECT column_name, code, value FROM ${quoteIdentifier(schema)}.${ROW_COLUMN_VALUES_TABLE} ORDER BY column_name, code`)).rows;
@@ -189,8 +189,6 @@ describe('row column scans of the PostgreSQL store', () => {
       const renamed = Buffer.from(whole);
       renamed.write('X', whole.indexOf('created_at'), 'latin1');
       expect(readIn(renamed, 7), 'a chunk of a column not listed').toBeNull();
-    } finally {
-      await client.end();
-    }
+    });
   });
 });
