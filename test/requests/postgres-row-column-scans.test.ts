@@ -9,7 +9,7 @@ import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import { quoteIdentifier } from '../../src/shared/postgres-schema.js';
 import { RowColumnCopyReader, loadPostgresRowColumns, rowColumnsCopySql } from '../../src/services/requests/postgres-row-columns.js';
-import { RowColumnsAssembly, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/row-columns-memory.js';
+import { RowColumnsAssembly, rowColumnsMemoryBytes, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/row-columns-memory.js';
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
 import { answersOfRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
 
@@ -137,14 +137,14 @@ describe('row column scans of the PostgreSQL store', () => {
     });
   }, 60_000);
 
-  it('row columns larger than the memory allowed are not loaded: their answers come from SQL (600 rows of 16 bytes)', async () => {
+  it('row columns larger than the memory allowed are not loaded: their answers come from SQL (600 rows of 12 bytes, and the arrays per day)', async () => {
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
     const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'], status: ['closed'] };
     const expected = answersOfRows(rows, filters, 'borough', 'day').count;
     try {
       for (const [maxBytes, scans] of [
-        [600 * 16, 1],
-        [600 * 16 - 1, 0],
+        [rowColumnsMemoryBytes(600, 8), 1],
+        [rowColumnsMemoryBytes(600, 8) - 1, 0],
       ] as const) {
         const bounded = storeOf(fixture, maxBytes);
         try {
@@ -177,7 +177,7 @@ describe('row column scans of the PostgreSQL store', () => {
         const assembly = RowColumnsAssembly.begin(values, chunks) as RowColumnsAssembly;
         const reader = new RowColumnCopyReader(assembly);
         for (let at = 0; at < bytes.length; at += size) if (!reader.push(bytes.subarray(at, at + size))) return null;
-        return reader.finished(chunks.length) ? assembly.columns : null;
+        return reader.finished(chunks.length) ? assembly.finish() : null;
       };
       for (const size of [1, 2, 3, 5, 7, 64, 4_096, whole.length]) {
         const columns = readIn(whole, size);

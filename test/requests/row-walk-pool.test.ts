@@ -1,19 +1,26 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CODED_COLUMNS, type CodedColumn } from '../../src/snapshot/index.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
-import type { RowColumnScan, SharedRowColumns } from '../../src/services/requests/row-column-scan.js';
+import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns } from '../../src/services/requests/row-column-scan.js';
 
 /**
  * The walk pool's row columns across a refresh: the workers keep the columns of a snapshot while a
  * job waiting or running names them, and drop them once none does; a scan planned on dropped columns
  * is planned again on those in use.
  */
+/** Row columns of `rows` rows, all created on the same day. */
 function columnsOf(rows: number): SharedRowColumns {
   const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytes: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytes)));
+  const day = 19_675;
+  const dayArray = (length: number, fill: (d: number) => number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).map((_, d) => fill(d));
   return {
     codes: Object.fromEntries(CODED_COLUMNS.map((column) => [column, shared((b) => new Uint8Array(b, 0, rows), 1)])) as Record<CodedColumn, Uint8Array>,
-    created: shared((b) => new Uint32Array(b, 0, rows).fill(1_700_000_000), 4),
-    daysToClose: shared((b) => new Int32Array(b, 0, rows), 4),
+    created: {
+      secondsLow: shared((b) => new Uint16Array(b, 0, rows), 2),
+      dayStarts: dayArray(CREATED_DAYS + 1, (d) => (d <= day ? 0 : rows)),
+      lateStarts: dayArray(CREATED_DAYS, (d) => (d < day ? 0 : rows)),
+    },
+    daysToClose: { hundredths: shared((b) => new Uint16Array(b, 0, rows), 2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
   };
 }
 

@@ -44,7 +44,7 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
       }
     }
     copied = true;
-    return reader.finished(expected) && stillServed() ? assembly.columns : null;
+    return reader.finished(expected) && stillServed() ? assembly.finish() : null;
   } finally {
     client.release(!copied);
   }

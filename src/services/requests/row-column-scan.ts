@@ -1,22 +1,56 @@
 /**
- * The scans of a walk worker over the row columns of a SQLite snapshot (the snapshot's
- * row-columns.ts; loaded by sqlite-row-columns.ts into shared memory): count, facet counts and the
- * buckets of the statistics of the rows that match equality filters (as codes) and a created_at
- * range. The rows are sorted by created_at, so the range is a row interval found by binary search;
- * the filters are checked a block of rows at a time, the first one on every row of the block and each
- * next one on the rows still selected.
+ * The scans of a walk worker over the row columns of a snapshot (the snapshot's row-columns.ts;
+ * loaded by row-columns-memory.ts into shared memory): count, facet counts and the buckets of the
+ * statistics of the rows that match equality filters (as codes) and a created_at range. The rows are
+ * sorted by created_at, so the range is a row interval found by binary search; the filters are checked
+ * a block of rows at a time, the first one on every row of the block and each next one on the rows
+ * still selected.
  */
-import { DAY_SECONDS, NULL_HUNDREDTHS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
+import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from './service-request-store.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 
+/** The days a created_at column covers: every day from 1970-01-01 that a wall second of 32 bits reaches. */
+export const CREATED_DAYS = 49_711;
+/** The seconds of a day that a row's two bytes hold as they are; a later second holds 65,536 less. */
+const LATE_SECOND = 65_536;
+
+/**
+ * created_at of the rows (sorted), in two bytes a row: the row's second of its day, less 65,536 from
+ * 18:12:16 on, and two short arrays per day that say where each day and its late part start. The
+ * stored wall seconds took four bytes a row.
+ */
+export interface CreatedColumn {
+  /** Each row's second of its day, modulo 65,536. */
+  secondsLow: Uint16Array;
+  /** dayStarts[d]: the first row of day d (days since 1970-01-01) or of a later day; dayStarts[CREATED_DAYS]: the rows. */
+  dayStarts: Int32Array;
+  /** lateStarts[d]: the first row of day d from 18:12:16 on, or the first row of a later day. */
+  lateStarts: Int32Array;
+}
+
+/** days_to_close hundredths of a row that is not closed. */
+export const NOT_CLOSED = 65_535;
+/** Hundredths of a row that two bytes do not hold: its value is in DaysToCloseColumn's `outside` arrays. */
+export const OUTSIDE = 65_534;
+
+/**
+ * days_to_close of the rows in hundredths, two bytes a row (0 to 655.33 days, nearly every request);
+ * the few others (OUTSIDE) listed apart, in row order.
+ */
+export interface DaysToCloseColumn {
+  hundredths: Uint16Array;
+  outsideRows: Int32Array;
+  outsideHundredths: Int32Array;
+}
+
 /** The arrays of the row columns, in shared memory: sent once to each worker, which keeps them. */
 export interface SharedRowColumns {
   codes: Record<CodedColumn, CodeArray>;
-  created: Uint32Array;
-  daysToClose: Int32Array;
+  created: CreatedColumn;
+  daysToClose: DaysToCloseColumn;
 }
 
 /**
@@ -38,45 +72,103 @@ export interface RowColumnScan {
 /** Rows checked per block: the selected rows of a block are one reused array. */
 const BLOCK = 65_536;
 
-/** The first row whose created second is at least `seconds`. */
-function firstRowFrom(created: Uint32Array, seconds: number): number {
-  let low = 0;
-  let high = created.length;
+/** The first row in [low, high) whose two bytes are at least `value` (they rise over that range), or high. */
+function firstAtLeast(values: Uint16Array, value: number, low: number, high: number): number {
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((created[middle] as number) < seconds) low = middle + 1;
+    if ((values[middle] as number) < value) low = middle + 1;
     else high = middle;
   }
   return low;
 }
 
+/** The first row whose created_at wall second is at least `seconds`. */
+export function firstRowFrom(created: CreatedColumn, seconds: number): number {
+  const { secondsLow, dayStarts, lateStarts } = created;
+  if (!(seconds > 0)) return 0;
+  const day = Math.floor(seconds / DAY_SECONDS);
+  if (day >= CREATED_DAYS) return dayStarts[CREATED_DAYS] as number;
+  const second = Math.ceil(seconds - day * DAY_SECONDS);
+  const late = lateStarts[day] as number;
+  return second < LATE_SECOND
+    ? firstAtLeast(secondsLow, second, dayStarts[day] as number, late)
+    : firstAtLeast(secondsLow, second - LATE_SECOND, late, dayStarts[day + 1] as number);
+}
+
+/** The day (since 1970-01-01) of a row. */
+function dayOfRow(created: CreatedColumn, row: number): number {
+  const { dayStarts } = created;
+  // The last day whose first row is at most `row`.
+  let low = 0;
+  let high = CREATED_DAYS - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if ((dayStarts[middle] as number) <= row) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** The days_to_close hundredths of a row stored as OUTSIDE. */
+function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number): number {
+  const { outsideRows, outsideHundredths } = daysToClose;
+  let low = 0;
+  let high = outsideRows.length - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((outsideRows[middle] as number) < row) low = middle + 1;
+    else high = middle;
+  }
+  return outsideHundredths[low] as number;
+}
+
 /** The rows of the created_at range: [start, end). */
 function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
   const start = scan.from === null ? 0 : firstRowFrom(columns.created, scan.from);
-  const end = scan.to === null ? columns.created.length : firstRowFrom(columns.created, scan.to);
+  const end = scan.to === null ? (columns.created.dayStarts[CREATED_DAYS] as number) : firstRowFrom(columns.created, scan.to);
   return [start, Math.max(start, end)];
 }
+
+/**
+ * The arrays a scan works in, kept for the next scan of the thread (a scan runs to its end before
+ * another starts): a scan allocates nothing that grows with the rows, and leaves no garbage of
+ * hundreds of kilobytes that the thread would hold until its next collection.
+ */
+const scratch = {
+  selected: new Int32Array(BLOCK),
+  /** One mask per equality filter (1 for each accepted code), all zeros between scans. */
+  masks: [] as Uint8Array[],
+  /** Rows per code of a facet, all zeros between scans. */
+  counts: new Float64Array(65_536),
+  closeDays: new Float64Array(4_096),
+};
 
 /** Calls `visit` with the selected rows of each block (the array is reused: read it before returning). */
 function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number) => void): void {
   const [start, end] = rowRange(columns, scan);
-  const masks = scan.filters.map(({ accepted }) => {
-    const mask = new Uint8Array(65_536);
+  const masks = scan.filters.map(({ accepted }, f) => {
+    const mask = (scratch.masks[f] ??= new Uint8Array(65_536));
     for (const code of accepted) mask[code] = 1;
     return mask;
   });
-  const filters = scan.filters.map(({ column }) => columns.codes[column]);
-  const selected = new Int32Array(BLOCK);
-  for (let blockStart = start; blockStart < end; blockStart += BLOCK) {
-    const blockEnd = Math.min(end, blockStart + BLOCK);
-    let count = 0;
-    if (masks.length === 0) {
-      for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
-    } else {
-      count = selectRows(filters[0] as CodeArray, masks[0] as Uint8Array, blockStart, blockEnd, selected);
-      for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(filters[f] as CodeArray, masks[f] as Uint8Array, selected, count);
+  try {
+    const filters = scan.filters.map(({ column }) => columns.codes[column]);
+    const selected = scratch.selected;
+    for (let blockStart = start; blockStart < end; blockStart += BLOCK) {
+      const blockEnd = Math.min(end, blockStart + BLOCK);
+      let count = 0;
+      if (masks.length === 0) {
+        for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
+      } else {
+        count = selectRows(filters[0] as CodeArray, masks[0] as Uint8Array, blockStart, blockEnd, selected);
+        for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(filters[f] as CodeArray, masks[f] as Uint8Array, selected, count);
+      }
+      if (count > 0) visit(selected, count);
     }
-    if (count > 0) visit(selected, count);
+  } finally {
+    scan.filters.forEach(({ accepted }, f) => {
+      for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;
+    });
   }
 }
 
@@ -114,18 +206,25 @@ export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): numbe
 export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [number, number][] {
   if (scan.facet === undefined) throw new Error('a facet scan needs its column');
   const facet = columns.codes[scan.facet];
-  const counts = new Float64Array(65_536);
-  forEachSelected(columns, scan, (rows, count) => {
-    for (let i = 0; i < count; i++) {
-      const code = facet[rows[i] as number] as number;
-      counts[code] = (counts[code] as number) + 1;
+  const counts = scratch.counts;
+  let largest = 0;
+  try {
+    forEachSelected(columns, scan, (rows, count) => {
+      for (let i = 0; i < count; i++) {
+        const code = facet[rows[i] as number] as number;
+        counts[code] = (counts[code] as number) + 1;
+        if (code > largest) largest = code;
+      }
+    });
+    const found: [number, number][] = [];
+    for (let code = 0; code <= largest; code++) {
+      const rows = counts[code] as number;
+      if (rows > 0) found.push([code, rows]);
     }
-  });
-  const found: [number, number][] = [];
-  counts.forEach((rows, code) => {
-    if (rows > 0) found.push([code, rows]);
-  });
-  return found;
+    return found;
+  } finally {
+    counts.fill(0, 0, largest + 1);
+  }
 }
 
 /**
@@ -140,17 +239,18 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   let key: string | null = null;
   let opened = 0;
   let closed = 0;
-  let closeDays = new Float64Array(4_096);
+  let closeDays = scratch.closeDays;
   const closeBucket = (): void => {
     if (key !== null) buckets.push([key, bucketSummaryOf(opened, closeDays.subarray(0, closed))]);
   };
-  let day = -1;
+  // The selected rows come in order: the day changes when a row reaches the next day's first row.
+  let nextDayStart = 0;
   forEachSelected(columns, scan, (rows, count) => {
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;
-      const rowDay = Math.floor((created[row] as number) / DAY_SECONDS);
-      if (rowDay !== day) {
-        day = rowDay;
+      if (row >= nextDayStart) {
+        const day = dayOfRow(created, row);
+        nextDayStart = created.dayStarts[day + 1] as number;
         const dayKey = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
         if (dayKey !== key) {
           closeBucket();
@@ -160,12 +260,13 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
         }
       }
       opened += 1;
-      const hundredths = daysToClose[row] as number;
-      if (hundredths !== NULL_HUNDREDTHS) {
+      const stored = daysToClose.hundredths[row] as number;
+      if (stored !== NOT_CLOSED) {
+        const hundredths = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
         if (closed === closeDays.length) {
           const larger = new Float64Array(closeDays.length * 2);
           larger.set(closeDays);
-          closeDays = larger;
+          closeDays = scratch.closeDays = larger;
         }
         closeDays[closed++] = hundredths / 100;
       }

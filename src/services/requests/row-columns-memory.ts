@@ -10,12 +10,14 @@ import {
   boundSeconds,
   CODED_COLUMNS,
   CREATED_SECONDS,
+  DAY_SECONDS,
   DAYS_TO_CLOSE_HUNDREDTHS,
+  NULL_HUNDREDTHS,
   ROW_COLUMN_CHUNK,
   type CodedColumn,
 } from '../../snapshot/index.js';
 import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from './list-filters.js';
-import type { CodeArray, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
+import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type CodeArray, type RowColumnScan, type SharedRowColumns } from './row-column-scan.js';
 import type { ValueCount } from './service-request-store.js';
 
 export interface RowColumns extends SharedRowColumns {
@@ -52,6 +54,18 @@ export const COPY_SLICE_MS = 4;
 /** The stored arrays: the coded columns, then created_at and days_to_close. */
 const STORED = [...CODED_COLUMNS, CREATED_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS];
 
+/** The stored bytes of a row's created_at and of its days_to_close (4 each). */
+const STORED_TIME_BYTES = 4;
+
+/**
+ * The memory that row columns of `rows` rows take: each row's codes (`codeBytesPerRow`, 1 or 2 a coded
+ * column), two bytes of created_at and two of days_to_close; and created_at's two arrays per day
+ * (0.4 MB). The few days_to_close that two bytes do not hold are listed apart (8 bytes each, not counted).
+ */
+export function rowColumnsMemoryBytes(rows: number, codeBytesPerRow: number): number {
+  return rows * (codeBytesPerRow + 4) + (2 * CREATED_DAYS + 1) * 4;
+}
+
 /** Whether the loader reads the chunks of this stored column (a column the service does not know is left). */
 export const isStoredColumn = (name: string): boolean => STORED.includes(name);
 
@@ -64,9 +78,11 @@ export const isStoredColumn = (name: string): boolean => STORED.includes(name);
 export class RowColumnsAssembly {
   /** The stored chunks by column and number. */
   private readonly listed: Map<string, StoredChunk>;
+  /** The rows whose days_to_close two bytes do not hold, and their hundredths (in the order their chunks came). */
+  private readonly outside: [row: number, hundredths: number][] = [];
 
   private constructor(
-    readonly columns: RowColumns,
+    private readonly columns: RowColumns,
     storedChunks: readonly StoredChunk[],
   ) {
     this.listed = new Map(storedChunks.map((chunk) => [`${chunk.column_name}\n${chunk.chunk}`, chunk]));
@@ -91,17 +107,19 @@ export class RowColumnsAssembly {
     const rows = rowsOf.get(CREATED_SECONDS) ?? 0;
     if (STORED.some((name) => (rowsOf.get(name) ?? 0) !== rows)) return null;
     const codeBytes = CODED_COLUMNS.reduce((bytes, column) => bytes + (values[column].length <= 256 ? 1 : 2), 0);
-    if (rows * (codeBytes + 8) > maxBytes) return null;
+    if (rowColumnsMemoryBytes(rows, codeBytes) > maxBytes) return null;
 
     const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytesPerRow: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytesPerRow)));
     const codes = Object.fromEntries(
       CODED_COLUMNS.map((column) => [column, values[column].length <= 256 ? shared((b) => new Uint8Array(b, 0, rows), 1) : shared((b) => new Uint16Array(b, 0, rows), 2)]),
     ) as Record<CodedColumn, CodeArray>;
+    // Filled with `rows` (no row yet): each chunk lowers the starts of its days; `finish` gives an empty day the next one's.
+    const dayArray = (length: number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).fill(rows);
     return new RowColumnsAssembly({
       rows,
       codes,
-      created: shared((b) => new Uint32Array(b, 0, rows), 4),
-      daysToClose: shared((b) => new Int32Array(b, 0, rows), 4),
+      created: { secondsLow: shared((b) => new Uint16Array(b, 0, rows), 2), dayStarts: dayArray(CREATED_DAYS + 1), lateStarts: dayArray(CREATED_DAYS) },
+      daysToClose: { hundredths: shared((b) => new Uint16Array(b, 0, rows), 2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
       values,
       codeOf: Object.fromEntries(CODED_COLUMNS.map((column) => [column, new Map(values[column].map((value, code) => [value, code]))])) as Record<CodedColumn, Map<FilterValue, number>>,
     }, storedChunks.filter((chunk) => isStoredColumn(chunk.column_name)));
@@ -114,9 +132,15 @@ export class RowColumnsAssembly {
   placeOf(columnName: string, chunkNumber: number, byteLength: number): ChunkPlace | null {
     const listed = this.listed.get(`${columnName}\n${chunkNumber}`);
     if (listed === undefined || byteLength !== listed.row_count * listed.bytes_per_row) return null;
-    const columns = this.columns;
-    const target = columnName === CREATED_SECONDS ? columns.created : columnName === DAYS_TO_CLOSE_HUNDREDTHS ? columns.daysToClose : columns.codes[columnName as CodedColumn];
     const at = chunkNumber * ROW_COLUMN_CHUNK;
+    if (columnName === CREATED_SECONDS || columnName === DAYS_TO_CLOSE_HUNDREDTHS) {
+      if (listed.bytes_per_row !== STORED_TIME_BYTES) return null;
+      // Read as the platform's order, as they were written (little-endian on every platform Node runs on).
+      const stored = new ArrayBuffer(byteLength);
+      const done = columnName === CREATED_SECONDS ? () => this.fillCreated(at, new Uint32Array(stored)) : () => this.fillDaysToClose(at, new Int32Array(stored));
+      return { into: Buffer.from(stored), done };
+    }
+    const target = this.columns.codes[columnName as CodedColumn];
     if (listed.bytes_per_row === target.BYTES_PER_ELEMENT) {
       // Written as bytes: a typed array's set into shared memory copies far slower than a plain memory copy.
       return { into: Buffer.from(target.buffer, target.byteOffset + at * target.BYTES_PER_ELEMENT, byteLength), done: () => undefined };
@@ -127,6 +151,55 @@ export class RowColumnsAssembly {
       return { into, done: () => target.set(into, at) };
     }
     return null;
+  }
+
+  /** The wall seconds of a chunk from row `at`: each row's two bytes, and the starts of its days. */
+  private fillCreated(at: number, stored: Uint32Array): void {
+    const { secondsLow, dayStarts, lateStarts } = this.columns.created;
+    for (let i = 0; i < stored.length; i++) {
+      const seconds = stored[i] as number;
+      const row = at + i;
+      const day = Math.floor(seconds / DAY_SECONDS);
+      const second = seconds - day * DAY_SECONDS;
+      secondsLow[row] = second & 0xffff;
+      if (row < (dayStarts[day] as number)) dayStarts[day] = row;
+      if (second > 0xffff && row < (lateStarts[day] as number)) lateStarts[day] = row;
+    }
+  }
+
+  /** The days_to_close hundredths of a chunk from row `at`. */
+  private fillDaysToClose(at: number, stored: Int32Array): void {
+    const { hundredths } = this.columns.daysToClose;
+    for (let i = 0; i < stored.length; i++) {
+      const value = stored[i] as number;
+      if (value === NULL_HUNDREDTHS) hundredths[at + i] = NOT_CLOSED;
+      else if (value >= 0 && value < OUTSIDE) hundredths[at + i] = value;
+      else {
+        hundredths[at + i] = OUTSIDE;
+        this.outside.push([at + i, value]);
+      }
+    }
+  }
+
+  /**
+   * The row columns, once every chunk is in: an empty day starts where the next day does, a day
+   * without late rows has its late part start at the next day, and the rows outside two bytes are listed.
+   */
+  finish(): RowColumns {
+    const { dayStarts, lateStarts } = this.columns.created;
+    for (let day = CREATED_DAYS - 1; day >= 0; day--) {
+      dayStarts[day] = Math.min(dayStarts[day] as number, dayStarts[day + 1] as number);
+      lateStarts[day] = Math.min(lateStarts[day] as number, dayStarts[day + 1] as number);
+    }
+    this.outside.sort((a, b) => a[0] - b[0]);
+    const listed = (index: 0 | 1): Int32Array => {
+      const array = new Int32Array(new SharedArrayBuffer(Math.max(1, this.outside.length) * 4), 0, this.outside.length);
+      this.outside.forEach((entry, i) => (array[i] = entry[index]));
+      return array;
+    };
+    this.columns.daysToClose.outsideRows = listed(0);
+    this.columns.daysToClose.outsideHundredths = listed(1);
+    return this.columns;
   }
 
   /** Copies one stored chunk of a stored column into its place. */

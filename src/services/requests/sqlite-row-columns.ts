@@ -45,5 +45,5 @@ export async function loadSqliteRowColumns(database: Database.Database, stillOpe
   } finally {
     reader.close();
   }
-  return stillOpen() ? assembly.columns : null;
+  return stillOpen() ? assembly.finish() : null;
 }

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boundSeconds, createdSecondsOf, ROW_COLUMNS_TABLE } from '../../../src/snapshot/row-columns.js';
 import { loadSqliteRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
+import { rowColumnsMemoryBytes } from '../../../src/services/requests/row-columns-memory.js';
 import { SqliteServiceRequestStore } from '../../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../../src/services/requests/sqlite-row-walks.js';
 import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
@@ -86,9 +87,11 @@ describe('row columns', () => {
       expect(columns?.rows).toBe(70_000);
       expect(columns?.codes.borough).toBeInstanceOf(Uint8Array);
       expect(columns?.codes.descriptor).toBeInstanceOf(Uint16Array);
-      expect(columns?.created.buffer).toBeInstanceOf(SharedArrayBuffer);
-      // Rows in list order: the last chunk's last row is the last request.
-      expect(columns?.created[69_999]).toBe(createdSecondsOf('2025-01-07T10:00:00'));
+      expect(columns?.created.secondsLow.buffer).toBeInstanceOf(SharedArrayBuffer);
+      // Rows in list order: the last chunk's rows are the last day's (10,000 a day from 2025-01-01).
+      const lastDay = (createdSecondsOf('2025-01-07T00:00:00') as number) / 86_400;
+      expect([columns?.created.dayStarts[lastDay], columns?.created.dayStarts[lastDay + 1]]).toEqual([60_000, 70_000]);
+      expect(columns?.created.secondsLow[69_999]).toBe(10 * 3_600);
       expect(columns?.values.descriptor[columns.codes.descriptor[0] as number]).toBeNull();
       // A load whose file was replaced meanwhile stops.
       expect(await loadSqliteRowColumns(db, () => false)).toBeNull();
@@ -97,17 +100,17 @@ describe('row columns', () => {
     }
   });
 
-  it('row columns larger than the memory allowed are not loaded: the counts walk the rows (16 bytes a row here: 8 one-byte codes, created_at, days_to_close)', async () => {
+  it('row columns larger than the memory allowed are not loaded: the counts walk the rows (12 bytes a row here: 8 one-byte codes, two for created_at, two for days_to_close; and the arrays per day)', async () => {
     fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
     const db = new Database(fixture.databaseUrl, { readonly: true });
     try {
-      expect(await loadSqliteRowColumns(db, () => true, 3 * 16)).not.toBeNull();
-      expect(await loadSqliteRowColumns(db, () => true, 3 * 16 - 1)).toBeNull();
+      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 8))).not.toBeNull();
+      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 8) - 1)).toBeNull();
     } finally {
       db.close();
     }
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const store = new SqliteServiceRequestStore(fixture.databaseUrl, { rowColumnsMaxBytes: 3 * 16 - 1 });
+    const store = new SqliteServiceRequestStore(fixture.databaseUrl, { rowColumnsMaxBytes: rowColumnsMemoryBytes(3, 8) - 1 });
     try {
       await store.warmUp();
       expect(await store.count({ ...NO_FILTERS, borough: ['bronx'], status: ['open'] })).toBe(2);

@@ -16,17 +16,20 @@ const DISTRICTS = [1, 2, 33, null] as const;
 const ZIPS = ['10001', '11216', null] as const;
 const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
 const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
+/** Days of January 2025 (the 4th, 6th and 7th have no request) and times: midnight, one last second, and each side of 18:12:16 (the second of a day that two bytes no longer hold). */
+const DAYS = [1, 2, 3, 5, 8, 9] as const;
+const TIMES = ['00:00:00', '10:00:00', '10:00:01', '10:00:02', '10:00:03', '18:12:15', '18:12:16', '23:59:59'] as const;
 
 export function randomRows(random: SeededRandom, count: number): ServiceRequestRecord[] {
   const rows: ServiceRequestRecord[] = [];
   for (let id = 1; id <= count; id += 1) {
     // Few distinct instants, so that many rows share a created_at and the id decides their order.
-    const day = random.int(1, 9);
-    const second = random.int(0, 3);
+    const day = random.pick(DAYS);
+    const time = random.pick(TIMES);
     const located = random.chance(0.8);
     rows.push({
       id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
-      created_at: `2025-01-0${day}T10:00:0${second}`,
+      created_at: `2025-01-0${day}T${time}`,
       closed_at: null,
       community_board: null,
       borough: random.pick(BOROUGHS),
@@ -39,7 +42,8 @@ export function randomRows(random: SeededRandom, count: number): ServiceRequestR
       location_type: random.pick(LOCATION_TYPES),
       latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
       longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
-      days_to_close: random.chance(0.7) ? random.int(0, 3000) / 100 : null,
+      // Now and then more than 655.33 days (what two bytes of hundredths hold), or just that.
+      days_to_close: random.chance(0.3) ? null : random.chance(0.1) ? random.pick([655.33, 655.34, 655.35, random.int(65_336, 200_000) / 100]) : random.int(0, 3000) / 100,
     });
   }
   return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
@@ -68,7 +72,10 @@ function someOf<T extends string | number | null>(random: SeededRandom, values: 
 }
 
 export function randomFilters(random: SeededRandom): ListFilters {
-  const bounds = ['2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10'];
+  const bounds = [
+    '2025-01-00', '2025-01-03T00:00:00', '2025-01-04T10:00:01', '2025-01-05T10:00:03', '2025-01-07', '2025-01-10',
+    '2025-01-02T18:12:15', '2025-01-02T18:12:16', '2025-01-02T18:12:16.5', '2025-01-05T23:59:59', '2025-01-06T12:00:00', '2025-01-09T18:12:17',
+  ];
   return {
     borough: someOf(random, BOROUGHS, 'nowhere'),
     complaint_type: someOf(random, TYPES, 'Pothole'),
