@@ -80,6 +80,8 @@ export class RowColumnsAssembly {
   private readonly listed: Map<string, StoredChunk>;
   /** The rows whose days_to_close two bytes do not hold, and their hundredths (in the order their chunks came). */
   private readonly outside: [row: number, hundredths: number][] = [];
+  /** A stored chunk of created_at or days_to_close, before it is narrowed: one for every chunk (a chunk is done before the next is placed). */
+  private readonly wideChunk = new ArrayBuffer(ROW_COLUMN_CHUNK * STORED_TIME_BYTES);
 
   private constructor(
     private readonly columns: RowColumns,
@@ -136,9 +138,12 @@ export class RowColumnsAssembly {
     if (columnName === CREATED_SECONDS || columnName === DAYS_TO_CLOSE_HUNDREDTHS) {
       if (listed.bytes_per_row !== STORED_TIME_BYTES) return null;
       // Read as the platform's order, as they were written (little-endian on every platform Node runs on).
-      const stored = new ArrayBuffer(byteLength);
-      const done = columnName === CREATED_SECONDS ? () => this.fillCreated(at, new Uint32Array(stored)) : () => this.fillDaysToClose(at, new Int32Array(stored));
-      return { into: Buffer.from(stored), done };
+      const rows = listed.row_count;
+      const done =
+        columnName === CREATED_SECONDS
+          ? () => this.fillCreated(at, new Uint32Array(this.wideChunk, 0, rows))
+          : () => this.fillDaysToClose(at, new Int32Array(this.wideChunk, 0, rows));
+      return { into: Buffer.from(this.wideChunk, 0, byteLength), done };
     }
     const target = this.columns.codes[columnName as CodedColumn];
     if (listed.bytes_per_row === target.BYTES_PER_ELEMENT) {
