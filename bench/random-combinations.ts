@@ -27,7 +27,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { SeededRandom } from '../src/ingest/nyc311/seeded-random.js';
 import { FILTERED_COLUMNS } from '../src/snapshot/snapshot-schema.js';
-import { REPO_ROOT, freePort } from './support.js';
+import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort } from './support.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -85,9 +85,9 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
   const port = await freePort();
   const probe = join(tmpdir(), `event-loop-${port}.txt`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: file, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
+    env: { ...process.env, ...START_ENV, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: file, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

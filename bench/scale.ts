@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { quoteIdentifier } from '../src/shared/postgres-schema.js';
-import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
+import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, type LoadResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -141,10 +141,11 @@ async function serve(root: string, databaseUrlOrPath: string, firstYear: string,
   const port = await freePort();
   const probeFile = join(values.dir, `event-loop-${port}.txt`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(root, 'dist/src/services/requests/main.js')], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(root, 'dist/src/services/requests/main.js')], {
     cwd: root,
     env: {
       ...process.env,
+      ...START_ENV,
       HOST: '127.0.0.1',
       PORT: String(port),
       API_KEY: KEY,

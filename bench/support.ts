@@ -50,12 +50,18 @@ function compiledEntry(entry: string): string {
  * Starts an entry point in its own process, as in production: a `src/...ts` entry runs from the
  * compiled build; logs are discarded. Resolves once it answers `readyPath`.
  */
+/**
+ * How the npm start scripts (package.json) and the image run a service: V8's young generation capped,
+ * and glibc's allocator giving blocks of 64 KB and more their own mappings (docs/decisions.md, "Memory").
+ */
+export const START_NODE_FLAGS = ['--max-semi-space-size=4'];
+export const START_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' };
+
 export async function startChild(entry: string, env: Record<string, string> = {}, readyPath = '/health'): Promise<ChildService> {
   const port = await freePort();
-  // The same V8 flags as the npm start scripts (package.json).
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', compiledEntry(entry)], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, compiledEntry(entry)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, ...START_ENV, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
