@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { CODED_COLUMNS, CREATED_SECONDS, DAY_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, NULL_HUNDREDTHS, ROW_COLUMN_CHUNK, type SummaryUnit } from '../../src/snapshot/index.js';
+import { RowColumnsAssembly, type RowColumns, type StoredChunk } from '../../src/services/requests/row-columns-memory.js';
+import { firstRowFrom, scanBuckets, scanCount, type RowColumnScan } from '../../src/services/requests/row-column-scan.js';
+import { BUCKET_KEY_OF, bucketSummaryOf, unpackBuckets } from '../../src/services/requests/period-stats.js';
+import type { BucketSummary } from '../../src/services/requests/service-request-store.js';
+import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
+
+/**
+ * The row columns in memory hold created_at and days_to_close in two bytes a row (row-column-scan.ts):
+ * a row's second of its day (less 65,536 from 18:12:16 on) with the first row of each day and of its
+ * late part, and hundredths up to 655.33 days with the others listed apart. Here, over stored chunks
+ * of 150,000 rows (three chunks, days across their edges, days without rows), the narrowed columns
+ * answer every bound and bucket as the stored wall seconds and hundredths do, whatever order the
+ * chunks come in.
+ */
+const ROWS = 150_000;
+const random = new SeededRandom(20);
+const START = Date.UTC(2024, 0, 1) / 1000;
+
+/** Sorted wall seconds: mostly a few seconds apart, some at 18:12:15, 18:12:16, midnight or 23:59:59, and gaps of days. */
+const seconds = new Uint32Array(ROWS);
+let at = START;
+for (let row = 0; row < ROWS; row++) {
+  const day = Math.floor(at / DAY_SECONDS) * DAY_SECONDS;
+  const step = random.int(0, 40);
+  if (step === 0) at = Math.max(at, day + random.pick([65_535, 65_536, 86_399]));
+  else if (step === 1 && random.chance(0.01)) at = day + DAY_SECONDS * random.int(2, 4);
+  else at += random.int(0, 60);
+  seconds[row] = at;
+}
+/** Hundredths: none, 0 to 655.33 days, and now and then more (or the edges of two bytes). */
+const hundredths = Int32Array.from({ length: ROWS }, () =>
+  random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000)]) : random.int(0, 65_533),
+);
+
+function chunksOf(): (StoredChunk & { data: Buffer })[] {
+  const chunks: (StoredChunk & { data: Buffer })[] = [];
+  for (let chunk = 0; chunk * ROW_COLUMN_CHUNK < ROWS; chunk++) {
+    const from = chunk * ROW_COLUMN_CHUNK;
+    const rowCount = Math.min(ROW_COLUMN_CHUNK, ROWS - from);
+    const stored = (column_name: string, bytes_per_row: number, data: Buffer): StoredChunk & { data: Buffer } => ({ column_name, chunk, row_count: rowCount, bytes_per_row, data });
+    for (const column of CODED_COLUMNS) chunks.push(stored(column, 1, Buffer.alloc(rowCount)));
+    chunks.push(stored(CREATED_SECONDS, 4, Buffer.from(seconds.slice(from, from + rowCount).buffer)));
+    chunks.push(stored(DAYS_TO_CLOSE_HUNDREDTHS, 4, Buffer.from(hundredths.slice(from, from + rowCount).buffer)));
+  }
+  return chunks;
+}
+
+/** The row columns from the chunks copied in this order (the listing of the chunks is in order, as its query sorts it). */
+function assembled(chunks: (StoredChunk & { data: Buffer })[]): RowColumns {
+  const assembly = RowColumnsAssembly.begin([], chunksOf()) as RowColumnsAssembly;
+  for (const chunk of chunks) expect(assembly.copy(chunk)).toBe(true);
+  return assembly.finish();
+}
+
+/** The first row whose stored second is at least `bound`. */
+function firstRowOfStored(bound: number): number {
+  let row = 0;
+  while (row < ROWS && (seconds[row] as number) < bound) row++;
+  return row;
+}
+
+/** Each row's day, as text. */
+const dayOfStored = Array.from(seconds, (second) => new Date(Math.floor(second / DAY_SECONDS) * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+
+function bucketsOfStored(from: number, to: number, unit: SummaryUnit): Map<string, BucketSummary> {
+  const groups = new Map<string, { opened: number; closeDays: number[] }>();
+  for (let row = from; row < to; row++) {
+    const key = BUCKET_KEY_OF[unit](dayOfStored[row] as string);
+    const group = groups.get(key) ?? { opened: 0, closeDays: [] };
+    groups.set(key, group);
+    group.opened += 1;
+    if (hundredths[row] !== NULL_HUNDREDTHS) group.closeDays.push((hundredths[row] as number) / 100);
+  }
+  return new Map([...groups].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))]));
+}
+
+describe('created_at and days_to_close in two bytes a row', () => {
+  const inOrder = assembled(chunksOf());
+
+  it('the chunks give the same columns in any order (a binary COPY has no order)', () => {
+    const reversed = assembled(chunksOf().reverse());
+    expect(reversed.created).toEqual(inOrder.created);
+    expect(reversed.daysToClose).toEqual(inOrder.daysToClose);
+    expect(inOrder.daysToClose.outsideRows.length).toBeGreaterThan(0);
+  });
+
+  it('a bound finds the first row of its second: on a row, between rows, at 18:12:15 and 18:12:16, at midnight, on a day without rows, before and after every row', () => {
+    const bounds = [Number.NEGATIVE_INFINITY, 0, START - 1, START, Number.POSITIVE_INFINITY, 2 ** 32, (seconds[ROWS - 1] as number) + 1];
+    for (let i = 0; i < 300; i++) {
+      const row = random.int(0, ROWS - 1);
+      const day = Math.floor((seconds[row] as number) / DAY_SECONDS) * DAY_SECONDS;
+      bounds.push(seconds[row] as number, (seconds[row] as number) + 1, day, day + 65_535, day + 65_536, day + 65_537, day + DAY_SECONDS, day + 2 * DAY_SECONDS + 3_600);
+    }
+    for (const bound of bounds) expect(firstRowFrom(inOrder.created, bound), `bound ${bound}`).toBe(firstRowOfStored(bound));
+  });
+
+  it('counts and the numbers per day, week and month of a range are those of the stored rows (days_to_close above 655.33 included)', () => {
+    for (let i = 0; i < 20; i++) {
+      const from = random.chance(0.2) ? null : (seconds[random.int(0, ROWS - 1)] as number) + random.pick([0, 1, 65_536]);
+      const to = random.chance(0.2) ? null : (seconds[random.int(0, ROWS - 1)] as number) + random.pick([0, 1, 30_000]);
+      const scan: RowColumnScan = { columns: 1, filters: [], from, to };
+      const start = from === null ? 0 : firstRowOfStored(from);
+      const end = Math.max(start, to === null ? ROWS : firstRowOfStored(to));
+      expect(scanCount(inOrder, scan)).toBe(end - start);
+      for (const unit of ['day', 'week', 'month'] as const) expect(unpackBuckets(scanBuckets(inOrder, scan, unit)), unit).toEqual(bucketsOfStored(start, end, unit));
+    }
+  });
+});
