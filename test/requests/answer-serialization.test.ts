@@ -1,0 +1,71 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { ITEMS_PER_SERIALIZED_STEP, serializeInSteps } from '../../src/services/requests/etag-caching.js';
+import { DailyStat, DailyStatList } from '../../src/services/requests/schemas.js';
+
+/** Daily numbers of `count` days from 2016-01-01 on, with every kind of value the schema allows. */
+function dailyNumbers(count: number): { items: Record<string, unknown>[] } {
+  const first = Date.UTC(2016, 0, 1);
+  return {
+    items: Array.from({ length: count }, (_, i) => ({
+      date: new Date(first + i * 86_400_000).toISOString().slice(0, 10),
+      opened: i % 7,
+      closed_within_14_days: i % 5,
+      share_closed_within_14_days: i % 7 === 0 ? null : (i % 5) / (i % 7),
+      median_days_to_close: i % 3 === 0 ? null : i / 100,
+      complete: i % 11 !== 0,
+    })),
+  };
+}
+
+describe('answers serialized in steps (years of days)', () => {
+  it('gives the text of one call at every size around the step', async () => {
+    const step = ITEMS_PER_SERIALIZED_STEP;
+    for (const count of [0, 1, step - 1, step, step + 1, 2 * step, 3 * step + 7]) {
+      const answer = dailyNumbers(count);
+      expect(await serializeInSteps(answer, JSON.stringify)).toBe(JSON.stringify(answer));
+    }
+  });
+
+  it('serves other work between steps: one serialization per step, plus the empty envelope', async () => {
+    const answer = dailyNumbers(3 * ITEMS_PER_SERIALIZED_STEP + 1);
+    const calls: number[] = [];
+    let otherWorkRan = false;
+    setImmediate(() => (otherWorkRan = true));
+    const text = await serializeInSteps(answer, (part) => {
+      calls.push((part as { items: unknown[] }).items.length);
+      if (calls.length === 2) expect(otherWorkRan).toBe(false);
+      return JSON.stringify(part);
+    });
+    expect(otherWorkRan).toBe(true);
+    expect(calls).toEqual([0, ITEMS_PER_SERIALIZED_STEP, ITEMS_PER_SERIALIZED_STEP, ITEMS_PER_SERIALIZED_STEP, 1]);
+    expect(JSON.parse(text)).toEqual(answer);
+  });
+
+  it('serializes a short list, and an answer with more than its list, in one call', async () => {
+    for (const answer of [dailyNumbers(ITEMS_PER_SERIALIZED_STEP), { ...dailyNumbers(2 * ITEMS_PER_SERIALIZED_STEP), next_cursor: null }, null, [1, 2]]) {
+      let calls = 0;
+      const text = await serializeInSteps(answer, (part) => {
+        calls += 1;
+        return JSON.stringify(part);
+      });
+      expect(calls).toBe(1);
+      expect(text).toBe(JSON.stringify(answer));
+    }
+  });
+
+  it("gives the route serializer's own text for ten years of daily numbers (DailyStatList)", async () => {
+    const app = Fastify();
+    app.addSchema(DailyStat);
+    const answer = dailyNumbers(3653);
+    let stepped = '';
+    app.get('/daily', { schema: { response: { 200: DailyStatList } } }, async (_request, reply) => {
+      stepped = await serializeInSteps(answer, (part) => reply.serialize(part) as string);
+      return answer;
+    });
+    const response = await app.inject('/daily');
+    await app.close();
+    expect(response.statusCode).toBe(200);
+    expect(stepped).toBe(response.body);
+  });
+});
