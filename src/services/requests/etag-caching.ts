@@ -96,7 +96,8 @@ export class EtagCaching {
 
 /**
  * Items serialized per step of serializeInSteps: the daily numbers of 10 years are 3,650 items and
- * about 530 KB of JSON, which took 15 to 20 ms in one step; 512 items are 2 to 3 ms.
+ * about 530 KB of JSON, too long for one step; 512 items take a few milliseconds (bench/README.md,
+ * "Figures behind source comments").
  */
 export const ITEMS_PER_SERIALIZED_STEP = 512;
 
