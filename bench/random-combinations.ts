@@ -18,16 +18,12 @@
  * table and with it renamed (`ALTER TABLE row_columns RENAME TO ...`), or a file written by the
  * snapshot command of an earlier commit.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { SeededRandom } from '../src/ingest/nyc311/seeded-random.js';
 import { FILTERED_COLUMNS } from '../src/snapshot/snapshot-schema.js';
-import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort } from './support.js';
+import { probedRequestsService } from './support.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -79,39 +75,14 @@ async function randomPaths(source: string, seed: number, count: number): Promise
   });
 }
 
-const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-
 async function serveAndLoad(file: string, seed: number): Promise<string> {
-  const port = await freePort();
-  const probe = join(tmpdir(), `event-loop-${port}.txt`);
-  const started = performance.now();
-  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', join(REPO_ROOT, 'bench/event-loop-probe.mjs'), join(REPO_ROOT, 'dist/src/services/requests/main.js')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...START_ENV, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: file, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const loopMax = async (): Promise<number> => {
-    child.kill('SIGUSR2');
-    for (let i = 0; i < 3000 && !existsSync(probe); i += 1) await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, 30));
-    const value = Number(readFileSync(probe, 'utf8'));
-    rmSync(probe, { force: true });
-    return value;
-  };
+  const service = await probedRequestsService(file, KEY);
+  const { base } = service;
   try {
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/ready`)).status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (child.exitCode !== null) throw new Error('the service stopped');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const readySeconds = (performance.now() - started) / 1000;
-    const readyRss = rssMb(child.pid as number);
-    await loopMax();
+    await service.untilReady();
+    const readySeconds = (performance.now() - service.started) / 1000;
+    const readyRss = service.rssMb();
+    await service.longestBlock();
     const paths = await randomPaths(values.values ?? file, seed, Number(values.requests));
     const latencies: number[] = [];
     const statuses = new Map<number, number>();
@@ -129,11 +100,10 @@ async function serveAndLoad(file: string, seed: number): Promise<string> {
     );
     latencies.sort((a, b) => a - b);
     const at = (share: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] as number).toFixed(0);
-    const block = await loopMax();
-    return `| ${file.startsWith('postgres://') ? `PostgreSQL ${new URL(file).searchParams.get('schema') ?? ''}` : file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${readyRss} / ${rssMb(child.pid as number)} |`;
+    const block = await service.longestBlock();
+    return `| ${file.startsWith('postgres://') ? `PostgreSQL ${new URL(file).searchParams.get('schema') ?? ''}` : file.split('/').at(-1)} | ${seed} | ${readySeconds.toFixed(2)} | ${[...statuses].map(([status, n]) => `${n} x ${status}`).join(', ')} | ${at(0.5)} / ${at(0.9)} / ${at(0.99)} / ${(latencies.at(-1) as number).toFixed(0)} | ${block.toFixed(1)} | ${readyRss} / ${service.rssMb()} |`;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await service.stop();
   }
 }
 

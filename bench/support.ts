@@ -1,8 +1,9 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Agent, request } from 'node:http';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from '../test/support/free-port.js';
 
 /** Shared pieces of the benchmarks: a free loopback port, a service in a child process, autocannon. */
@@ -84,6 +85,68 @@ export async function startChild(entry: string, env: Record<string, string> = {}
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       return Math.round(kb / 1024);
     },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+/** The requests service started with bench/event-loop-probe.mjs (probedRequestsService). */
+export interface ProbedService {
+  child: ChildProcess;
+  /** `http://127.0.0.1:PORT` */
+  base: string;
+  /** When the process was spawned (performance.now()). */
+  started: number;
+  /** Resolves once `/ready` answers 200; throws if the process stops first. */
+  untilReady(): Promise<void>;
+  /** The longest event-loop block of the service since the last call, in ms. */
+  longestBlock(): Promise<number>;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The compiled requests service (dist/, as `npm start` runs it) serving `databaseUrl` (a SQLite file
+ * or a `postgres://` URL), logs off, with bench/event-loop-probe.mjs preloaded: each SIGUSR2 makes it
+ * write the longest event-loop block since the previous one.
+ */
+export async function probedRequestsService(databaseUrl: string, apiKey: string): Promise<ProbedService> {
+  const port = await freePort();
+  const probe = join(tmpdir(), `event-loop-${port}.txt`);
+  const started = performance.now();
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', resolve(REPO_ROOT, 'bench/event-loop-probe.mjs'), resolve(REPO_ROOT, 'dist/src/services/requests/main.js')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...START_ENV, HOST: '127.0.0.1', PORT: String(port), API_KEY: apiKey, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  return {
+    child,
+    base,
+    started,
+    async untilReady() {
+      for (;;) {
+        try {
+          if ((await fetch(`${base}/ready`)).status === 200) return;
+        } catch {
+          // not listening yet
+        }
+        if (child.exitCode !== null) throw new Error('the service stopped');
+        await pause(20);
+      }
+    },
+    async longestBlock() {
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 3000 && !existsSync(probe); i += 1) await pause(10);
+      await pause(30);
+      const value = Number(readFileSync(probe, 'utf8'));
+      rmSync(probe, { force: true });
+      return value;
+    },
+    rssMb: () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024),
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
