@@ -118,31 +118,23 @@ export interface PreparedService {
   port: number;
   /** The setting that gave the port, named when the port cannot be used (default PORT). */
   portVariable?: string;
-  /**
-   * Work to start once every service listens (the requests service's keyset index), so that a start
-   * answers /health without waiting for it. Its promise must not reject (it handles its own failures).
-   */
-  afterListen?: () => Promise<void>;
 }
 
 /**
- * Listens with every prepared service, and closes them all on SIGTERM/SIGINT; then starts what each
- * left for after listening (schema compilation, the requests service's keyset index), in small steps
- * between which the services answer.
+ * Listens with every prepared service, and closes them all on SIGTERM/SIGINT; then compiles the
+ * schemas left for after listening, in small steps between which the services answer.
  */
 export async function startServices(services: readonly PreparedService[]): Promise<void> {
   closeOnSignals(services.map((service) => service.app));
   // Not ready until the schemas are compiled (the loop below).
   for (const service of services) if (service.app.hasDecorator('deferredCompilation')) service.app.deferredCompilation.schedule();
   for (const service of services) await listen(service.app, service.host, service.port, service.portVariable);
-  // What was left for after the start: the services' own work first (the keyset index, which every
-  // list page needs), then the schemas not compiled yet (a request compiles its own on demand).
-  const work = services.map((service) => service.afterListen?.() ?? Promise.resolve());
-  void Promise.all(work).then(async () => {
+  // The schemas not compiled yet, one per turn of the event loop (a request compiles its own on demand).
+  void (async () => {
     for (const service of services) {
       if (service.app.hasDecorator('deferredCompilation')) await service.app.deferredCompilation.compilePending();
     }
-  });
+  })();
 }
 
 /** Runs a start function; a SettingsError becomes one line on stderr and exit code 1. */

@@ -56,6 +56,12 @@ const POSTGRES_KEPT_ROW_TEXTS = 50_000;
 export interface RequestsAppOptions extends AppOptions {
   /** A store to serve instead of the one DATABASE_URL names (tests, bench). Closed with the app. */
   store?: ServiceRequestStore;
+  /**
+   * Whether `ready()` (and so `listen`) goes on before the store's warm-up ends, as the start command
+   * does (start to listening does not grow with the snapshot's row columns). Default false: ready()
+   * resolves with the store warm.
+   */
+  listenBeforeWarmUp?: boolean;
 }
 
 /**
@@ -105,10 +111,13 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
     settings,
     options,
   );
-  // Ready only once a data request would answer at full speed (the SQLite store's workers started);
-  // a store that cannot be read yet answers 503 until it can, and its ping starts it again.
+  // The store warms up (its threads start, its row columns load) as the app gets ready. A started
+  // service listens meanwhile and compiles its schemas: pages answer, and /ready waits for the warm-up
+  // (the store's ping), so that traffic comes once a data request would answer at full speed. A store
+  // that cannot be read yet answers 503 until it can, and its ping starts the warm-up again.
   app.addHook('onReady', async () => {
-    await store.warmUp().catch(() => undefined);
+    const warmUp = store.warmUp().catch(() => undefined);
+    if (options.listenBeforeWarmUp !== true) await warmUp;
   });
   app.addHook('onClose', async () => store.close());
   if (settings.cursorSecretGenerated) {
@@ -143,7 +152,7 @@ export async function prepareRequestsService(settings: RequestSettings): Promise
     }
   }
   const store = openServiceRequestStore(settings);
-  const app = await buildRequestsApp(settings, { store });
+  const app = await buildRequestsApp(settings, { store, listenBeforeWarmUp: true });
   if (settings.generatedApiKey !== null) printGeneratedApiKey(settings.generatedApiKey);
   return { app, host: settings.host, port: settings.port };
 }

@@ -22,7 +22,7 @@ import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from './sqlite-row-walks.js';
-import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
+import { facetOfCodes, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
 import { loadPostgresRowColumns } from './postgres-row-columns.js';
 import { unpackBuckets } from './period-stats.js';
 import type { RowColumnScan } from './row-column-scan.js';
@@ -80,6 +80,11 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private closed = false;
   /** The load of the row columns of the snapshot served. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
+  /**
+   * Whether a warm-up has ended: /ready waits for the first one (the scan threads and the row columns
+   * of the snapshot served at start), not for the row columns of a snapshot that a refresh brings later.
+   */
+  private warm = false;
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
   private readonly summaries = new AggregateSummaries((sql, parameters) =>
     this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
@@ -147,8 +152,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   /**
    * Loads the row columns of the snapshot schema now served (the previous snapshot's are dropped at
-   * once: its count, facets and statistics are read by SQL until the load ends). A snapshot without
-   * them, or a failed load, is read by SQL.
+   * once: its count, facets and statistics wait for the load, scanOf). A snapshot without them, or a
+   * failed load, is read by SQL.
    */
   private loadRowColumns(schema: string): void {
     this.rowColumns = null;
@@ -164,6 +169,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** The scan of the row columns for these filters, when the snapshot in use has them loaded and they can answer. */
   private async scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; scan: RowColumnScan } | null> {
     const { schema } = await this.snapshot();
+    // A request that arrives while the row columns of the snapshot load waits for them (at most
+    // ROW_COLUMNS_WAIT_MS): a scan of them is many times faster than the SQL (bench/README.md,
+    // "Figures behind source comments").
+    await rowColumnsLoaded(this.rowColumnsLoad);
     const loaded = this.rowColumns;
     if (loaded === null || loaded.schema !== schema) return null;
     const scan = rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
@@ -320,16 +329,17 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     } catch (error) {
       throw new DatabaseUnavailableError(error);
     }
+    this.warm = true;
   }
 
   /**
    * The pointer is read again (a failure to read it is a failure to read the database), then the tables
-   * it names; a ping that finds the scan threads not started waits for the warm-up.
+   * it names; a ping before the first warm-up has ended waits for it.
    */
   async ping(): Promise<void> {
     const { schema } = await this.checkPointer();
     for (const sql of readinessSql((name) => `${quoteIdentifier(schema)}.${name}`)) await this.rows(() => ({ sql, parameters: [] }));
-    if (!this.rowScans.ready) await this.warmUp();
+    if (!this.warm) await this.warmUp();
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,7 @@ import {
 import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from './list-filters.js';
 import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type CodeArray, type RowColumnScan, type SharedRowColumns } from './row-column-scan.js';
 import type { ValueCount } from './service-request-store.js';
+import { withinDeadline } from '../../platform/deadline.js';
 
 export interface RowColumns extends SharedRowColumns {
   rows: number;
@@ -46,6 +47,18 @@ export interface StoredValue {
   column_name: string;
   code: number;
   value: FilterValue;
+}
+
+/**
+ * The longest a count, facet or statistic waits for the row columns being loaded, ms: past it, it is
+ * answered without them (SQL, or a walk of the rows), so that a load that a database keeps waiting
+ * never holds a request.
+ */
+export const ROW_COLUMNS_WAIT_MS = 3_000;
+
+/** Resolves when `load` has ended, or `ms` from now, whichever comes first; never rejects. */
+export function rowColumnsLoaded(load: Promise<void>, ms = ROW_COLUMNS_WAIT_MS): Promise<void> {
+  return withinDeadline(load, ms, () => new Error('the row columns are still loading')).catch(() => undefined);
 }
 
 /** Copying between two turns of the event loop, ms. */

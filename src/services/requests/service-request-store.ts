@@ -155,8 +155,9 @@ export interface ServiceRequestStore {
   /** Reads the database; rejects when it cannot be read. */
   ping(): Promise<void>;
   /**
-   * Makes the store ready to answer at full speed (SQLite: its worker threads started, the file
-   * opened); the requests app awaits it before it is ready. Rejects when the database cannot be read.
+   * Makes the store ready to answer at full speed (its threads started, the file or snapshot opened,
+   * its row columns loaded); the requests app starts it as the service starts, and ping waits for the
+   * first one to end. Rejects when the database cannot be read.
    */
   warmUp(): Promise<void>;
   close(): Promise<void>;

@@ -5,7 +5,7 @@ import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool } from './sqlite-row-walks.js';
 import type { RowColumnScan } from './row-column-scan.js';
 import { loadSqliteRowColumns } from './sqlite-row-columns.js';
-import { facetOfCodes, rowColumnScanOf, type RowColumns } from './row-columns-memory.js';
+import { facetOfCodes, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
 import { unpackBuckets } from './period-stats.js';
 import {
   DatabaseUnavailableError,
@@ -60,6 +60,11 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   private rowColumns: { columns: RowColumns; shared: number } | null = null;
   /** The load of the row columns of the file open. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
+  /**
+   * Whether a warm-up has ended: /ready waits for the first one (the workers and the row columns of the
+   * file served at start), not for the row columns of a file that a refresh brings later.
+   */
+  private warm = false;
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
   private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
 
@@ -136,7 +141,12 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    * The scan of the row columns for these filters, when the file open has them and they can answer
    * (read after `open`, which forgets the row columns of a file a refresh replaced).
    */
-  private scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; scan: RowColumnScan } | null> {
+  private async scanOf(filters: ListFilters, facet?: FacetColumn): Promise<{ columns: RowColumns; scan: RowColumnScan } | null> {
+    // Opening the file starts the load of its row columns; a request that arrives meanwhile waits for
+    // them (at most ROW_COLUMNS_WAIT_MS), since a scan of them is many times faster than a walk of the
+    // rows (bench/README.md, "Figures behind source comments").
+    await this.read(() => undefined);
+    await rowColumnsLoaded(this.rowColumnsLoad);
     return this.read(() => {
       const loaded = this.rowColumns;
       const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
@@ -185,6 +195,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     } catch (error) {
       throw new DatabaseUnavailableError(error);
     }
+    this.warm = true;
   }
 
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {
@@ -224,15 +235,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   }
 
   /**
-   * Ready (the contract's readiness) when the file can be read and the row walk workers run: a ping
-   * that finds them not started waits for them, so that traffic comes once a data request would
-   * answer at full speed.
+   * Ready (the contract's readiness) when the file can be read and the first warm-up has ended (the
+   * row walk workers run, the row columns are loaded): a ping before then waits for it, so that
+   * traffic comes once a data request would answer at full speed.
    */
   async ping(): Promise<void> {
     await this.read(() => {
       for (const sql of READINESS_SQL) this.statement(sql).get();
     });
-    if (!this.rowWalks.ready) await this.warmUp();
+    if (!this.warm) await this.warmUp();
   }
 
   async close(): Promise<void> {

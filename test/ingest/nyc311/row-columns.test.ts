@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boundSeconds, createdSecondsOf, ROW_COLUMNS_TABLE } from '../../../src/snapshot/row-columns.js';
 import { loadSqliteRowColumns } from '../../../src/services/requests/sqlite-row-columns.js';
-import { rowColumnsMemoryBytes } from '../../../src/services/requests/row-columns-memory.js';
+import { ROW_COLUMNS_WAIT_MS, rowColumnsLoaded, rowColumnsMemoryBytes } from '../../../src/services/requests/row-columns-memory.js';
 import { SqliteServiceRequestStore } from '../../../src/services/requests/sqlite-store.js';
 import { RowWalkPool } from '../../../src/services/requests/sqlite-row-walks.js';
 import { NO_FILTERS } from '../../../src/services/requests/list-filters.js';
@@ -119,6 +119,20 @@ describe('row columns', () => {
       run.mockRestore();
       await store.close();
     }
+  });
+
+  it('a request waits for the row columns being loaded at most ROW_COLUMNS_WAIT_MS (3 s): a load that never ends, or one that fails, does not hold it', async () => {
+    expect(ROW_COLUMNS_WAIT_MS).toBe(3_000);
+    const started = performance.now();
+    await rowColumnsLoaded(new Promise<void>(() => undefined), 50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    await rowColumnsLoaded(Promise.reject(new Error('the COPY failed')), 60_000);
+    let loaded = false;
+    const load = new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
+      loaded = true;
+    });
+    await rowColumnsLoaded(load, 60_000);
+    expect(loaded).toBe(true);
   });
 
   it('ROW_COLUMNS_MAX_MB=0: the service as the start command prepares it loads no row columns, and a count of two filters walks the rows', async () => {
