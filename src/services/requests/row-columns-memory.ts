@@ -171,17 +171,34 @@ export class RowColumnsAssembly {
     return null;
   }
 
-  /** The wall seconds of a chunk from row `at`: each row's two bytes, and the starts of its days. */
+  /**
+   * The wall seconds of a chunk from row `at`: each row's two bytes, and the starts of its days. The
+   * rows come in list order, so a day is worked out once per run of rows of that day (any order
+   * gives the same starts: each run lowers its day's start to its first row, and its late start to its
+   * first row past 65,535 seconds).
+   */
   private fillCreated(at: number, stored: Uint32Array): void {
     const { secondsLow, dayStarts, lateStarts } = this.columns.created;
+    let day = 0;
+    let dayFrom = 0;
+    let dayTo = 0;
+    let lateSeen = true;
     for (let i = 0; i < stored.length; i++) {
       const seconds = stored[i] as number;
       const row = at + i;
-      const day = Math.floor(seconds / DAY_SECONDS);
-      const second = seconds - day * DAY_SECONDS;
+      if (seconds < dayFrom || seconds >= dayTo) {
+        day = Math.floor(seconds / DAY_SECONDS);
+        dayFrom = day * DAY_SECONDS;
+        dayTo = dayFrom + DAY_SECONDS;
+        lateSeen = false;
+        if (row < (dayStarts[day] as number)) dayStarts[day] = row;
+      }
+      const second = seconds - dayFrom;
       secondsLow[row] = second & 0xffff;
-      if (row < (dayStarts[day] as number)) dayStarts[day] = row;
-      if (second > 0xffff && row < (lateStarts[day] as number)) lateStarts[day] = row;
+      if (second > 0xffff && !lateSeen) {
+        lateSeen = true;
+        if (row < (lateStarts[day] as number)) lateStarts[day] = row;
+      }
     }
   }
 
@@ -190,8 +207,9 @@ export class RowColumnsAssembly {
     const { hundredths } = this.columns.daysToClose;
     for (let i = 0; i < stored.length; i++) {
       const value = stored[i] as number;
-      if (value === NULL_HUNDREDTHS) hundredths[at + i] = NOT_CLOSED;
-      else if (value >= 0 && value < OUTSIDE) hundredths[at + i] = value;
+      // One unsigned comparison for the common case: 0 <= value < OUTSIDE.
+      if (value >>> 0 < OUTSIDE) hundredths[at + i] = value;
+      else if (value === NULL_HUNDREDTHS) hundredths[at + i] = NOT_CLOSED;
       else {
         hundredths[at + i] = OUTSIDE;
         this.outside.push([at + i, value]);
