@@ -12,6 +12,7 @@ import { RowColumnCopyReader, loadPostgresRowColumns, rowColumnsCopySql } from '
 import { RowColumnsAssembly, rowColumnsMemoryBytes, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/row-columns-memory.js';
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
 import { answersOfRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
+import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.js';
 
 /**
  * The PostgreSQL store loads the row columns that the snapshot command stored in the snapshot schema
@@ -96,24 +97,8 @@ describe('row column scans of the PostgreSQL store', () => {
     }
   });
 
-  it('a count that arrives before the row columns are loaded waits for them and scans them; a ping waits for the first warm-up, row columns included', async () => {
-    const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'], status: ['closed'] };
-    const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const share = vi.spyOn(RowWalkPool.prototype, 'shareRowColumns');
-    const arriving = storeOf(fixture);
-    const pinged = storeOf(fixture);
-    try {
-      expect(await arriving.count(filters)).toBe(answersOfRows(rows, filters, 'borough', 'day').count);
-      expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([true]);
-      share.mockClear();
-      await pinged.ping();
-      expect(share).toHaveBeenCalledTimes(1);
-    } finally {
-      run.mockRestore();
-      share.mockRestore();
-      await Promise.all([arriving.close(), pinged.close()]);
-    }
-  });
+  it('a count that arrives before the row columns are loaded waits for them and scans them; a ping waits for the first warm-up, row columns included', () =>
+    expectRequestsWaitForRowColumns(() => storeOf(fixture), rows));
 
   it('a snapshot without row columns answers the same by SQL; a new snapshot with them is scanned once loaded', () =>
     withOwnSnapshot(rows, async (other, reading, run) => {

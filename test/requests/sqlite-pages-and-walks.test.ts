@@ -12,6 +12,7 @@ import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/servic
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 import { answersOfRows, matches, randomAggregateQuery, randomFilters, randomRows } from './support/random-rows.js';
+import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.js';
 
 /**
  * The SQLite store answers every list page from walks of the snapshot's indexes, and count, facets
@@ -97,24 +98,8 @@ describe('pages and row walks of the SQLite store', () => {
     }
   });
 
-  it('a count that arrives before the row columns are loaded waits for them and scans them; a ping waits for the first warm-up, row columns included', async () => {
-    const filters: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'], status: ['closed'] };
-    const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const share = vi.spyOn(RowWalkPool.prototype, 'shareRowColumns');
-    const arriving = new SqliteServiceRequestStore(fixture.databaseUrl);
-    const pinged = new SqliteServiceRequestStore(fixture.databaseUrl);
-    try {
-      expect(await arriving.count(filters)).toBe(answersOfRows(rows, filters, 'borough', 'day').count);
-      expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([true]);
-      share.mockClear();
-      await pinged.ping();
-      expect(share).toHaveBeenCalledTimes(1);
-    } finally {
-      run.mockRestore();
-      share.mockRestore();
-      await Promise.all([arriving.close(), pinged.close()]);
-    }
-  });
+  it('a count that arrives before the row columns are loaded waits for them and scans them; a ping waits for the first warm-up, row columns included', () =>
+    expectRequestsWaitForRowColumns(() => new SqliteServiceRequestStore(fixture.databaseUrl), rows));
 
   it.runIf(existsSync('/proc/thread-self'))('the walk threads run at a lower priority than the event loop (nice 10), so walks never keep the loop waiting for a core', () => {
     // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value (fields counted after the command's closing parenthesis).
