@@ -27,7 +27,12 @@ if (pytestXml && existsSync(pytestXml)) {
 if (vitestJson && existsSync(vitestJson)) {
   const report = JSON.parse(readFileSync(vitestJson, 'utf8'));
   passed += report.numPassedTests;
-  failed += report.numFailedTests + (report.numFailedTestSuites ?? 0);
+  // A file that fails outside its tests (an import, a hook) fails none of them: count it once.
+  // (numFailedTestSuites also counts every describe block around a failed test.)
+  const filesFailedOutsideTests = (report.testResults ?? []).filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length;
+  failed += report.numFailedTests + filesFailedOutsideTests;
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
 } else {
   failed += 1;
