@@ -47,11 +47,11 @@ export const REQUESTS_OPENAPI = {
 };
 
 /**
- * Row texts kept on PostgreSQL: fewer than on SQLite (where the embedded snapshot is kept whole), so
- * that the process stays within its memory budget at any snapshot size; a page of rows not kept costs
- * one statement by id, which the page's keyset statement costs anyway.
+ * Bytes of row texts kept on PostgreSQL (some 45,000 rows): fewer than on SQLite (where the embedded
+ * snapshot is kept whole), so that the process stays within its memory budget at any snapshot size; a
+ * page of rows not kept costs one statement by id, which the page's keyset statement costs anyway.
  */
-const POSTGRES_KEPT_ROW_TEXTS = 50_000;
+const POSTGRES_ROW_TEXT_BYTES = 16 * 1024 * 1024;
 
 export interface RequestsAppOptions extends AppOptions {
   /** A store to serve instead of the one DATABASE_URL names (tests, bench). Closed with the app. */
@@ -99,7 +99,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
       registerRoutes: (service) => {
         registerServiceRequestRoutes(service, {
           store,
-          texts: new ServiceRequestTexts(store, settings.database.kind === 'postgres' ? POSTGRES_KEPT_ROW_TEXTS : undefined),
+          texts: new ServiceRequestTexts(store, settings.database.kind === 'postgres' ? POSTGRES_ROW_TEXT_BYTES : undefined),
           cursors: new CursorCodec(settings.cursorSecrets),
           // The ETags follow the signing secret: next_cursor texts depend on it.
           caching: new EtagCaching(settings.cursorSecrets[0] as Buffer),

@@ -1,7 +1,7 @@
 /**
- * Byte-bounded storage of the rows' CSV records and GeoJSON Feature heads (serialized-rows.ts): texts are
- * appended to slabs of `slabBytes`, and a row keeps only where its text is (a number), not a Buffer
- * object per text (about 100 bytes of heap each, as much as a CSV record). Past `maxBytes` the arena
+ * Byte-bounded storage of the rows' JSON texts, CSV records and GeoJSON Feature heads (serialized-rows.ts):
+ * texts are appended to slabs of `slabBytes`, and a row keeps only where its text is (a number), not a
+ * Buffer object per text (about 100 bytes of heap each, as much as a CSV record). Past `maxBytes` the arena
  * starts again empty: its generation changes, which makes every earlier place stale at once, and the
  * old slabs are freed when no page being built still holds them.
  *
@@ -46,12 +46,14 @@ export class FormatTextCache {
     return place;
   }
 
-  /** The kept text at `place` (of the current generation): a view of its slab, which it keeps alive. */
-  textAt(place: number, length: number): Buffer {
-    const offset = place % this.slabBytes;
-    const slab = this.slabs[(place - offset) / this.slabBytes];
+  /**
+   * The slab that holds `place` (of the current generation); the text starts at `place % slabBytes`. A
+   * page copies texts out of it, and holding it keeps it valid after the arena starts again.
+   */
+  slabOf(place: number): Buffer {
+    const slab = this.slabs[Math.floor(place / this.slabBytes)];
     if (slab === undefined) throw new RangeError(`format text arena: no slab holds place ${place}`);
-    return slab.subarray(offset, offset + length);
+    return slab;
   }
 
   /** Bytes of slabs held (for tests and benchmarks). */
