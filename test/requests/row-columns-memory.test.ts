@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CODED_COLUMNS, CREATED_SECONDS, DAY_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, NULL_HUNDREDTHS, ROW_COLUMN_CHUNK, type SummaryUnit } from '../../src/snapshot/index.js';
-import { RowColumnsAssembly, type RowColumns, type StoredChunk } from '../../src/services/requests/row-columns-memory.js';
-import { firstRowFrom, scanBuckets, scanCount, type RowColumnScan } from '../../src/services/requests/row-column-scan.js';
+import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/row-columns-memory.js';
+import { firstRowFrom, readRows, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/row-column-scan.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, unpackBuckets } from '../../src/services/requests/period-stats.js';
 import type { BucketSummary } from '../../src/services/requests/service-request-store.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
@@ -12,7 +15,8 @@ import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
  * late part, and hundredths up to 655.33 days with the others listed apart. Here, over stored chunks
  * of 150,000 rows (three chunks, days across their edges, days without rows), the narrowed columns
  * answer every bound and bucket as the stored wall seconds and hundredths do, whatever order the
- * chunks come in.
+ * chunks come in; in a file of their own (the default) and in shared memory (where no file can be
+ * written) alike.
  */
 const ROWS = 150_000;
 const random = new SeededRandom(20);
@@ -47,12 +51,45 @@ function chunksOf(): (StoredChunk & { data: Buffer })[] {
   return chunks;
 }
 
-/** The row columns from the chunks copied in this order (the listing of the chunks is in order, as its query sorts it). */
-function assembled(chunks: (StoredChunk & { data: Buffer })[]): RowColumns {
-  const assembly = RowColumnsAssembly.begin([], chunksOf()) as RowColumnsAssembly;
+/** The row columns from the chunks copied in this order (the listing of the chunks is in order, as its query sorts it), with their bytes in `directory`. */
+function assembled(chunks: (StoredChunk & { data: Buffer })[], directory: string): RowColumns {
+  const assembly = RowColumnsAssembly.begin([], chunksOf(), Number.POSITIVE_INFINITY, directory) as RowColumnsAssembly;
   for (const chunk of chunks) expect(assembly.copy(chunk)).toBe(true);
   return assembly.finish();
 }
+
+/** Every row of a stored column. */
+const allRows = (columns: RowColumns, array: StoredArray): number[] => Array.from(readRows(columns.bytes, array, 0, columns.rows, 0));
+
+const directory = mkdtempSync(join(tmpdir(), 'row-columns-test-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+/** A directory where no file can be written: the bytes are held in shared memory. */
+const UNWRITABLE = join(directory, 'missing', 'directory');
+
+describe('where the row columns are held', () => {
+  it('in a file without a name: nothing is left in the directory, and the descriptor is closed when released', () => {
+    const columns = assembled(chunksOf(), directory);
+    expect('fd' in columns.bytes).toBe(true);
+    expect(readdirSync(directory)).toEqual([]);
+    releaseRowColumns(columns.bytes);
+    expect(() => readRows(columns.bytes, columns.created.secondsLow, 0, 1, 0)).toThrow();
+  });
+
+  it('in shared memory where no file can be written, with the same bytes', () => {
+    const inMemory = assembled(chunksOf(), UNWRITABLE);
+    const inFile = assembled(chunksOf(), directory);
+    expect('memory' in inMemory.bytes).toBe(true);
+    expect(allRows(inMemory, inMemory.created.secondsLow)).toEqual(allRows(inFile, inFile.created.secondsLow));
+    expect(allRows(inMemory, inMemory.daysToClose.hundredths)).toEqual(allRows(inFile, inFile.daysToClose.hundredths));
+    releaseRowColumns(inFile.bytes);
+  });
+
+  it('a load that stops leaves no file and no descriptor open', () => {
+    const assembly = RowColumnsAssembly.begin([], chunksOf(), Number.POSITIVE_INFINITY, directory) as RowColumnsAssembly;
+    assembly.abandon();
+    expect(readdirSync(directory)).toEqual([]);
+  });
+});
 
 /** The first row whose stored second is at least `bound`. */
 function firstRowOfStored(bound: number): number {
@@ -76,14 +113,22 @@ function bucketsOfStored(from: number, to: number, unit: SummaryUnit): Map<strin
   return new Map([...groups].map(([key, group]) => [key, bucketSummaryOf(group.opened, Float64Array.from(group.closeDays))]));
 }
 
-describe('created_at and days_to_close in two bytes a row', () => {
-  const inOrder = assembled(chunksOf());
+describe.each([
+  ['a file', directory],
+  ['shared memory', UNWRITABLE],
+])('created_at and days_to_close in two bytes a row, in %s', (_, where) => {
+  const inOrder = assembled(chunksOf(), where);
 
   it('the chunks give the same columns in any order (a binary COPY has no order)', () => {
-    const reversed = assembled(chunksOf().reverse());
-    expect(reversed.created).toEqual(inOrder.created);
-    expect(reversed.daysToClose).toEqual(inOrder.daysToClose);
+    const reversed = assembled(chunksOf().reverse(), where);
+    expect(reversed.created.dayStarts).toEqual(inOrder.created.dayStarts);
+    expect(reversed.created.lateStarts).toEqual(inOrder.created.lateStarts);
+    expect(allRows(reversed, reversed.created.secondsLow)).toEqual(allRows(inOrder, inOrder.created.secondsLow));
+    expect(allRows(reversed, reversed.daysToClose.hundredths)).toEqual(allRows(inOrder, inOrder.daysToClose.hundredths));
+    expect(reversed.daysToClose.outsideRows).toEqual(inOrder.daysToClose.outsideRows);
+    expect(reversed.daysToClose.outsideHundredths).toEqual(inOrder.daysToClose.outsideHundredths);
     expect(inOrder.daysToClose.outsideRows.length).toBeGreaterThan(0);
+    releaseRowColumns(reversed.bytes);
   });
 
   it('a bound finds the first row of its second: on a row, between rows, at 18:12:15 and 18:12:16, at midnight, on a day without rows, before and after every row', () => {
@@ -93,7 +138,7 @@ describe('created_at and days_to_close in two bytes a row', () => {
       const day = Math.floor((seconds[row] as number) / DAY_SECONDS) * DAY_SECONDS;
       bounds.push(seconds[row] as number, (seconds[row] as number) + 1, day, day + 65_535, day + 65_536, day + 65_537, day + DAY_SECONDS, day + 2 * DAY_SECONDS + 3_600);
     }
-    for (const bound of bounds) expect(firstRowFrom(inOrder.created, bound), `bound ${bound}`).toBe(firstRowOfStored(bound));
+    for (const bound of bounds) expect(firstRowFrom(inOrder, bound), `bound ${bound}`).toBe(firstRowOfStored(bound));
   });
 
   it('counts and the numbers per day, week and month of a range are those of the stored rows (days_to_close above 655.33 included)', () => {

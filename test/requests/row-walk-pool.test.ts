@@ -1,27 +1,30 @@
+import { fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CODED_COLUMNS, type CodedColumn } from '../../src/snapshot/index.js';
 import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
-import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns } from '../../src/services/requests/row-column-scan.js';
+import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns, type StoredArray } from '../../src/services/requests/row-column-scan.js';
 
 /**
  * The walk pool's row columns across a refresh: the workers keep the columns of a snapshot while a
  * job waiting or running names them, and drop them once none does; a scan planned on dropped columns
  * is planned again on those in use.
  */
-/** Row columns of `rows` rows, all created on the same day. */
+/** Row columns of `rows` rows, all created on the same day, in shared memory. */
 function columnsOf(rows: number): SharedRowColumns {
-  const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytes: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytes)));
   const day = 19_675;
   const dayArray = (length: number, fill: (d: number) => number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).map((_, d) => fill(d));
-  return {
-    codes: Object.fromEntries(CODED_COLUMNS.map((column) => [column, shared((b) => new Uint8Array(b, 0, rows), 1)])) as Record<CodedColumn, Uint8Array>,
-    created: {
-      secondsLow: shared((b) => new Uint16Array(b, 0, rows), 2),
-      dayStarts: dayArray(CREATED_DAYS + 1, (d) => (d <= day ? 0 : rows)),
-      lateStarts: dayArray(CREATED_DAYS, (d) => (d < day ? 0 : rows)),
-    },
-    daysToClose: { hundredths: shared((b) => new Uint16Array(b, 0, rows), 2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
+  let size = 0;
+  const place = (bytesPerRow: 1 | 2): StoredArray => {
+    const array = { offset: size, bytesPerRow };
+    size += Math.ceil((rows * bytesPerRow) / 8) * 8;
+    return array;
   };
+  const codes = Object.fromEntries(CODED_COLUMNS.map((column) => [column, place(1)])) as Record<CodedColumn, StoredArray>;
+  const created = { secondsLow: place(2), dayStarts: dayArray(CREATED_DAYS + 1, (d) => (d <= day ? 0 : rows)), lateStarts: dayArray(CREATED_DAYS, (d) => (d < day ? 0 : rows)) };
+  const daysToClose = { hundredths: place(2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) };
+  return { bytes: { memory: new SharedArrayBuffer(Math.max(1, size)) }, codes, created, daysToClose };
 }
 
 const countOf = (columns: number): RowColumnScan => ({ columns, filters: [], from: null, to: null });
@@ -76,5 +79,36 @@ describe('row columns in the walk pool across a refresh', () => {
     expect(await pool.run('count', { scan: countOf(second) })).toEqual({ kind: 'count', count: 4 });
     await expect(pool.run('count', { scan: countOf(first) })).rejects.toThrow('were retired');
     expect(pool.ready).toBe(true);
+  });
+
+  it('the file of retired row columns is closed once no job reads it, and the file in use when the pool closes', async () => {
+    const inFile = (rows: number): SharedRowColumns => {
+      const columns = columnsOf(rows);
+      const path = join(tmpdir(), `row-walk-pool-test-${process.pid}-${rows}`);
+      const fd = openSync(path, 'w+');
+      unlinkSync(path);
+      writeSync(fd, new Uint8Array((columns.bytes as { memory: SharedArrayBuffer }).memory));
+      return { ...columns, bytes: { fd } };
+    };
+    const isOpen = (columns: SharedRowColumns): boolean => {
+      try {
+        fstatSync((columns.bytes as { fd: number }).fd);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    pool = new RowWalkPool(null);
+    await pool.start();
+    const old = inFile(70_000);
+    const before = pool.shareRowColumns(old);
+    expect(await pool.run('count', { scan: slowCountOf(before) })).toEqual({ kind: 'count', count: 70_000 });
+    const current = inFile(5);
+    const after = pool.shareRowColumns(current);
+    expect(isOpen(old)).toBe(false);
+    expect(await pool.run('count', { scan: slowCountOf(after) })).toEqual({ kind: 'count', count: 5 });
+    await pool.close();
+    pool = null;
+    expect(isOpen(current)).toBe(false);
   });
 });

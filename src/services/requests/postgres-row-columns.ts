@@ -31,22 +31,28 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
   const expected = chunks.filter((chunk) => isStoredColumn(chunk.column_name)).length;
   const names = [...new Set(chunks.map((chunk) => chunk.column_name).filter(isStoredColumn))];
 
-  const client = await pool.connect();
-  // A connection is given back to the pool only after a whole COPY; one left in the middle is closed.
-  let copied = false;
+  let finished: RowColumns | null = null;
   try {
-    const reader = new RowColumnCopyReader(assembly);
-    const stream = client.query(copyTo(rowColumnsCopySql(schema, names)));
-    for await (const piece of stream as AsyncIterable<Buffer>) {
-      if (!reader.push(piece) || !stillServed()) {
-        stream.destroy();
-        return null;
+    const client = await pool.connect();
+    // A connection is given back to the pool only after a whole COPY; one left in the middle is closed.
+    let copied = false;
+    try {
+      const reader = new RowColumnCopyReader(assembly);
+      const stream = client.query(copyTo(rowColumnsCopySql(schema, names)));
+      for await (const piece of stream as AsyncIterable<Buffer>) {
+        if (!reader.push(piece) || !stillServed()) {
+          stream.destroy();
+          return null;
+        }
       }
+      copied = true;
+      if (reader.finished(expected) && stillServed()) finished = assembly.finish();
+      return finished;
+    } finally {
+      client.release(!copied);
     }
-    copied = true;
-    return reader.finished(expected) && stillServed() ? assembly.finish() : null;
   } finally {
-    client.release(!copied);
+    if (finished === null) assembly.abandon();
   }
 }
 

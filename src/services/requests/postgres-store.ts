@@ -22,7 +22,7 @@ import { quoteIdentifier } from '../../shared/postgres-schema.js';
 import { AggregateSummaries } from './summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from './sqlite-row-walks.js';
-import { facetOfCodes, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
+import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
 import { loadPostgresRowColumns } from './postgres-row-columns.js';
 import { unpackBuckets } from './period-stats.js';
 import type { RowColumnScan } from './row-column-scan.js';
@@ -160,7 +160,9 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     const stillServed = (): boolean => !this.closed && this.serving?.schema === schema;
     this.rowColumnsLoad = loadPostgresRowColumns(this.pool, schema, stillServed, this.rowColumnsMaxBytes).then(
       (columns) => {
-        if (columns !== null && stillServed()) this.rowColumns = { schema, columns, shared: this.rowScans.shareRowColumns(columns) };
+        if (columns === null) return;
+        if (stillServed()) this.rowColumns = { schema, columns, shared: this.rowScans.shareRowColumns(columns) };
+        else releaseRowColumns(columns.bytes);
       },
       () => undefined,
     );

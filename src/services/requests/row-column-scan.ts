@@ -1,11 +1,14 @@
 /**
  * The scans of a walk worker over the row columns of a snapshot (the snapshot's row-columns.ts;
- * loaded by row-columns-memory.ts into shared memory): count, facet counts and the buckets of the
- * statistics of the rows that match equality filters (as codes) and a created_at range. The rows are
- * sorted by created_at, so the range is a row interval found by binary search; the filters are checked
- * a block of rows at a time, the first one on every row of the block and each next one on the rows
- * still selected.
+ * loaded by row-columns-memory.ts into a file of their own, or into shared memory where no file can
+ * be written): count, facet counts and the buckets of the statistics of the rows that match equality
+ * filters (as codes) and a created_at range. The rows are sorted by created_at, so the range is a row
+ * interval found by binary search; the filters are checked a block of rows at a time, the first one
+ * on every row of the block and each next one on the rows still selected. In a file, a block of each
+ * column a scan reads is read into an array the thread reuses: the columns stay in the system's file
+ * cache, outside the process's memory, whatever the rows.
  */
+import { readSync } from 'node:fs';
 import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from './service-request-store.js';
@@ -17,6 +20,12 @@ export const CREATED_DAYS = 49_711;
 /** The seconds of a day that a row's two bytes hold as they are; a later second holds 65,536 less. */
 const LATE_SECOND = 65_536;
 
+/** A column of one or two bytes a row, stored from `offset` (a multiple of 8) of the row columns' bytes. */
+export interface StoredArray {
+  offset: number;
+  bytesPerRow: 1 | 2;
+}
+
 /**
  * created_at of the rows (sorted), in two bytes a row: the row's second of its day, less 65,536 from
  * 18:12:16 on, and two short arrays per day that say where each day and its late part start. The
@@ -24,7 +33,7 @@ const LATE_SECOND = 65_536;
  */
 export interface CreatedColumn {
   /** Each row's second of its day, modulo 65,536. */
-  secondsLow: Uint16Array;
+  secondsLow: StoredArray;
   /** dayStarts[d]: the first row of day d (days since 1970-01-01) or of a later day; dayStarts[CREATED_DAYS]: the rows. */
   dayStarts: Int32Array;
   /** lateStarts[d]: the first row of day d from 18:12:16 on, or the first row of a later day. */
@@ -41,14 +50,21 @@ export const OUTSIDE = 65_534;
  * the few others (OUTSIDE) listed apart, in row order.
  */
 export interface DaysToCloseColumn {
-  hundredths: Uint16Array;
+  hundredths: StoredArray;
   outsideRows: Int32Array;
   outsideHundredths: Int32Array;
 }
 
-/** The arrays of the row columns, in shared memory: sent once to each worker, which keeps them. */
+/**
+ * Where the columns' bytes are: a file opened by the main thread (`fd`, read with positioned reads by
+ * any thread; the file has no name left, so it goes when the descriptor is closed), or shared memory.
+ */
+export type RowColumnBytes = { fd: number } | { memory: SharedArrayBuffer };
+
+/** The row columns as the workers are sent them, once: their bytes and the short arrays per day and of outside values. */
 export interface SharedRowColumns {
-  codes: Record<CodedColumn, CodeArray>;
+  bytes: RowColumnBytes;
+  codes: Record<CodedColumn, StoredArray>;
   created: CreatedColumn;
   daysToClose: DaysToCloseColumn;
 }
@@ -72,27 +88,67 @@ export interface RowColumnScan {
 /** Rows checked per block: the selected rows of a block are one reused array. */
 const BLOCK = 65_536;
 
+/**
+ * The arrays a scan reads a file's blocks into, one per use (each filter, the facet, days_to_close),
+ * kept for the next scan of the thread (a scan runs to its end before another starts).
+ */
+const blockArrays: ArrayBuffer[] = [];
+const FACET_USE = 64;
+const DAYS_TO_CLOSE_USE = 65;
+
+/** Rows [from, to) of a stored column: a view of shared memory, or read from the file into the array of `use`. */
+export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): CodeArray {
+  const length = to - from;
+  const start = array.offset + from * array.bytesPerRow;
+  let buffer: ArrayBufferLike;
+  let byteOffset = 0;
+  if ('memory' in bytes) {
+    buffer = bytes.memory;
+    byteOffset = start;
+  } else {
+    const byteLength = length * array.bytesPerRow;
+    let into = blockArrays[use];
+    if (into === undefined || into.byteLength < byteLength) into = blockArrays[use] = new ArrayBuffer(Math.max(byteLength, BLOCK * 2));
+    buffer = into;
+    const target = new Uint8Array(into, 0, byteLength);
+    for (let read = 0; read < byteLength; ) {
+      const n = readSync(bytes.fd, target, read, byteLength - read, start + read);
+      if (n === 0) throw new Error('the row columns file ended early');
+      read += n;
+    }
+  }
+  return array.bytesPerRow === 1 ? new Uint8Array(buffer, byteOffset, length) : new Uint16Array(buffer, byteOffset, length);
+}
+
 /** The first row in [low, high) whose two bytes are at least `value` (they rise over that range), or high. */
-function firstAtLeast(values: Uint16Array, value: number, low: number, high: number): number {
+function firstAtLeast(bytes: RowColumnBytes, values: StoredArray, value: number, low: number, high: number): number {
+  // A range longer than a block is narrowed a row at a time first: what is read stays a block at most.
+  while (high - low > BLOCK) {
+    const middle = (low + high) >>> 1;
+    if ((readRows(bytes, values, middle, middle + 1, FACET_USE)[0] as number) < value) low = middle + 1;
+    else high = middle;
+  }
+  const base = low;
+  const read = readRows(bytes, values, low, high, FACET_USE);
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((values[middle] as number) < value) low = middle + 1;
+    if ((read[middle - base] as number) < value) low = middle + 1;
     else high = middle;
   }
   return low;
 }
 
 /** The first row whose created_at wall second is at least `seconds`. */
-export function firstRowFrom(created: CreatedColumn, seconds: number): number {
-  const { secondsLow, dayStarts, lateStarts } = created;
+export function firstRowFrom(columns: SharedRowColumns, seconds: number): number {
+  const { secondsLow, dayStarts, lateStarts } = columns.created;
   if (!(seconds > 0)) return 0;
   const day = Math.floor(seconds / DAY_SECONDS);
   if (day >= CREATED_DAYS) return dayStarts[CREATED_DAYS] as number;
   const second = Math.ceil(seconds - day * DAY_SECONDS);
   const late = lateStarts[day] as number;
   return second < LATE_SECOND
-    ? firstAtLeast(secondsLow, second, dayStarts[day] as number, late)
-    : firstAtLeast(secondsLow, second - LATE_SECOND, late, dayStarts[day + 1] as number);
+    ? firstAtLeast(columns.bytes, secondsLow, second, dayStarts[day] as number, late)
+    : firstAtLeast(columns.bytes, secondsLow, second - LATE_SECOND, late, dayStarts[day + 1] as number);
 }
 
 /** The day (since 1970-01-01) of a row. */
@@ -124,8 +180,8 @@ function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number): numbe
 
 /** The rows of the created_at range: [start, end). */
 function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
-  const start = scan.from === null ? 0 : firstRowFrom(columns.created, scan.from);
-  const end = scan.to === null ? (columns.created.dayStarts[CREATED_DAYS] as number) : firstRowFrom(columns.created, scan.to);
+  const start = scan.from === null ? 0 : firstRowFrom(columns, scan.from);
+  const end = scan.to === null ? (columns.created.dayStarts[CREATED_DAYS] as number) : firstRowFrom(columns, scan.to);
   return [start, Math.max(start, end)];
 }
 
@@ -143,8 +199,11 @@ const scratch = {
   closeDays: new Float64Array(4_096),
 };
 
-/** Calls `visit` with the selected rows of each block (the array is reused: read it before returning). */
-function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number) => void): void {
+/**
+ * Calls `visit` with the selected rows of each block [blockStart, blockEnd) (the array is reused: read
+ * it before returning).
+ */
+function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
   const [start, end] = rowRange(columns, scan);
   const masks = scan.filters.map(({ accepted }, f) => {
     const mask = (scratch.masks[f] ??= new Uint8Array(65_536));
@@ -160,10 +219,11 @@ function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: 
       if (masks.length === 0) {
         for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
       } else {
-        count = selectRows(filters[0] as CodeArray, masks[0] as Uint8Array, blockStart, blockEnd, selected);
-        for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(filters[f] as CodeArray, masks[f] as Uint8Array, selected, count);
+        const codesOf = (f: number): CodeArray => readRows(columns.bytes, filters[f] as StoredArray, blockStart, blockEnd, f);
+        count = selectRows(codesOf(0), masks[0] as Uint8Array, blockStart, selected);
+        for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
       }
-      if (count > 0) visit(selected, count);
+      if (count > 0) visit(selected, count, blockStart, blockEnd);
     }
   } finally {
     scan.filters.forEach(({ accepted }, f) => {
@@ -172,19 +232,21 @@ function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: 
   }
 }
 
-function selectRows(codes: CodeArray, mask: Uint8Array, start: number, end: number, selected: Int32Array): number {
+/** The rows of a block whose code (`codes`: the block's, from row `start`) the mask accepts. */
+function selectRows(codes: CodeArray, mask: Uint8Array, start: number, selected: Int32Array): number {
   let count = 0;
-  for (let row = start; row < end; row++) {
-    if (mask[codes[row] as number] === 1) selected[count++] = row;
+  for (let i = 0; i < codes.length; i++) {
+    if (mask[codes[i] as number] === 1) selected[count++] = start + i;
   }
   return count;
 }
 
-function keepRows(codes: CodeArray, mask: Uint8Array, selected: Int32Array, count: number): number {
+/** Of the selected rows of a block, those whose code (`codes`: the block's, from row `start`) the mask accepts. */
+function keepRows(codes: CodeArray, mask: Uint8Array, start: number, selected: Int32Array, count: number): number {
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const row = selected[i] as number;
-    if (mask[codes[row] as number] === 1) selected[kept++] = row;
+    if (mask[codes[row - start] as number] === 1) selected[kept++] = row;
   }
   return kept;
 }
@@ -209,9 +271,10 @@ export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [numb
   const counts = scratch.counts;
   let largest = 0;
   try {
-    forEachSelected(columns, scan, (rows, count) => {
+    forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+      const codes = readRows(columns.bytes, facet, blockStart, blockEnd, FACET_USE);
       for (let i = 0; i < count; i++) {
-        const code = facet[rows[i] as number] as number;
+        const code = codes[(rows[i] as number) - blockStart] as number;
         counts[code] = (counts[code] as number) + 1;
         if (code > largest) largest = code;
       }
@@ -245,7 +308,8 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   };
   // The selected rows come in order: the day changes when a row reaches the next day's first row.
   let nextDayStart = 0;
-  forEachSelected(columns, scan, (rows, count) => {
+  forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+    const hundredths = readRows(columns.bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;
       if (row >= nextDayStart) {
@@ -260,7 +324,7 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
         }
       }
       opened += 1;
-      const stored = daysToClose.hundredths[row] as number;
+      const stored = hundredths[row - blockStart] as number;
       if (stored !== NOT_CLOSED) {
         const hundredths = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
         if (closed === closeDays.length) {

@@ -1,11 +1,20 @@
 /**
- * The row columns of the snapshot served (the snapshot's row-columns.ts) in shared memory: allocated
- * once per snapshot from the list of its stored chunks, then filled a chunk at a time by the loader
- * of the backend (sqlite-row-columns.ts, postgres-row-columns.ts), which lets the event loop turn
- * between a few milliseconds of copying. The walk workers are sent the same memory once
- * (RowWalkPool.shareRowColumns) and scan it for the count, facets and statistics of any combination
- * of equality filters and a created_at range (row-column-scan.ts).
+ * The row columns of the snapshot served (the snapshot's row-columns.ts), laid out once per snapshot
+ * from the list of its stored chunks, then filled a chunk at a time by the loader of the backend
+ * (sqlite-row-columns.ts, postgres-row-columns.ts), which lets the event loop turn between a few
+ * milliseconds of copying. The walk workers are sent them once (RowWalkPool.shareRowColumns) and scan
+ * them for the count, facets and statistics of any combination of equality filters and a created_at
+ * range (row-column-scan.ts).
+ *
+ * Their bytes go to a file of their own in the system's temporary directory (TMPDIR), whose name is
+ * removed at once: the columns stay in the system's file cache, which the kernel shares and can
+ * reclaim, and the process's memory does not grow with the rows. Where no file can be written (a
+ * read-only root without a temporary file system), they are held in shared memory instead.
  */
+import { closeSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   boundSeconds,
   CODED_COLUMNS,
@@ -17,7 +26,7 @@ import {
   type CodedColumn,
 } from '../../snapshot/index.js';
 import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from './list-filters.js';
-import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type CodeArray, type RowColumnScan, type SharedRowColumns } from './row-column-scan.js';
+import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type RowColumnBytes, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 import type { ValueCount } from './service-request-store.js';
 import { withinDeadline } from '../../platform/deadline.js';
 
@@ -26,6 +35,53 @@ export interface RowColumns extends SharedRowColumns {
   /** Each coded column's values by code (code 0: null). */
   values: Record<CodedColumn, FilterValue[]>;
   codeOf: Record<CodedColumn, Map<FilterValue, number>>;
+}
+
+/** The row columns' bytes: the file's descriptor is closed, or the memory dropped, once no thread reads them. */
+export function releaseRowColumns(bytes: RowColumnBytes): void {
+  if ('fd' in bytes) {
+    try {
+      closeSync(bytes.fd);
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+/**
+ * Bytes of `size` for the row columns: a file without a name in `directory`, or shared memory when
+ * none can be written there.
+ */
+function rowColumnBytes(size: number, directory: string): RowColumnBytes {
+  const path = join(directory, `row-columns-${process.pid}-${randomUUID()}`);
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx+', 0o600);
+  } catch {
+    return { memory: new SharedArrayBuffer(Math.max(1, size)) };
+  }
+  try {
+    unlinkSync(path);
+    ftruncateSync(fd, size);
+    return { fd };
+  } catch {
+    closeSync(fd);
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already removed.
+    }
+    return { memory: new SharedArrayBuffer(Math.max(1, size)) };
+  }
+}
+
+/** Writes `data` at `position` of the row columns' bytes. */
+function writeBytes(bytes: RowColumnBytes, data: Uint8Array, position: number): void {
+  if ('memory' in bytes) {
+    new Uint8Array(bytes.memory, position, data.length).set(data);
+    return;
+  }
+  for (let written = 0; written < data.length; ) written += writeSync(bytes.fd, data, written, data.length - written, position + written);
 }
 
 /** A stored chunk as its table lists it. */
@@ -93,8 +149,10 @@ export class RowColumnsAssembly {
   private readonly listed: Map<string, StoredChunk>;
   /** The rows whose days_to_close two bytes do not hold, and their hundredths (in the order their chunks came). */
   private readonly outside: [row: number, hundredths: number][] = [];
-  /** A stored chunk of created_at or days_to_close, before it is narrowed: one for every chunk (a chunk is done before the next is placed). */
+  /** A stored chunk, before it is written (or narrowed): one for every chunk (a chunk is done before the next is placed). */
   private readonly wideChunk = new ArrayBuffer(ROW_COLUMN_CHUNK * STORED_TIME_BYTES);
+  /** A chunk of two bytes a row, narrowed or widened, before it is written. */
+  private readonly narrowChunk = new Uint16Array(ROW_COLUMN_CHUNK);
 
   private constructor(
     private readonly columns: RowColumns,
@@ -103,7 +161,7 @@ export class RowColumnsAssembly {
     this.listed = new Map(storedChunks.map((chunk) => [`${chunk.column_name}\n${chunk.chunk}`, chunk]));
   }
 
-  static begin(storedValues: Iterable<StoredValue>, storedChunks: readonly StoredChunk[], maxBytes = Number.POSITIVE_INFINITY): RowColumnsAssembly | null {
+  static begin(storedValues: Iterable<StoredValue>, storedChunks: readonly StoredChunk[], maxBytes = Number.POSITIVE_INFINITY, directory = tmpdir()): RowColumnsAssembly | null {
     const values = Object.fromEntries(CODED_COLUMNS.map((column) => [column, [null]])) as unknown as Record<CodedColumn, FilterValue[]>;
     const valuesOf = new Map<string, FilterValue[]>(Object.entries(values));
     for (const { column_name, code, value } of storedValues) {
@@ -124,17 +182,24 @@ export class RowColumnsAssembly {
     const codeBytes = CODED_COLUMNS.reduce((bytes, column) => bytes + (values[column].length <= 256 ? 1 : 2), 0);
     if (rowColumnsMemoryBytes(rows, codeBytes) > maxBytes) return null;
 
-    const shared = <T>(make: (buffer: SharedArrayBuffer) => T, bytesPerRow: number): T => make(new SharedArrayBuffer(Math.max(1, rows * bytesPerRow)));
-    const codes = Object.fromEntries(
-      CODED_COLUMNS.map((column) => [column, values[column].length <= 256 ? shared((b) => new Uint8Array(b, 0, rows), 1) : shared((b) => new Uint16Array(b, 0, rows), 2)]),
-    ) as Record<CodedColumn, CodeArray>;
+    // Each column from a multiple of 8 bytes, in the order of STORED.
+    let size = 0;
+    const place = (bytesPerRow: 1 | 2): StoredArray => {
+      const array = { offset: size, bytesPerRow };
+      size += Math.ceil((rows * bytesPerRow) / 8) * 8;
+      return array;
+    };
+    const codes = Object.fromEntries(CODED_COLUMNS.map((column) => [column, place(values[column].length <= 256 ? 1 : 2)])) as Record<CodedColumn, StoredArray>;
+    const secondsLow = place(2);
+    const hundredths = place(2);
     // Filled with `rows` (no row yet): each chunk lowers the starts of its days; `finish` gives an empty day the next one's.
     const dayArray = (length: number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).fill(rows);
     return new RowColumnsAssembly({
       rows,
+      bytes: rowColumnBytes(size, directory),
       codes,
-      created: { secondsLow: shared((b) => new Uint16Array(b, 0, rows), 2), dayStarts: dayArray(CREATED_DAYS + 1), lateStarts: dayArray(CREATED_DAYS) },
-      daysToClose: { hundredths: shared((b) => new Uint16Array(b, 0, rows), 2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
+      created: { secondsLow, dayStarts: dayArray(CREATED_DAYS + 1), lateStarts: dayArray(CREATED_DAYS) },
+      daysToClose: { hundredths, outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
       values,
       codeOf: Object.fromEntries(CODED_COLUMNS.map((column) => [column, new Map(values[column].map((value, code) => [value, code]))])) as Record<CodedColumn, Map<FilterValue, number>>,
     }, storedChunks.filter((chunk) => isStoredColumn(chunk.column_name)));
@@ -159,14 +224,17 @@ export class RowColumnsAssembly {
       return { into: Buffer.from(this.wideChunk, 0, byteLength), done };
     }
     const target = this.columns.codes[columnName as CodedColumn];
-    if (listed.bytes_per_row === target.BYTES_PER_ELEMENT) {
-      // Written as bytes: a typed array's set into shared memory copies far slower than a plain memory copy.
-      return { into: Buffer.from(target.buffer, target.byteOffset + at * target.BYTES_PER_ELEMENT, byteLength), done: () => undefined };
-    }
-    if (listed.bytes_per_row === 1 && target instanceof Uint16Array) {
+    const position = target.offset + at * target.bytesPerRow;
+    const into = Buffer.from(this.wideChunk, 0, byteLength);
+    if (listed.bytes_per_row === target.bytesPerRow) return { into, done: () => writeBytes(this.columns.bytes, into, position) };
+    if (listed.bytes_per_row === 1 && target.bytesPerRow === 2) {
       // A chunk whose codes all fit in one byte, of a column that needs two.
-      const into = Buffer.alloc(byteLength);
-      return { into, done: () => target.set(into, at) };
+      const wide = this.narrowChunk.subarray(0, byteLength);
+      const done = (): void => {
+        wide.set(into);
+        this.writeNarrow(wide, position);
+      };
+      return { into, done };
     }
     return null;
   }
@@ -179,6 +247,7 @@ export class RowColumnsAssembly {
    */
   private fillCreated(at: number, stored: Uint32Array): void {
     const { secondsLow, dayStarts, lateStarts } = this.columns.created;
+    const low = this.narrowChunk.subarray(0, stored.length);
     let day = 0;
     let dayFrom = 0;
     let dayTo = 0;
@@ -194,27 +263,34 @@ export class RowColumnsAssembly {
         if (row < (dayStarts[day] as number)) dayStarts[day] = row;
       }
       const second = seconds - dayFrom;
-      secondsLow[row] = second & 0xffff;
+      low[i] = second & 0xffff;
       if (second > 0xffff && !lateSeen) {
         lateSeen = true;
         if (row < (lateStarts[day] as number)) lateStarts[day] = row;
       }
     }
+    this.writeNarrow(low, secondsLow.offset + at * 2);
+  }
+
+  /** Writes two bytes a row (the platform's order, as the scans read them) at `position`. */
+  private writeNarrow(values: Uint16Array, position: number): void {
+    writeBytes(this.columns.bytes, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), position);
   }
 
   /** The days_to_close hundredths of a chunk from row `at`. */
   private fillDaysToClose(at: number, stored: Int32Array): void {
-    const { hundredths } = this.columns.daysToClose;
+    const hundredths = this.narrowChunk.subarray(0, stored.length);
     for (let i = 0; i < stored.length; i++) {
       const value = stored[i] as number;
       // One unsigned comparison for the common case: 0 <= value < OUTSIDE.
-      if (value >>> 0 < OUTSIDE) hundredths[at + i] = value;
-      else if (value === NULL_HUNDREDTHS) hundredths[at + i] = NOT_CLOSED;
+      if (value >>> 0 < OUTSIDE) hundredths[i] = value;
+      else if (value === NULL_HUNDREDTHS) hundredths[i] = NOT_CLOSED;
       else {
-        hundredths[at + i] = OUTSIDE;
+        hundredths[i] = OUTSIDE;
         this.outside.push([at + i, value]);
       }
     }
+    this.writeNarrow(hundredths, this.columns.daysToClose.hundredths.offset + at * 2);
   }
 
   /**
@@ -236,6 +312,11 @@ export class RowColumnsAssembly {
     this.columns.daysToClose.outsideRows = listed(0);
     this.columns.daysToClose.outsideHundredths = listed(1);
     return this.columns;
+  }
+
+  /** Drops the bytes of row columns that will not be finished (a load that stopped). */
+  abandon(): void {
+    releaseRowColumns(this.columns.bytes);
   }
 
   /** Copies one stored chunk of a stored column into its place. */

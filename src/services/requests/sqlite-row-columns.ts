@@ -27,8 +27,10 @@ export async function loadSqliteRowColumns(database: Database.Database, stillOpe
   // The chunks are read in one pass of the table (several times faster than a lookup per chunk) on a
   // connection of their own, so that the pass can stay open between turns of the event loop; it must
   // see the file `database` sees (a refresh may rename another one onto the path meanwhile).
-  const reader = new Database(database.name, { readonly: true, fileMustExist: true });
+  let finished: RowColumns | null = null;
+  let reader: Database.Database | null = null;
   try {
+    reader = new Database(database.name, { readonly: true, fileMustExist: true });
     const idOf = (connection: Database.Database): unknown => connection.prepare('SELECT snapshot_id FROM snapshot_meta').pluck().get();
     if (idOf(reader) !== idOf(database)) return null;
     let sliceStarted = performance.now();
@@ -42,8 +44,10 @@ export async function loadSqliteRowColumns(database: Database.Database, stillOpe
         sliceStarted = performance.now();
       }
     }
+    if (stillOpen()) finished = assembly.finish();
+    return finished;
   } finally {
-    reader.close();
+    reader?.close();
+    if (finished === null) assembly.abandon();
   }
-  return stillOpen() ? assembly.finish() : null;
 }

@@ -3,7 +3,8 @@ import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
-import type { RowColumnScan, SharedRowColumns } from './row-column-scan.js';
+import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
+import { releaseRowColumns } from './row-columns-memory.js';
 import type { SummaryUnit } from '../../snapshot/index.js';
 import { DatabaseUnavailableError } from './service-request-store.js';
 
@@ -109,6 +110,8 @@ export class RowWalkPool {
   private rowColumns: Extract<RowWalkWorkerInput, { kind: 'columns' }> | null = null;
   /** The row columns numbered below this are retired: the workers that held them were replaced. */
   private retiredBelow = 0;
+  /** The bytes of the row columns sent and not retired, by number: released when retired or closed. */
+  private readonly sharedBytes = new Map<number, RowColumnBytes>();
 
   /** `path`: the SQLite file the statements read; null for a pool that only scans row columns (PostgreSQL). */
   constructor(
@@ -149,8 +152,9 @@ export class RowWalkPool {
    * shared memory costs milliseconds of this thread. Returns the number the scans name them by.
    */
   shareRowColumns(columns: SharedRowColumns): number {
-    const { codes, created, daysToClose } = columns;
-    this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { codes, created, daysToClose } };
+    const { bytes, codes, created, daysToClose } = columns;
+    this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { bytes, codes, created, daysToClose } };
+    this.sharedBytes.set(this.rowColumns.id, bytes);
     for (const worker of this.workers) {
       worker.thread.postMessage(this.rowColumns);
       worker.oldestColumns = Math.min(worker.oldestColumns, this.rowColumns.id);
@@ -169,10 +173,16 @@ export class RowWalkPool {
    */
   private recycleWorkers(): void {
     const current = this.rowColumns?.id;
-    if (current === undefined || !this.isReady || this.workers.every((worker) => worker.oldestColumns >= current)) return;
+    if (current === undefined || !this.isReady || (this.sharedBytes.size === 1 && this.workers.every((worker) => worker.oldestColumns >= current))) return;
     const named = (pending: PendingJob | null): boolean => pending !== null && 'scan' in pending.job && pending.job.scan.columns < current;
     if (this.waiting.some(named) || this.workers.some((worker) => named(worker.running))) return;
     this.retiredBelow = current;
+    // No job reads them any more, and none can be sent them (RetiredRowColumnsError).
+    for (const [id, bytes] of this.sharedBytes) {
+      if (id >= current) continue;
+      releaseRowColumns(bytes);
+      this.sharedBytes.delete(id);
+    }
     for (const worker of this.workers) {
       if (worker.oldestColumns >= current) continue;
       worker.retiring = true;
@@ -327,5 +337,7 @@ export class RowWalkPool {
       pending.reject(new Error('the row walk pool is closed'));
     }
     await this.stopWorkers();
+    for (const bytes of this.sharedBytes.values()) releaseRowColumns(bytes);
+    this.sharedBytes.clear();
   }
 }

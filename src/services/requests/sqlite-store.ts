@@ -5,7 +5,7 @@ import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool } from './sqlite-row-walks.js';
 import type { RowColumnScan } from './row-column-scan.js';
 import { loadSqliteRowColumns } from './sqlite-row-columns.js';
-import { facetOfCodes, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
+import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
 import { unpackBuckets } from './period-stats.js';
 import {
   DatabaseUnavailableError,
@@ -94,7 +94,9 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
       this.rowColumns = null;
       this.rowColumnsLoad = loadSqliteRowColumns(database, () => this.database === database && database.open, this.memory.rowColumnsMaxBytes).then(
         (columns) => {
-          if (this.database === database && columns !== null) this.rowColumns = { columns, shared: this.rowWalks.shareRowColumns(columns) };
+          if (columns === null) return;
+          if (this.database === database) this.rowColumns = { columns, shared: this.rowWalks.shareRowColumns(columns) };
+          else releaseRowColumns(columns.bytes);
         },
         // Unreadable row columns: the walks read the rows.
         () => undefined,
