@@ -1,7 +1,7 @@
 /**
  * Loads the row columns of a PostgreSQL snapshot schema (row-columns-memory.ts) once per snapshot:
  * the chunks come in one binary COPY (raw bytes, not bytea's hexadecimal text), and each piece of the
- * stream is copied straight into its place in shared memory as it arrives, so that loading 5 million
+ * stream is copied straight into its chunk's place (then written to the columns' file) as it arrives, so that loading 5 million
  * rows never holds the event loop nor leaves megabytes of replies to collect. A snapshot without
  * row columns (or with unusable ones) has none: its count, facets and statistics are read by SQL.
  */

@@ -32,7 +32,7 @@ export interface RequestSettings extends PlatformSettings {
   showDashboard: boolean;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
   exportMaxMs: number;
-  /** ROW_COLUMNS_MAX_MB in bytes: the most memory the row columns of a snapshot may take (default 512 MB). */
+  /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 512 MB). */
   rowColumnsMaxBytes: number;
 }
 
