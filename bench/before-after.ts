@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SAMPLE_HOUSE } from '../src/services/houses/house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
+import { START_NODE_FLAGS, REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 
 /**
  * Throughput of this build against an earlier build, in the same run, so that a change of the
@@ -38,7 +38,7 @@ interface Service { child: ChildProcess; url: string }
 
 async function startService(root: string, name: string): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', resolve(root, `dist/src/services/${name}/main.js`)], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, resolve(root, `dist/src/services/${name}/main.js`)], {
     cwd: root,
     env: { ...process.env, ...ENV, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'ignore'],

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { SAMPLE_HOUSE } from '../src/services/houses/house.js';
 import { REALISTIC_TICKETS } from './realistic-tickets.js';
-import { freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
+import { START_NODE_FLAGS, freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
 import { worstBodyCosts } from './reliability/worst-body.js';
 import { pipeliningWithoutReading } from './reliability/pipelining.js';
 
@@ -138,7 +138,7 @@ async function startTraced(service: ServiceCase): Promise<TracedChild> {
   const logFile = resolve(folder, 'service.log');
   const log = openSync(logFile, 'w');
   const port = await freePort();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', preload, resolve(REPO_ROOT, 'dist', service.entry.replace(/\.ts$/, '.js'))], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', preload, resolve(REPO_ROOT, 'dist', service.entry.replace(/\.ts$/, '.js'))], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...service.env, HOST: '127.0.0.1', PORT: String(port), TRACE_FILE: traceFile },
     stdio: ['ignore', log, 'inherit'],

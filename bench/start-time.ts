@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { REPO_ROOT, freePort } from './support.js';
+import { START_NODE_FLAGS, REPO_ROOT, freePort } from './support.js';
 
 /**
  * Warm start time (the warm-start decision: "a warm start under 2 s"): the time from spawning the start command
  * until all three services (tickets, houses, requests, one process) answer `GET /health` 200, each
  * polled every 10 ms, and until the first list page (`GET /v1/service-requests?limit=50`, asked
  * once they do) is answered 200: it needs the requests service's snapshot file open. Two commands: `npm start` (its build check included) and
- * `node --max-semi-space-size=4 dist/src/main.js` alone. API_KEY=dev-key, free ports through
+ * `node` with the start flags (START_NODE_FLAGS) and `dist/src/main.js` alone. API_KEY=dev-key, free ports through
  * TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT, logs discarded; the process group is stopped after each
  * run (SIGTERM, SIGKILL after 5 s). One untimed start of each command first (file cache, build check).
  * With the folder of an earlier build, the runs of the two builds alternate (the first build of each
@@ -36,7 +36,7 @@ for (const root of beforeRoot === null ? [REPO_ROOT] : [beforeRoot, REPO_ROOT]) 
 const SERVICES = ['TICKETS_PORT', 'HOUSES_PORT', 'REQUESTS_PORT'] as const;
 const COMMANDS = {
   'npm start': ['npm', ['start']],
-  'node dist/src/main.js': [process.execPath, ['--max-semi-space-size=4', 'dist/src/main.js']],
+  'node dist/src/main.js': [process.execPath, [...START_NODE_FLAGS, 'dist/src/main.js']],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;
 type CommandName = keyof typeof COMMANDS;
 

@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT, freePort, load, type LoadResult } from './support.js';
+import { START_NODE_FLAGS, REPO_ROOT, freePort, load, type LoadResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +46,7 @@ const CASES: [string, string][] = [
 
 async function serve(worktree: string, databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', '--import', 'tsx', resolve(worktree, 'src/services/requests/main.ts')], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', 'tsx', resolve(worktree, 'src/services/requests/main.ts')], {
     cwd: worktree,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), API_KEY: KEY, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
