@@ -89,7 +89,8 @@ export async function publishSnapshotSchema(client: pg.ClientBase, servedSchema:
   // tables of a snapshot loaded before snapshots were published through a pointer.
   const { rows: relations } = await client.query<{ relname: string; relkind: string }>(
     `SELECT relname, relkind FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'p', 'v') AND relname <> $2`,
-    [servedSchema, SNAPSHOT_POINTER_TABLE],
+    // The name quoted: regnamespace folds an unquoted name to lower case.
+    [quoteIdentifier(servedSchema), SNAPSHOT_POINTER_TABLE],
   );
   for (const { relname, relkind } of relations) {
     await client.query(`DROP ${relkind === 'v' ? 'VIEW' : 'TABLE'} IF EXISTS ${served}.${quoteIdentifier(relname)} CASCADE`);

@@ -133,7 +133,8 @@ export function createSqliteFixture(options: FixtureOptions = {}): FixtureDataba
 /** A schema of its own in the test PostgreSQL, loaded by the snapshot builder's PostgreSQL loader. */
 export async function createPostgresFixture(options: FixtureOptions = {}): Promise<FixtureDatabase> {
   const rows = options.rows ?? readFixtureRows();
-  const schema = `requests_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  // In mixed case: every name of it must be quoted wherever it goes into SQL.
+  const schema = `Requests_Test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set('schema', schema);
   await writePostgresSnapshot(url.toString(), fixtureContent(rows, options.snapshotId ?? FIXTURE_SNAPSHOT_ID));
