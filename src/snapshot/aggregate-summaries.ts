@@ -126,13 +126,6 @@ export function isoWeekOf(day: string): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-/** The requests of one bucket and scope value so far. */
-interface BucketCell {
-  opened: number;
-  closedWithin: number;
-  closeDays: number[];
-}
-
 /** The scopes: every row (index 0), then each filter column (index 1 + its position). */
 const SCOPE_COUNT = 1 + SUMMARY_FILTER_COLUMNS.length;
 const FACET_COUNT = SUMMARY_FACET_COLUMNS.length;
@@ -153,18 +146,47 @@ class ValueCodes {
   }
 }
 
+/** The rows of one bucket that rowsByDays can order: positions and ranks packed in one double. */
+const MAX_BUCKET_ROWS = 2 ** 26;
+
+/**
+ * The rows of one open bucket, as numbers: each row's facet-column codes (FACET_COUNT a row) and its
+ * days_to_close (NaN for none). The cells of the bucket are computed from them when it closes, so a
+ * row costs a few array writes, not an update of every cell it falls in.
+ */
+class BucketRows {
+  key = '';
+  size = 0;
+  codes = new Int32Array(1024 * FACET_COUNT);
+  days = new Float64Array(1024);
+
+  push(codes: Int32Array, daysToClose: number | null): void {
+    if (this.size === MAX_BUCKET_ROWS) throw new Error(`The summaries cannot hold a month of more than ${MAX_BUCKET_ROWS} requests.`);
+    if (this.size === this.days.length) {
+      const codes = new Int32Array(this.codes.length * 2);
+      codes.set(this.codes);
+      this.codes = codes;
+      const days = new Float64Array(this.days.length * 2);
+      days.set(this.days);
+      this.days = days;
+    }
+    this.codes.set(codes, this.size * FACET_COUNT);
+    this.days[this.size] = daysToClose ?? Number.NaN;
+    this.size += 1;
+  }
+}
+
 /**
  * The summaries of rows taken in created_at order (`add`); rows of the tables come out through
  * `takeBuckets` and `takeFacets` as buckets close, the rest after `finish`.
  */
 export class AggregateSummaryBuilder {
   private readonly columns = SUMMARY_FACET_COLUMNS.map(() => new ValueCodes());
-  /** Per unit: the open bucket's key, and its cells per scope and value code. */
-  private readonly open = SUMMARY_UNITS.map(() => ({ key: '', cells: Array.from({ length: SCOPE_COUNT }, (): BucketCell[] => []) }));
-  /** Facet counts, [scope][scope value code][facet column][facet value code]: the open month's (every row only), the whole snapshot's. */
+  /** Per unit: the open bucket and its rows (the month's are also those the month's facets count). */
+  private readonly open = SUMMARY_UNITS.map(() => new BucketRows());
+  /** The whole snapshot's facet counts, added at each month's end. */
+  private readonly wholeFacets = new FacetCounts();
   private monthKey = '';
-  private monthFacets = emptyFacetCounts();
-  private readonly wholeFacets = emptyFacetCounts();
   private buckets: SummaryRow[] = [];
   private facets: SummaryRow[] = [];
   private lastDay = '';
@@ -182,32 +204,23 @@ export class AggregateSummaryBuilder {
     const keys = [day, this.lastWeek, day.slice(0, 7)] as const;
     if (keys[2] !== this.monthKey) this.closeMonth(keys[2]);
     for (let f = 0; f < FACET_COUNT; f += 1) this.codes[f] = (this.columns[f] as ValueCodes).code(row[2 + f] as string | null);
-    const within = daysToClose !== null && daysToClose <= CLOSED_WITHIN_DAYS ? 1 : 0;
     for (let u = 0; u < SUMMARY_UNITS.length; u += 1) {
-      const open = this.open[u] as (typeof this.open)[number];
+      const open = this.open[u] as BucketRows;
       const key = keys[u] as string;
       if (open.key !== key) {
         this.closeBucket(u);
         open.key = key;
+        open.size = 0;
       }
-      for (let s = 0; s < SCOPE_COUNT; s += 1) {
-        const code = s === 0 ? 0 : (this.codes[s - 1] as number);
-        const cells = open.cells[s] as BucketCell[];
-        const cell = (cells[code] ??= { opened: 0, closedWithin: 0, closeDays: [] });
-        cell.opened += 1;
-        cell.closedWithin += within;
-        if (daysToClose !== null) cell.closeDays.push(daysToClose);
-      }
+      open.push(this.codes, daysToClose);
     }
-    countFacets(this.monthFacets, 0, 0, this.codes);
-    for (let s = 0; s < SCOPE_COUNT; s += 1) countFacets(this.wholeFacets, s, s === 0 ? 0 : (this.codes[s - 1] as number), this.codes);
   }
 
   /** Closes the open buckets and writes the whole snapshot's facets. */
   finish(): void {
     for (let u = 0; u < SUMMARY_UNITS.length; u += 1) this.closeBucket(u);
     this.closeMonth('');
-    this.emitFacets(WHOLE_SNAPSHOT_PERIOD, this.wholeFacets);
+    this.emitFacets(WHOLE_SNAPSHOT_PERIOD, this.wholeFacets, SCOPE_COUNT);
   }
 
   takeBuckets(): SummaryRow[] {
@@ -222,58 +235,249 @@ export class AggregateSummaryBuilder {
     return rows;
   }
 
+  /**
+   * The bucket's rows per scope and value: requests opened, closed within 14 days, and the two middle
+   * days_to_close. The rows with a days_to_close are put in its order once (ties by position), then
+   * walked: the k-th row of a value met in that order holds the k-th smallest of its days.
+   */
   private closeBucket(u: number): void {
-    const open = this.open[u] as (typeof this.open)[number];
+    const open = this.open[u] as BucketRows;
     if (open.key === '') return;
+    const { size, codes, days } = open;
+    const cells = Array.from({ length: SCOPE_COUNT }, (_, s) => new ScopeCells(s === 0 ? 1 : (this.columns[s - 1] as ValueCodes).values.length));
+    let withDays = 0;
+    for (let i = 0; i < size; i += 1) {
+      const d = days[i] as number;
+      const hasDays = d === d;
+      const within = hasDays && d <= CLOSED_WITHIN_DAYS;
+      if (hasDays) withDays += 1;
+      for (let s = 0; s < SCOPE_COUNT; s += 1) {
+        const code = s === 0 ? 0 : (codes[i * FACET_COUNT + s - 1] as number);
+        (cells[s] as ScopeCells).count(code, hasDays, within);
+      }
+    }
+    for (const i of rowsByDays(days, size, withDays)) {
+      const d = days[i] as number;
+      for (let s = 0; s < SCOPE_COUNT; s += 1) {
+        const code = s === 0 ? 0 : (codes[i * FACET_COUNT + s - 1] as number);
+        (cells[s] as ScopeCells).meet(code, d);
+      }
+    }
     const unit = SUMMARY_UNITS[u] as SummaryUnit;
-    open.cells.forEach((cells, s) => {
-      cells.forEach((cell, code) => {
-        const sorted = Float64Array.from(cell.closeDays).sort();
-        const n = sorted.length;
-        const low = n === 0 ? null : (sorted[(n - 1) >> 1] as number);
-        const high = n === 0 ? null : (sorted[n >> 1] as number);
-        const column = s === 0 ? ALL_ROWS_SCOPE : (SUMMARY_FILTER_COLUMNS[s - 1] as string);
-        const value = s === 0 ? null : (this.columns[s - 1] as ValueCodes).values[code] ?? null;
-        this.buckets.push([unit, open.key, column, value, cell.opened, cell.closedWithin, low, high]);
-      });
-      cells.length = 0;
-    });
-    open.key = '';
-  }
-
-  private closeMonth(next: string): void {
-    if (this.monthKey !== '') this.emitFacets(this.monthKey, this.monthFacets);
-    this.monthKey = next;
-    this.monthFacets = emptyFacetCounts();
-  }
-
-  private emitFacets(period: string, counts: number[][][][]): void {
-    counts.forEach((byScopeCode, s) => {
+    cells.forEach((scope, s) => {
       const column = s === 0 ? ALL_ROWS_SCOPE : (SUMMARY_FILTER_COLUMNS[s - 1] as string);
-      byScopeCode.forEach((byFacet, scopeCode) => {
-        const value = s === 0 ? null : (this.columns[s - 1] as ValueCodes).values[scopeCode] ?? null;
-        byFacet.forEach((facetCounts, f) => {
-          const facetValues = (this.columns[f] as ValueCodes).values;
-          facetCounts.forEach((requests, facetCode) => {
-            this.facets.push([period, column, value, SUMMARY_FACET_COLUMNS[f] as string, facetValues[facetCode] ?? null, requests]);
-          });
-        });
-      });
+      const values = s === 0 ? [null] : (this.columns[s - 1] as ValueCodes).values;
+      for (let code = 0; code < values.length; code += 1) {
+        if (scope.opened[code] === 0) continue;
+        const hasDays = scope.withDays[code] !== 0;
+        this.buckets.push([
+          unit,
+          open.key,
+          column,
+          s === 0 ? null : (values[code] ?? null),
+          scope.opened[code] as number,
+          scope.closedWithin[code] as number,
+          hasDays ? (scope.low[code] as number) : null,
+          hasDays ? (scope.high[code] as number) : null,
+        ]);
+      }
     });
+  }
+
+  /** Writes the facets of the month that ends (its rows are the month bucket's), and adds them to the whole snapshot's. */
+  private closeMonth(next: string): void {
+    if (this.monthKey !== '') {
+      const month = this.open[SUMMARY_UNITS.indexOf('month')] as BucketRows;
+      const counts = new FacetCounts();
+      counts.add(month, this.columns, 1);
+      this.emitFacets(this.monthKey, counts, 1);
+      this.wholeFacets.add(month, this.columns, SCOPE_COUNT);
+    }
+    this.monthKey = next;
+  }
+
+  /**
+   * The facet rows of a period, in the order scope, scope value, facet column, facet value; only the
+   * scope of every row when `scopes` is 1. A scope value that no row holds has none.
+   */
+  private emitFacets(period: string, counts: FacetCounts, scopes: number): void {
+    if (counts.rows === 0) return;
+    for (let s = 0; s < scopes; s += 1) {
+      const column = s === 0 ? ALL_ROWS_SCOPE : (SUMMARY_FILTER_COLUMNS[s - 1] as string);
+      const scopeValues = s === 0 ? [null] : (this.columns[s - 1] as ValueCodes).values;
+      for (let scopeCode = 0; scopeCode < scopeValues.length; scopeCode += 1) {
+        if (s > 0 && counts.single(s - 1, scopeCode) === 0) continue;
+        const value = s === 0 ? null : (scopeValues[scopeCode] ?? null);
+        for (let f = 0; f < FACET_COUNT; f += 1) {
+          if (f === s - 1) continue;
+          const facetValues = (this.columns[f] as ValueCodes).values;
+          for (let facetCode = 0; facetCode < facetValues.length; facetCode += 1) {
+            const requests = s === 0 ? counts.single(f, facetCode) : counts.pair(s - 1, scopeCode, f, facetCode);
+            if (requests > 0) this.facets.push([period, column, value, SUMMARY_FACET_COLUMNS[f] as string, facetValues[facetCode] ?? null, requests]);
+          }
+        }
+      }
+    }
   }
 }
 
-function emptyFacetCounts(): number[][][][] {
-  return Array.from({ length: SCOPE_COUNT }, (): number[][][] => []);
+/**
+ * The positions of the rows with a days_to_close (`withDays` of them), in the order of their days,
+ * ties by position. Each row's key is a whole number that orders its days, times 2^bits, plus its
+ * position, exact in a double for up to MAX_BUCKET_ROWS rows: the days in hundredths (days_to_close
+ * has two decimals), or, should one have more, the rank of its days among the sorted days.
+ */
+function rowsByDays(days: Float64Array, size: number, withDays: number): Float64Array {
+  const shift = 2 ** Math.max(1, Math.ceil(Math.log2(size + 1)));
+  const maxOrder = Number.MAX_SAFE_INTEGER / shift - 1;
+  const keys = new Float64Array(withDays);
+  let inHundredths = true;
+  for (let i = 0, k = 0; i < size; i += 1) {
+    const d = days[i] as number;
+    if (d !== d) continue;
+    const hundredths = Math.round(d * 100);
+    if (hundredths / 100 !== d || hundredths < 0 || hundredths > maxOrder) {
+      inHundredths = false;
+      break;
+    }
+    keys[k++] = hundredths * shift + i;
+  }
+  if (!inHundredths) {
+    const sorted = new Float64Array(withDays);
+    for (let i = 0, k = 0; i < size; i += 1) {
+      const d = days[i] as number;
+      if (d === d) sorted[k++] = d;
+    }
+    sorted.sort();
+    for (let i = 0, k = 0; i < size; i += 1) {
+      const d = days[i] as number;
+      if (d !== d) continue;
+      let low = 0;
+      let high = withDays;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if ((sorted[mid] as number) < d) low = mid + 1;
+        else high = mid;
+      }
+      keys[k++] = low * shift + i;
+    }
+  }
+  keys.sort();
+  for (let k = 0; k < withDays; k += 1) keys[k] = (keys[k] as number) % shift;
+  return keys;
 }
 
-/** Counts a row's facet values in the scope's value (not the facet of the scope's own column). */
-function countFacets(into: number[][][][], scope: number, scopeCode: number, codes: Int32Array): void {
-  const byFacet = ((into[scope] as number[][][])[scopeCode] ??= []);
-  for (let f = 0; f < FACET_COUNT; f += 1) {
-    if (f === scope - 1) continue;
-    const counts = (byFacet[f] ??= []);
-    const facetCode = codes[f] as number;
-    counts[facetCode] = (counts[facetCode] ?? 0) + 1;
+/** The cells of one scope in a closing bucket, per value code. */
+class ScopeCells {
+  readonly opened: Int32Array;
+  readonly closedWithin: Int32Array;
+  readonly withDays: Int32Array;
+  readonly low: Float64Array;
+  readonly high: Float64Array;
+  private readonly met: Int32Array;
+
+  constructor(values: number) {
+    this.opened = new Int32Array(values);
+    this.closedWithin = new Int32Array(values);
+    this.withDays = new Int32Array(values);
+    this.low = new Float64Array(values);
+    this.high = new Float64Array(values);
+    this.met = new Int32Array(values);
+  }
+
+  count(code: number, hasDays: boolean, within: boolean): void {
+    this.opened[code] = (this.opened[code] as number) + 1;
+    if (hasDays) this.withDays[code] = (this.withDays[code] as number) + 1;
+    if (within) this.closedWithin[code] = (this.closedWithin[code] as number) + 1;
+  }
+
+  /** The value's next row in the order of days, with its days_to_close. */
+  meet(code: number, daysToClose: number): void {
+    const k = this.met[code] as number;
+    this.met[code] = k + 1;
+    const n = this.withDays[code] as number;
+    if (k === (n - 1) >> 1) this.low[code] = daysToClose;
+    if (k === n >> 1) this.high[code] = daysToClose;
+  }
+}
+
+/**
+ * Requests per value of each facet column (single) and per pair of values of two columns (pair), the
+ * first a filter column: what the facets of every row and of each filter value count. A pair is
+ * counted once for both of its orders.
+ */
+class FacetCounts {
+  rows = 0;
+  /** [column] -> requests per value code. */
+  private readonly singles: Int32Array[] = SUMMARY_FACET_COLUMNS.map(() => new Int32Array(0));
+  /** [a * FACET_COUNT + b], a < b -> requests per (code of a) * width + (code of b), width = its `widths` entry. */
+  private readonly pairs: Int32Array[] = new Array<Int32Array>(FACET_COUNT * FACET_COUNT).fill(new Int32Array(0));
+  private readonly widths = new Int32Array(FACET_COUNT * FACET_COUNT);
+
+  single(column: number, code: number): number {
+    const counts = this.singles[column] as Int32Array;
+    return code < counts.length ? (counts[code] as number) : 0;
+  }
+
+  pair(a: number, codeA: number, b: number, codeB: number): number {
+    const [low, lowCode, high, highCode] = a < b ? [a, codeA, b, codeB] : [b, codeB, a, codeA];
+    const counts = this.pairs[low * FACET_COUNT + high] as Int32Array;
+    const width = this.widths[low * FACET_COUNT + high] as number;
+    const at = lowCode * width + highCode;
+    return highCode < width && at < counts.length ? (counts[at] as number) : 0;
+  }
+
+  /** Counts the rows of a bucket; with `scopes` 1, the single counts only. */
+  add(rows: BucketRows, columns: readonly ValueCodes[], scopes: number): void {
+    const sizes = columns.map((c) => c.values.length);
+    this.fit(sizes, scopes);
+    const { size, codes } = rows;
+    this.rows += size;
+    for (let f = 0; f < FACET_COUNT; f += 1) {
+      const counts = this.singles[f] as Int32Array;
+      for (let i = 0; i < size; i += 1) {
+        const code = codes[i * FACET_COUNT + f] as number;
+        counts[code] = (counts[code] as number) + 1;
+      }
+    }
+    if (scopes === 1) return;
+    for (let a = 0; a < SCOPE_COUNT - 1; a += 1) {
+      for (let b = a + 1; b < FACET_COUNT; b += 1) {
+        const counts = this.pairs[a * FACET_COUNT + b] as Int32Array;
+        const width = this.widths[a * FACET_COUNT + b] as number;
+        for (let i = 0; i < size; i += 1) {
+          const at = (codes[i * FACET_COUNT + a] as number) * width + (codes[i * FACET_COUNT + b] as number);
+          counts[at] = (counts[at] as number) + 1;
+        }
+      }
+    }
+  }
+
+  /** Grows the arrays to the value codes known so far, keeping the counts. */
+  private fit(sizes: readonly number[], scopes: number): void {
+    for (let f = 0; f < FACET_COUNT; f += 1) {
+      const old = this.singles[f] as Int32Array;
+      if (old.length < (sizes[f] as number)) {
+        const counts = new Int32Array(sizes[f] as number);
+        counts.set(old);
+        this.singles[f] = counts;
+      }
+    }
+    if (scopes === 1) return;
+    for (let a = 0; a < SCOPE_COUNT - 1; a += 1) {
+      for (let b = a + 1; b < FACET_COUNT; b += 1) {
+        const k = a * FACET_COUNT + b;
+        const width = this.widths[k] as number;
+        const heightA = sizes[a] as number;
+        const widthB = sizes[b] as number;
+        const old = this.pairs[k] as Int32Array;
+        if (width >= widthB && old.length >= heightA * width) continue;
+        const newWidth = Math.max(widthB, width);
+        const counts = new Int32Array(heightA * newWidth);
+        for (let row = 0; width > 0 && row * width < old.length; row += 1) counts.set(old.subarray(row * width, (row + 1) * width), row * newWidth);
+        this.pairs[k] = counts;
+        this.widths[k] = newWidth;
+      }
+    }
   }
 }
