@@ -4,8 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
-import { stageExportText, type CleanedExport, type StagedExport } from './clean-export.js';
+import type { CleanedExport, StagedExport } from './clean-export.js';
+import { stageExportText } from './parallel-staging.js';
 import { readFileTextChunks } from './csv-reader.js';
 import { SNAPSHOT_PERIOD } from './cleaning-rules.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
@@ -42,6 +44,21 @@ export interface PrepareSnapshotOptions {
   progress?: ProgressReporter;
   /** Where the temporary staging file goes (default: the system's temporary directory). */
   stageDirectory?: string;
+  /** Worker threads that parse and clean the export (default: stagingThreadsFor its size; 0: none). */
+  stagingThreads?: number;
+}
+
+/** An export from this size on is parsed and cleaned on worker threads: below it, starting them costs more than they save. */
+const PARALLEL_STAGING_MIN_BYTES = 32 * 1024 * 1024;
+/** At most this many staging threads: this thread, which reads, decides the duplicates and then writes, becomes the limit. */
+const MAX_STAGING_THREADS = 4;
+/** Bytes of a synthetic record, about, to size a synthetic export before it is written. */
+const SYNTHETIC_RECORD_BYTES = 500;
+
+/** Staging threads for an export of `bytes`: one per core, up to MAX_STAGING_THREADS; none for a small export or on one core. */
+function stagingThreadsFor(bytes: number): number {
+  const cores = availableParallelism();
+  return bytes < PARALLEL_STAGING_MIN_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_STAGING_THREADS);
 }
 
 export interface PreparedSnapshot {
@@ -90,6 +107,7 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
     };
     staged = await stageExportText(chunks(), {
       applyFilters,
+      threads: options.stagingThreads ?? stagingThreadsFor(generated.counts.records * SYNTHETIC_RECORD_BYTES),
       onRecords: (n) => progress.update(n),
       ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
     });
@@ -111,6 +129,7 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
     let records = 0;
     staged = await stageExportText(readFileTextChunks(input.path, { hash, onBytes: (n) => progress.update(n, records) }), {
       applyFilters,
+      threads: options.stagingThreads ?? stagingThreadsFor(size),
       onRecords: (n) => (records = n),
       ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
     });

@@ -3,6 +3,8 @@
  * are read, in a temporary SQLite file (a table clustered on (created wall time, id)), then read back
  * in that order. The process holds one batch, never every request, whatever the export's size; SQLite
  * keeps its page cache bounded and the rest on disk. The file is deleted when the stage is closed.
+ * Threads that clean parts of an export each write a stage of their own; mergeSortedStages reads
+ * them back as one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,16 +22,27 @@ export interface Candidate extends RepeatCandidate {
 
 /** Candidates per INSERT statement. */
 const BATCH = 200;
+/** A new temporary directory for a stage, under `parentDirectory`. */
+export function makeStageDirectory(parentDirectory: string = tmpdir()): string {
+  return mkdtempSync(join(parentDirectory, 'snapshot-stage-'));
+}
+
 export class CandidateStage {
-  private readonly directory: string;
   private readonly db: Database.Database;
-  private readonly insertBatch: Database.Statement;
+  private readonly insertBatch: Database.Statement | undefined;
   private readonly pending: (string | number | null)[] = [];
   private staged = 0;
 
-  constructor(parentDirectory: string = tmpdir()) {
-    this.directory = mkdtempSync(join(parentDirectory, 'snapshot-stage-'));
+  /**
+   * The stage in `directory` (from makeStageDirectory): `new` creates it, to add candidates;
+   * `finished` opens one that another thread wrote and finished, to read it.
+   */
+  constructor(
+    readonly directory: string,
+    state: 'new' | 'finished',
+  ) {
     this.db = new Database(join(this.directory, 'stage.sqlite'));
+    if (state === 'finished') return;
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma('page_size = 16384');
@@ -58,7 +71,7 @@ export class CandidateStage {
     this.pending.push(candidate.createdWallMs, r.id, JSON.stringify(values));
     this.staged++;
     if (this.pending.length === BATCH * 3) {
-      this.insertBatch.run(this.pending);
+      (this.insertBatch as Database.Statement).run(this.pending);
       this.pending.length = 0;
     }
   }
@@ -77,9 +90,9 @@ export class CandidateStage {
   }
 
   /** The staged candidates by created wall time, then id (after `finish`). */
-  *sorted(): Generator<RepeatCandidate> {
-    const select = this.db.prepare('SELECT id, candidate FROM staged ORDER BY wall_ms, id').raw(true);
-    for (const [id, text] of select.iterate() as IterableIterator<[number, string]>) {
+  *sorted(): Generator<Candidate> {
+    const select = this.db.prepare('SELECT wall_ms, id, candidate FROM staged ORDER BY wall_ms, id').raw(true);
+    for (const [wallMs, id, text] of select.iterate() as IterableIterator<[number, number, string]>) {
       const v = JSON.parse(text) as unknown[];
       const row = {
         id,
@@ -98,13 +111,41 @@ export class CandidateStage {
         longitude: v[14],
         days_to_close: v[15],
       } as ServiceRequest;
-      yield { row, createdMs: v[0] as number, repeatKey: v[1] as string | null };
+      yield { row, createdMs: v[0] as number, repeatKey: v[1] as string | null, createdWallMs: wallMs };
     }
+  }
+
+  /** Close the file and keep it, for another thread to read (after `finish`). */
+  release(): void {
+    if (this.db.open) this.db.close();
   }
 
   /** Delete the temporary file. */
   close(): void {
     if (this.db.open) this.db.close();
     rmSync(this.directory, { recursive: true, force: true });
+  }
+}
+
+/** The candidates of finished stages as one sequence, by created wall time, then id. */
+export function* mergeSortedStages(stages: readonly CandidateStage[]): Generator<Candidate> {
+  if (stages.length === 1) {
+    yield* (stages[0] as CandidateStage).sorted();
+    return;
+  }
+  const sources = stages.map((stage) => stage.sorted());
+  const heads = sources.map((source) => source.next());
+  for (;;) {
+    let first = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i] as IteratorResult<Candidate>;
+      if (head.done === true) continue;
+      const best = first < 0 ? undefined : (heads[first] as IteratorYieldResult<Candidate>).value;
+      const c = head.value;
+      if (best === undefined || c.createdWallMs < best.createdWallMs || (c.createdWallMs === best.createdWallMs && c.row.id < best.row.id)) first = i;
+    }
+    if (first < 0) return;
+    yield (heads[first] as IteratorYieldResult<Candidate>).value;
+    heads[first] = (sources[first] as Generator<Candidate>).next();
   }
 }

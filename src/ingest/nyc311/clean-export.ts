@@ -12,6 +12,8 @@ import {
   CLEANING_RULES,
   type CleaningCounts,
   FirstSubmissions,
+  type KeySet,
+  type SpellingTally,
   UniqueKeySet,
   agencyNotDot,
   boroughCode,
@@ -31,7 +33,7 @@ import {
   repeatedSubmission,
   statusCode,
 } from './cleaning-rules.js';
-import { type Candidate, CandidateStage } from './candidate-stage.js';
+import { type Candidate, CandidateStage, makeStageDirectory, mergeSortedStages } from './candidate-stage.js';
 import { readCsvRecordBatches } from './csv-reader.js';
 import { type ExportLayout, locateExportColumns } from './export-columns.js';
 import { cityLocalTimeToEpochMs, wallTimeMs } from '../../snapshot/new-york-time.js';
@@ -45,6 +47,9 @@ export interface CleaningOptions {
   /** Where the temporary staging file goes (default: the system's temporary directory). */
   stageDirectory?: string;
 }
+
+/** What an export without a header line fails with. */
+export const EMPTY_EXPORT_MESSAGE = 'The export is empty: no header row was found.';
 
 /** What reading the export found, before the cleaned requests are taken out. */
 interface ExportReading {
@@ -77,75 +82,124 @@ export interface StagedExport extends ExportReading {
   close(): void;
 }
 
-/**
- * Read CSV record batches (the first record of the first batch is the header), apply the rules that
- * look at one record at a time, and stage the requests that pass. Throws MissingColumnError when a
- * needed column is absent.
- */
-export async function stageExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<StagedExport> {
-  const applyFilters = options.applyFilters ?? true;
-  const counts = Object.fromEntries(CLEANING_RULES.map((rule) => [rule.id, 0])) as CleaningCounts;
-  const seenKeys = new UniqueKeySet();
-  const spellings = canonicalSpelling.newTally();
-  const stage = new CandidateStage(options.stageDirectory);
-  let layout: ExportLayout | undefined;
-  let rawRowsRead = 0;
-  let latestTimestamp: string | null = null;
-  let range: { first: string; last: string } | null;
+/** Records that passed the rules before duplicate_unique_key, waiting for its decision (RecordCleaner.admit). */
+export interface ScreenedRecords {
+  /** Their Unique Keys, in file order. */
+  ids: Float64Array;
+  fields: string[][];
+  createdAt: string[];
+  closedAt: (string | null)[];
+}
 
-  try {
-    for await (const batch of batches) {
-      let start = 0;
-      if (layout === undefined) {
-        const header = batch[0];
-        if (header === undefined) continue;
-        layout = locateExportColumns(header);
-        start = 1;
+/**
+ * The rules that look at one record at a time, on one thread, into a stage of its own: `screen`
+ * applies those before duplicate_unique_key, `admit` the rest to the records that rule keeps.
+ * duplicate_unique_key needs the Unique Keys in file order: whoever holds them decides between the
+ * two steps (markDuplicates), so that parts of an export can be screened and admitted on several
+ * threads with the result of one.
+ */
+export class RecordCleaner {
+  readonly counts = Object.fromEntries(CLEANING_RULES.map((rule) => [rule.id, 0])) as CleaningCounts;
+  readonly spellings = canonicalSpelling.newTally();
+  rawRowsRead = 0;
+  /** Latest valid Created or Closed Date read (local time), or null. */
+  latestTimestamp: string | null = null;
+
+  constructor(
+    readonly layout: ExportLayout,
+    private readonly applyFilters: boolean,
+    readonly stage: CandidateStage,
+  ) {}
+
+  /** Apply the rules before duplicate_unique_key to `records` (from `start`). */
+  screen(records: readonly string[][], start = 0): ScreenedRecords {
+    const layout = this.layout;
+    const counts = this.counts;
+    const kept: ScreenedRecords = { ids: new Float64Array(records.length - start), fields: [], createdAt: [], closedAt: [] };
+    for (let r = start; r < records.length; r++) {
+      const f = records[r] as string[];
+      this.rawRowsRead++;
+      const record = malformedRecord.read(f, layout);
+      if (record === null) {
+        counts.malformed_record++;
+        continue;
       }
-      for (let r = start; r < batch.length; r++) {
-        const f = batch[r] as string[];
-        rawRowsRead++;
-        const record = malformedRecord.read(f, layout);
-        if (record === null) {
-          counts.malformed_record++;
+      const { id, createdAt } = record;
+      const closedRaw = f[layout.columns.closedDate] as string;
+      const closedAt = closedRaw.length === 0 ? null : localTimestamps.parse(closedRaw);
+      if (this.latestTimestamp === null || createdAt > this.latestTimestamp) this.latestTimestamp = createdAt;
+      if (closedAt !== null && closedAt > this.latestTimestamp) this.latestTimestamp = closedAt;
+      if (this.applyFilters) {
+        if (agencyNotDot.removes(f, layout)) {
+          counts.agency_not_dot++;
           continue;
         }
-        const { id, createdAt } = record;
-        const closedRaw = f[layout.columns.closedDate] as string;
-        const closedAt = closedRaw.length === 0 ? null : localTimestamps.parse(closedRaw);
-        if (latestTimestamp === null || createdAt > latestTimestamp) latestTimestamp = createdAt;
-        if (closedAt !== null && closedAt > latestTimestamp) latestTimestamp = closedAt;
-        if (applyFilters) {
-          if (agencyNotDot.removes(f, layout)) {
-            counts.agency_not_dot++;
-            continue;
-          }
-          if (createdOutsidePeriod.removes(createdAt)) {
-            counts.created_outside_period++;
-            continue;
-          }
-        }
-        if (duplicateUniqueKey.removes(id, seenKeys)) {
-          counts.duplicate_unique_key++;
+        if (createdOutsidePeriod.removes(createdAt)) {
+          counts.created_outside_period++;
           continue;
         }
-        if (closedBeforeCreated.removes(createdAt, closedAt)) {
-          counts.closed_before_created++;
-          continue;
-        }
-        const candidate = readCandidate(f, layout, id, createdAt, closedAt, closedRaw, counts);
-        canonicalSpelling.tally(candidate.row, spellings);
-        stage.add(candidate);
       }
-      options.onRecords?.(rawRowsRead);
+      kept.ids[kept.fields.length] = id;
+      kept.fields.push(f);
+      kept.createdAt.push(createdAt);
+      kept.closedAt.push(closedAt);
     }
-    if (layout === undefined) throw new Error('The export is empty: no header row was found.');
-    range = stage.finish();
-  } catch (error) {
-    stage.close();
-    throw error;
+    kept.ids = kept.ids.slice(0, kept.fields.length);
+    return kept;
   }
 
+  /** Stage the screened records that are not marked in `duplicates` (from markDuplicates), through the remaining rules. */
+  admit(screened: ScreenedRecords, duplicates: Uint8Array): void {
+    const layout = this.layout;
+    const counts = this.counts;
+    for (let i = 0; i < screened.fields.length; i++) {
+      if (duplicates[i] === 1) {
+        counts.duplicate_unique_key++;
+        continue;
+      }
+      const createdAt = screened.createdAt[i] as string;
+      const closedAt = screened.closedAt[i] as string | null;
+      if (closedBeforeCreated.removes(createdAt, closedAt)) {
+        counts.closed_before_created++;
+        continue;
+      }
+      const f = screened.fields[i] as string[];
+      const candidate = readCandidate(f, layout, screened.ids[i] as number, createdAt, closedAt, f[layout.columns.closedDate] as string, counts);
+      canonicalSpelling.tally(candidate.row, this.spellings);
+      this.stage.add(candidate);
+    }
+  }
+}
+
+/** duplicate_unique_key on Unique Keys taken in file order: 1 for each one already in `seenKeys` (the others are added). */
+export function markDuplicates(ids: Float64Array, seenKeys: KeySet): Uint8Array {
+  const duplicates = new Uint8Array(ids.length);
+  for (let i = 0; i < ids.length; i++) if (duplicateUniqueKey.removes(ids[i] as number, seenKeys)) duplicates[i] = 1;
+  return duplicates;
+}
+
+/** What the threads that screened and admitted an export's records found, each into its stage. */
+export interface CleanedParts {
+  layout: ExportLayout;
+  applyFilters: boolean;
+  stages: CandidateStage[];
+  /** Each rule's count, the spelling counts, records read and the latest date, over all the parts. */
+  counts: CleaningCounts;
+  spellings: SpellingTally;
+  rawRowsRead: number;
+  latestTimestamp: string | null;
+  /** Candidates staged. */
+  candidates: number;
+  /** created_at of the first and last candidate in order, or null when none was staged. */
+  range: { first: string; last: string } | null;
+}
+
+/** The staged export of finished stages: the rules that need all requests (spelling, repeats) run as `rows()` reads them in order. */
+export function stagedExportOf(parts: CleanedParts): StagedExport {
+  const { counts, spellings, stages, applyFilters } = parts;
+  const closeStages = (): void => {
+    for (const stage of stages) stage.close();
+  };
   const rules = (): CleaningRuleResult[] =>
     CLEANING_RULES.map((rule) => {
       const count = counts[rule.id];
@@ -162,26 +216,69 @@ export async function stageExportRecords(batches: AsyncIterable<string[][]>, opt
     try {
       const chosen = canonicalSpelling.choose(spellings);
       const firstSubmissions = new FirstSubmissions(counts);
-      for (const candidate of stage.sorted()) {
+      for (const candidate of mergeSortedStages(stages)) {
         canonicalSpelling.respell(candidate.row, chosen, counts);
         if (firstSubmissions.keeps(candidate)) yield candidate.row;
       }
     } finally {
-      stage.close();
+      closeStages();
     }
   }
   return {
-    rawRowsRead,
-    layout,
+    rawRowsRead: parts.rawRowsRead,
+    layout: parts.layout,
     filtersApplied: applyFilters,
-    latestTimestamp,
-    candidates: stage.size,
-    firstCreatedAt: range?.first ?? null,
-    lastStagedCreatedAt: range?.last ?? null,
+    latestTimestamp: parts.latestTimestamp,
+    candidates: parts.candidates,
+    firstCreatedAt: parts.range?.first ?? null,
+    lastStagedCreatedAt: parts.range?.last ?? null,
     rows,
     rules,
-    close: () => stage.close(),
+    close: closeStages,
   };
+}
+
+/**
+ * Read CSV record batches (the first record of the first batch is the header), apply the rules that
+ * look at one record at a time, and stage the requests that pass, on this thread. Throws
+ * MissingColumnError when a needed column is absent.
+ */
+export async function stageExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<StagedExport> {
+  const applyFilters = options.applyFilters ?? true;
+  const seenKeys = new UniqueKeySet();
+  const stage = new CandidateStage(makeStageDirectory(options.stageDirectory), 'new');
+  let cleaner: RecordCleaner | undefined;
+  let range: { first: string; last: string } | null;
+  try {
+    for await (const batch of batches) {
+      let start = 0;
+      if (cleaner === undefined) {
+        const header = batch[0];
+        if (header === undefined) continue;
+        cleaner = new RecordCleaner(locateExportColumns(header), applyFilters, stage);
+        start = 1;
+      }
+      const screened = cleaner.screen(batch, start);
+      cleaner.admit(screened, markDuplicates(screened.ids, seenKeys));
+      options.onRecords?.(cleaner.rawRowsRead);
+    }
+    if (cleaner === undefined) throw new Error(EMPTY_EXPORT_MESSAGE);
+    range = stage.finish();
+  } catch (error) {
+    stage.close();
+    throw error;
+  }
+  return stagedExportOf({
+    layout: cleaner.layout,
+    applyFilters,
+    stages: [stage],
+    counts: cleaner.counts,
+    spellings: cleaner.spellings,
+    rawRowsRead: cleaner.rawRowsRead,
+    latestTimestamp: cleaner.latestTimestamp,
+    candidates: stage.size,
+    range,
+  });
 }
 
 /** Clean CSV record batches into an array of requests (for exports that fit in memory: tests, fixtures). */
@@ -193,7 +290,7 @@ export async function cleanExportRecords(batches: AsyncIterable<string[][]>, opt
 }
 
 /** Columns the cleaning reads, as a mask for the CSV reader. */
-function usedColumnMask(header: readonly string[]): boolean[] {
+export function usedColumnMask(header: readonly string[]): boolean[] {
   const used = new Set(Object.values(locateExportColumns(header).columns));
   return header.map((_, i) => used.has(i));
 }
@@ -204,11 +301,6 @@ export function cleanExportText(
   options: CleaningOptions = {},
 ): Promise<CleanedExport> {
   return cleanExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
-}
-
-/** Read and stage CSV text chunks (header first), for `rows()` to take the cleaned requests out in order. */
-export function stageExportText(chunks: AsyncIterable<string> | Iterable<string>, options: CleaningOptions = {}): Promise<StagedExport> {
-  return stageExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
 }
 
 /** The stored fields of a record that passed the removal rules, through the transformation rules. */

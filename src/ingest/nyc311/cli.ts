@@ -3,7 +3,7 @@
  *
  *   npm run snapshot -- [--input export.csv | --synthetic] [--output data/service-requests.sqlite | --database postgres://...]
  *                       [--no-filter] [--seed N] [--rows N --from YEAR --to YEAR] [--snapshot-date YYYY-MM-DD] [--schema NAME]
- *                       [--write-synthetic-export FILE] [--quiet]
+ *                       [--threads N] [--write-synthetic-export FILE] [--quiet]
  *
  * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr (a bar
  * on a terminal, a line every 2 s otherwise); the summary (one JSON object) to stdout.
@@ -30,6 +30,8 @@ const USAGE = `Usage: npm run snapshot -- [options]
   --schema NAME            PostgreSQL schema (overrides ?schema=)
   --no-filter              keep every agency and date (for exports that are not DOT January-June 2025)
   --snapshot-date DATE     the day the export reflects (default: synthetic 2025-07-01, file: its latest date)
+  --threads N              worker threads that parse and clean the export (0: none; default one per
+                           core, up to 4, for an export of 32 MiB or more)
   --write-synthetic-export FILE   only write the synthetic export (or history) CSV to FILE
   --quiet                  no progress
   --help
@@ -51,6 +53,7 @@ async function main(argv: string[]): Promise<number> {
       'no-filter': { type: 'boolean' },
       'snapshot-date': { type: 'string' },
       'write-synthetic-export': { type: 'string' },
+      threads: { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -81,6 +84,8 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError('--snapshot-date must be YYYY-MM-DD');
   }
   if (history !== undefined && values.input !== undefined) throw new UsageError('--rows makes a synthetic history: not with --input');
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!/^\d+$/.test(values.threads ?? '') || threads > 64)) throw new UsageError('--threads must be an integer from 0 to 64');
   const input: SnapshotInput =
     values.input !== undefined ? { kind: 'file', path: values.input } : { kind: 'synthetic', seed, ...(history !== undefined ? { history } : {}) };
   const output: SnapshotOutput =
@@ -94,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
     // A history spans years and, like a real export of all agencies, is loaded without the filters.
     applyFilters: !values['no-filter'] && history === undefined,
     ...(values['snapshot-date'] !== undefined ? { snapshotDate: values['snapshot-date'] } : {}),
+    ...(threads !== undefined ? { stagingThreads: threads } : {}),
     ...(progress ? { progress } : {}),
   });
   const target =

@@ -15,9 +15,15 @@ const LF = 10;
 const CR = 13;
 
 export class CsvFormatError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** The record's number in the file, the header being record 1. */
+  readonly record: number;
+  /** What is wrong with it. */
+  readonly reason: string;
+  constructor(record: number, reason: string) {
+    super(`CSV record ${record}: ${reason}`);
     this.name = 'CsvFormatError';
+    this.record = record;
+    this.reason = reason;
   }
 }
 
@@ -74,9 +80,7 @@ function parseCompleteRecords(
         }
         if (!closed) {
           if (!final) break;
-          throw new CsvFormatError(
-            `CSV record ${recordOffset + records.length + 1}: a quoted field is not closed before the end of the file`,
-          );
+          throw new CsvFormatError(recordOffset + records.length + 1, 'a quoted field is not closed before the end of the file');
         }
         fields.push(keep === undefined || keep[fields.length] !== false ? value : '');
         if (i >= n) {
@@ -100,9 +104,7 @@ function parseCompleteRecords(
           complete = true;
           break;
         }
-        throw new CsvFormatError(
-          `CSV record ${recordOffset + records.length + 1}: unexpected character after a closing quote`,
-        );
+        throw new CsvFormatError(recordOffset + records.length + 1, 'unexpected character after a closing quote');
       } else {
         let j = i;
         while (j < n) {
@@ -168,55 +170,112 @@ export function parseCsvText(text: string): string[][] {
 }
 
 /**
- * Read CSV records from text chunks (for example a file stream with `encoding: 'utf8'`).
- * Yields one batch of complete records per chunk; the first record of the first batch is the header.
+ * The records of a piece of whole records (from readCsvRecordTexts), from `start`; `recordsBefore`
+ * (the records of the file before the piece) numbers the records in a CsvFormatError.
  */
-export async function* readCsvRecordBatches(
-  chunks: AsyncIterable<string> | Iterable<string>,
-  options: CsvReadOptions = {},
-): AsyncGenerator<string[][]> {
+export function parseCsvRecords(piece: string, start: number, recordsBefore: number, keep?: readonly boolean[]): string[][] {
+  return parseCompleteRecords(piece, start, true, recordsBefore, keep).records;
+}
+
+/**
+ * The header of a file's first piece (its first record that is not a blank line) and where the
+ * records after it start; null when the piece holds no record.
+ */
+export function readCsvHeader(piece: string): { header: string[]; bodyStart: number } | null {
+  let start = 0;
+  while (start < piece.length) {
+    const end = firstRecordEnd(piece.slice(start));
+    const bodyStart = end < 0 ? piece.length : start + end;
+    const header = parseCompleteRecords(piece.slice(start, bodyStart), 0, true, 0).records[0];
+    if (header !== undefined) return { header, bodyStart };
+    start = bodyStart;
+  }
+  return null;
+}
+
+/**
+ * Index just after the last line break of `text` outside quoted fields, or -1. A quote opens a
+ * quoted field only at the start of a field (after a comma or a line break, or at the start of the
+ * text, which starts a record), as parseCompleteRecords reads it; a doubled quote stays inside.
+ */
+function lastRecordEnd(text: string): number {
+  const opens: number[] = [];
+  const closes: number[] = [];
+  let q = text.indexOf('"');
+  while (q >= 0) {
+    const before = q === 0 ? LF : text.charCodeAt(q - 1);
+    if (before !== COMMA && before !== LF && before !== CR) {
+      q = text.indexOf('"', q + 1); // a quote inside an unquoted field is text
+      continue;
+    }
+    let close = text.indexOf('"', q + 1);
+    while (close >= 0 && text.charCodeAt(close + 1) === QUOTE) close = text.indexOf('"', close + 2);
+    opens.push(q);
+    closes.push(close < 0 ? text.length : close);
+    if (close < 0) break;
+    q = text.indexOf('"', close + 1);
+  }
+  let end = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+  for (let k = opens.length - 1; k >= 0 && end >= 0; k--) {
+    if (end > (closes[k] as number)) break; // after this quoted field, so after every earlier one
+    const open = opens[k] as number;
+    if (end > open) end = Math.max(text.lastIndexOf('\n', open), text.lastIndexOf('\r', open));
+  }
+  return end < 0 ? -1 : end + 1;
+}
+
+/**
+ * Cut CSV text chunks into pieces of whole records (a UTF-8 byte order mark at the start removed):
+ * each piece but the last ends just after a record's line break, so that pieces can be parsed
+ * apart, in any order or on other threads (parseCsvRecords). A record longer than a chunk waits for
+ * the chunks that complete it.
+ */
+export async function* readCsvRecordTexts(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
   let carry = '';
   let first = true;
-  let recordCount = 0;
-  let keep: readonly boolean[] | undefined;
   for await (const chunk of chunks) {
     let text = carry.length > 0 ? carry + chunk : chunk;
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
     }
-    let consumedHeader = 0;
-    if (keep === undefined && options.selectColumns !== undefined) {
-      // Read the header alone first, so that the rest of the first chunk already skips unused columns.
-      const headerEnd = firstRecordEnd(text);
-      if (headerEnd < 0) {
-        carry = text;
-        continue;
-      }
-      const header = parseCompleteRecords(text.slice(0, headerEnd), 0, true, 0).records[0] ?? [];
-      keep = options.selectColumns(header);
-      consumedHeader = headerEnd;
-      recordCount = 1;
-      yield [header];
+    const end = lastRecordEnd(text);
+    if (end < 0) {
+      carry = text;
+      continue;
     }
-    const { records, consumed } = parseCompleteRecords(text, consumedHeader, false, recordCount, keep);
-    carry = consumed < text.length ? text.slice(consumed) : '';
-    recordCount += records.length;
-    if (records.length > 0) yield records;
+    carry = text.slice(end);
+    yield end === text.length ? text : text.slice(0, end);
   }
-  if (carry.length > 0) {
+  if (carry.length > 0) yield carry;
+}
+
+/**
+ * Read CSV records from text chunks (for example a file stream with `encoding: 'utf8'`).
+ * Yields one batch of complete records per piece of whole records; the first record of the first
+ * batch is the header.
+ */
+export async function* readCsvRecordBatches(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  options: CsvReadOptions = {},
+): AsyncGenerator<string[][]> {
+  let recordCount = 0;
+  let keep: readonly boolean[] | undefined;
+  let headerRead = options.selectColumns === undefined;
+  for await (const piece of readCsvRecordTexts(chunks)) {
     let start = 0;
-    if (keep === undefined && options.selectColumns !== undefined) {
-      const end = firstRecordEnd(carry);
-      start = end < 0 ? carry.length : end;
-      const header = parseCompleteRecords(carry.slice(0, start), 0, true, 0).records[0];
-      if (header !== undefined) {
-        keep = options.selectColumns(header);
-        recordCount = 1;
-        yield [header];
-      }
+    if (!headerRead) {
+      // Read the header alone first, so that the rest of the first piece already skips unused columns.
+      const found = readCsvHeader(piece);
+      if (found === null) continue;
+      keep = options.selectColumns?.(found.header);
+      start = found.bodyStart;
+      recordCount = 1;
+      headerRead = true;
+      yield [found.header];
     }
-    const { records } = parseCompleteRecords(carry, start, true, recordCount, keep);
+    const records = parseCsvRecords(piece, start, recordCount, keep);
+    recordCount += records.length;
     if (records.length > 0) yield records;
   }
 }

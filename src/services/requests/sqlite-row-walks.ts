@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../shared/module-worker.js';
 import { ApiError } from '../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
 import type { WhereClause } from './filter-sql.js';
@@ -82,17 +83,9 @@ interface PoolWorker {
   retiring: boolean;
 }
 
-/**
- * A worker thread running the module beside this one: the compiled .js in a build; from the
- * TypeScript sources (tests, tsx), the .ts file, imported once tsx's loader is registered in the
- * thread (Node 20 does not pass a loader given in execArgv on to a worker).
- */
+/** A worker thread of the walks, on the snapshot at `path`. */
 function startWorker(path: string | null): Worker {
-  const fromSources = import.meta.url.endsWith('.ts');
-  if (!fromSources) return new Worker(new URL('./sqlite-row-walk-worker.js', import.meta.url), { workerData: { path } });
-  const module = JSON.stringify(new URL('./sqlite-row-walk-worker.ts', import.meta.url).href);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${module}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: { path } });
+  return startModuleWorker(import.meta.url, 'sqlite-row-walk-worker', { path });
 }
 
 function overloaded(): ApiError {

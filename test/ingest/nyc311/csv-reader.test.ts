@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvFormatError, parseCsvText, readCsvRecordBatches } from '../../../src/ingest/nyc311/csv-reader.js';
+import { CsvFormatError, parseCsvRecords, parseCsvText, readCsvRecordBatches, readCsvRecordTexts } from '../../../src/ingest/nyc311/csv-reader.js';
 
 async function readAll(chunks: string[], selectColumns?: (header: readonly string[]) => boolean[]): Promise<string[][]> {
   const out: string[][] = [];
@@ -60,5 +60,17 @@ describe('CSV reader (RFC 4180)', () => {
   it('refuses a quoted field that is never closed, and text after a closing quote', () => {
     expect(() => parseCsvText('a,b\n1,"open\n')).toThrow(CsvFormatError);
     expect(() => parseCsvText('a,b\n1,"x"y\n')).toThrow(/unexpected character after a closing quote/);
+  });
+
+  it('cuts text into pieces of whole records, each parsed apart as the whole text is parsed', async () => {
+    // Quotes inside unquoted fields are text; line breaks in quoted fields, doubled quotes, CRLF, CR alone.
+    const text = 'h1,h2\r\nab"c,"x\ny"\r\n"q""\n",d"\r\n1,2\r3,"4\r"\n\n5,""""\n';
+    const whole = parseCsvText(text);
+    for (let size = 1; size <= text.length; size++) {
+      const pieces: string[] = [];
+      for await (const piece of readCsvRecordTexts(splitEvery(text, size))) pieces.push(piece);
+      expect(pieces.join(''), `chunks of ${size}`).toBe(text);
+      expect(pieces.flatMap((piece) => parseCsvRecords(piece, 0, 0)), `chunks of ${size}`).toEqual(whole);
+    }
   });
 });

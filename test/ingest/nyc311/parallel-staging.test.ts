@@ -1,0 +1,111 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { StagedExport } from '../../../src/ingest/nyc311/clean-export.js';
+import { CsvFormatError } from '../../../src/ingest/nyc311/csv-reader.js';
+import { MissingColumnError } from '../../../src/ingest/nyc311/export-columns.js';
+import { stageExportText } from '../../../src/ingest/nyc311/parallel-staging.js';
+import { generateSyntheticHistory } from '../../../src/ingest/nyc311/synthetic-export.js';
+import { MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
+
+/**
+ * The staging on worker threads against the staging on one thread: the same export, cut into small
+ * chunks so that its records are dealt to the workers in many pieces, must give the same cleaned
+ * requests in the same order, and every rule the same count.
+ */
+const stageRoot = mkdtempSync(join(tmpdir(), 'parallel-staging-test-'));
+afterAll(() => rmSync(stageRoot, { recursive: true, force: true }));
+
+function chunksOf(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  return chunks;
+}
+
+function outcome(staged: StagedExport): unknown {
+  const rows = [...staged.rows()];
+  const { rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied } = staged;
+  return { rows, rules: staged.rules(), rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied };
+}
+
+async function stagedBoth(text: string, chunkSize: number, threads: number, applyFilters: boolean): Promise<[unknown, unknown]> {
+  const options = { applyFilters, stageDirectory: stageRoot };
+  const oneThread = outcome(await stageExportText(chunksOf(text, chunkSize), options));
+  const onWorkers = outcome(await stageExportText(chunksOf(text, chunkSize), { ...options, threads }));
+  return [onWorkers, oneThread];
+}
+
+/** A synthetic history's text: duplicates, closings before creation, repeats, spellings and placeholders planted. */
+function historyText(rows: number): string {
+  return [...generateSyntheticHistory({ rows, fromYear: 2024, toYear: 2025, seed: 7 }).chunks].join('');
+}
+
+/** A record of the 14 needed columns; `id` first. */
+const HEADER = 'Unique Key,Created Date,Closed Date,Agency,Complaint Type,Descriptor,Location Type,Incident Zip,Status,Community Board,Borough,Open Data Channel Type,Latitude,Longitude\r\n';
+function record(id: number, created: string, closed: string, descriptor: string): string {
+  return `${id},${created},${closed},DOT,Street Condition,${descriptor},Street,10001,Closed,04 MANHATTAN,MANHATTAN,PHONE,40.75,-73.99\r\n`;
+}
+
+describe('staging on worker threads gives the staging on one thread', () => {
+  it('a synthetic history in small pieces on 2 and 3 threads: the same requests in order and the same count for every rule', async () => {
+    const text = historyText(4000);
+    for (const threads of [2, 3]) {
+      const [onWorkers, oneThread] = await stagedBoth(text, 4096 + threads, threads, false);
+      expect(onWorkers).toEqual(oneThread);
+    }
+  }, 60_000);
+
+  it('a Unique Key read again in a later piece is a duplicate, wherever each piece was cleaned', async () => {
+    // The first record of key 7 is created last: file order decides, not the order of creation.
+    const records = [record(7, '06/30/2025 11:00:00 PM', '', 'Pothole')];
+    for (let i = 0; i < 300; i++) records.push(record(1000 + i, '01/05/2025 10:00:00 AM', '01/06/2025 10:00:00 AM', `"Cave-in, ""big"" ${i}"`));
+    records.push(record(7, '01/01/2025 12:00:00 AM', '', 'Pothole'), record(1000, '01/02/2025 12:00:00 AM', '', 'Pothole'));
+    const text = `\uFEFF${HEADER}${records.join('')}`;
+    const [onWorkers, oneThread] = await stagedBoth(text, 97, 2, true);
+    expect(onWorkers).toEqual(oneThread);
+    const rules = (onWorkers as { rules: { id: string; rows_removed: number }[] }).rules;
+    expect(rules.find((rule) => rule.id === 'duplicate_unique_key')?.rows_removed).toBe(2);
+  });
+
+  it('the 41-column fixture, with the filters, in chunks of every size from 50 to 2000 characters', async () => {
+    const text = readFileSync(STANDARD_41_FIXTURE, 'utf8');
+    for (const size of [50, 333, 2000]) {
+      const [onWorkers, oneThread] = await stagedBoth(text, size, 2, true);
+      expect(onWorkers, `chunks of ${size}`).toEqual(oneThread);
+    }
+  });
+});
+
+describe('staging on worker threads fails as the staging on one thread', () => {
+  it('a CSV error names the record by its number in the file', async () => {
+    const records = Array.from({ length: 200 }, (_, i) => record(2000 + i, '02/01/2025 09:00:00 AM', '', 'Pothole'));
+    records[150] = '2150,02/01/2025 09:00:00 AM,,DOT,"Street"x,Pothole,Street,10001,Open,04 MANHATTAN,MANHATTAN,PHONE,40.75,-73.99\r\n';
+    const text = HEADER + records.join('');
+    const oneThread = stageExportText(chunksOf(text, 500), { stageDirectory: stageRoot });
+    await expect(oneThread).rejects.toThrow('CSV record 152: unexpected character after a closing quote');
+    const onWorkers = stageExportText(chunksOf(text, 500), { stageDirectory: stageRoot, threads: 2 });
+    await expect(onWorkers).rejects.toThrow(new CsvFormatError(152, 'unexpected character after a closing quote'));
+  });
+
+  it('a quoted field never closed, an empty export and missing columns', async () => {
+    const open = `${HEADER}${record(1, '02/01/2025 09:00:00 AM', '', 'Pothole')}3,"02/01/2025`;
+    await expect(stageExportText([open], { threads: 2, stageDirectory: stageRoot })).rejects.toThrow(
+      'CSV record 3: a quoted field is not closed before the end of the file',
+    );
+    await expect(stageExportText([''], { threads: 2, stageDirectory: stageRoot })).rejects.toThrow(/empty: no header row/);
+    await expect(stageExportText([readFileSync(MISSING_COLUMNS_FIXTURE, 'utf8')], { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(
+      MissingColumnError,
+    );
+  });
+
+  it('leaves no stage behind after a failure, nor once the requests are read', async () => {
+    const before = readdirSync(stageRoot).length;
+    const bad = `${HEADER}${record(1, '02/01/2025 09:00:00 AM', '', 'Pothole')}2,"x"y\r\n`;
+    await expect(stageExportText(chunksOf(bad, 40), { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(CsvFormatError);
+    const staged = await stageExportText(chunksOf(historyText(500), 1000), { threads: 2, applyFilters: false, stageDirectory: stageRoot });
+    expect(readdirSync(stageRoot).length).toBe(before + 2);
+    expect([...staged.rows()].length).toBeGreaterThan(400);
+    expect(readdirSync(stageRoot).length).toBe(before);
+  }, 30_000);
+});
