@@ -12,10 +12,11 @@ import { readFileTextChunks } from './csv-reader.js';
 import { SNAPSHOT_PERIOD } from './cleaning-rules.js';
 import { silentProgress, type ProgressReporter } from './progress-reporter.js';
 import { ContentHasher, SnapshotAggregator } from '../../snapshot/snapshot-aggregates.js';
-import type { SnapshotContent, SnapshotStream, SnapshotSummaries } from './snapshot-content.js';
+import { type SnapshotContent, type SnapshotOutput, type SnapshotStream, type SnapshotSummaries, streamOf } from './snapshot-content.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot/snapshot-schema.js';
 import { writePostgresSnapshot } from './postgres-snapshot-writer.js';
 import { writeSqliteSnapshot } from './sqlite-snapshot-writer.js';
+import { writeSnapshotOnThread } from './snapshot-writer-thread.js';
 import type { ServiceRequest, SnapshotMeta, SnapshotSource } from '../../snapshot/service-request.js';
 import {
   SYNTHETIC_GENERATOR_VERSION,
@@ -34,7 +35,7 @@ import {
 export type SnapshotInput =
   | { kind: 'file'; path: string }
   | { kind: 'synthetic'; seed?: number; history?: Omit<SyntheticHistoryOptions, 'seed'> };
-export type SnapshotOutput = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
+export type { SnapshotOutput } from './snapshot-content.js';
 
 export interface PrepareSnapshotOptions {
   /** Apply the DOT and period filters (default true). */
@@ -44,21 +45,24 @@ export interface PrepareSnapshotOptions {
   progress?: ProgressReporter;
   /** Where the temporary staging file goes (default: the system's temporary directory). */
   stageDirectory?: string;
-  /** Worker threads that parse and clean the export (default: stagingThreadsFor its size; 0: none). */
-  stagingThreads?: number;
+  /**
+   * Worker threads: `threads` parse and clean the export, and one more writes the snapshot (default:
+   * threadsFor the export's size; 0: the command's own thread does everything).
+   */
+  threads?: number;
 }
 
-/** An export from this size on is parsed and cleaned on worker threads: below it, starting them costs more than they save. */
-const PARALLEL_STAGING_MIN_BYTES = 32 * 1024 * 1024;
-/** At most this many staging threads: this thread, which reads, decides the duplicates and then writes, becomes the limit. */
+/** An export from this size on is read on worker threads: below it, starting them costs more than they save. */
+const WORKER_THREADS_MIN_BYTES = 32 * 1024 * 1024;
+/** At most this many staging threads: this thread, which reads the export and decides the duplicates, becomes the limit. */
 const MAX_STAGING_THREADS = 4;
 /** Bytes of a synthetic record, about, to size a synthetic export before it is written. */
 const SYNTHETIC_RECORD_BYTES = 500;
 
 /** Staging threads for an export of `bytes`: one per core, up to MAX_STAGING_THREADS; none for a small export or on one core. */
-function stagingThreadsFor(bytes: number): number {
+function threadsFor(bytes: number): number {
   const cores = availableParallelism();
-  return bytes < PARALLEL_STAGING_MIN_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_STAGING_THREADS);
+  return bytes < WORKER_THREADS_MIN_BYTES || cores < 2 ? 0 : Math.min(cores, MAX_STAGING_THREADS);
 }
 
 export interface PreparedSnapshot {
@@ -79,6 +83,8 @@ interface OpenedSnapshot {
   timings: { generateMs: number; readAndCleanMs: number };
   /** Time spent in summaries() (the numbers are otherwise computed as the rows pass). */
   aggregateMs(): number;
+  /** The staging threads it was read with (PrepareSnapshotOptions.threads). */
+  threads: number;
 }
 
 /** Read an export, clean and stage it: memory does not grow with its size. */
@@ -91,12 +97,14 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
   let source: Omit<SnapshotSource, 'layout'>;
   let syntheticCounts: SyntheticExportCounts | null = null;
   let generateMs = 0;
+  let threads: number;
 
   if (input.kind === 'synthetic') {
     const seed = input.seed ?? SYNTHETIC_SEED;
     const history = input.history === undefined ? undefined : { ...input.history, seed };
     const generated = history === undefined ? generateSyntheticExport(seed) : generateSyntheticHistory(history);
     syntheticCounts = generated.counts;
+    threads = options.threads ?? threadsFor(generated.counts.records * SYNTHETIC_RECORD_BYTES);
     generateMs = performance.now() - started;
     progress.phase('reading and cleaning', history === undefined ? generated.counts.records : undefined, 'records');
     const chunks = function* (): Generator<string> {
@@ -107,7 +115,7 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
     };
     staged = await stageExportText(chunks(), {
       applyFilters,
-      threads: options.stagingThreads ?? stagingThreadsFor(generated.counts.records * SYNTHETIC_RECORD_BYTES),
+      threads,
       onRecords: (n) => progress.update(n),
       ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
     });
@@ -125,11 +133,12 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
     };
   } else {
     const size = statSync(input.path).size;
+    threads = options.threads ?? threadsFor(size);
     progress.phase(`reading and cleaning ${basename(input.path)}`, size, 'bytes');
     let records = 0;
     staged = await stageExportText(readFileTextChunks(input.path, { hash, onBytes: (n) => progress.update(n, records) }), {
       applyFilters,
-      threads: options.stagingThreads ?? stagingThreadsFor(size),
+      threads,
       onRecords: (n) => (records = n),
       ...(options.stageDirectory !== undefined ? { stageDirectory: options.stageDirectory } : {}),
     });
@@ -212,6 +221,7 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
     syntheticCounts,
     timings: { generateMs, readAndCleanMs },
     aggregateMs: () => aggregateMs,
+    threads,
   };
 }
 
@@ -231,10 +241,17 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
   };
 }
 
-/** Store a snapshot in SQLite or PostgreSQL. */
-export async function writeSnapshot(output: SnapshotOutput, content: SnapshotContent | SnapshotStream, progress: ProgressReporter = silentProgress): Promise<void> {
+/** Store a snapshot in SQLite or PostgreSQL; `onThread`: through a writer thread (snapshot-writer-thread.ts). */
+export async function writeSnapshot(
+  output: SnapshotOutput,
+  content: SnapshotContent | SnapshotStream,
+  progress: ProgressReporter = silentProgress,
+  onThread = false,
+): Promise<void> {
   progress.phase(output.kind === 'sqlite' ? 'writing SQLite' : 'loading PostgreSQL', 'rowsExpected' in content ? content.rowsExpected : content.rows.length, 'rows');
-  if (output.kind === 'sqlite') {
+  if (onThread) {
+    await writeSnapshotOnThread(output, streamOf(content), (n, total) => progress.update(n, undefined, total));
+  } else if (output.kind === 'sqlite') {
     writeSqliteSnapshot(output.path, content, (n, total) => progress.update(n, undefined, total));
   } else {
     await writePostgresSnapshot(output.url, content, {
@@ -273,6 +290,7 @@ export async function buildSnapshot(
         },
       },
       options.progress,
+      opened.threads > 0,
     );
   } finally {
     opened.staged.close();

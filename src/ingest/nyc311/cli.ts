@@ -30,8 +30,8 @@ const USAGE = `Usage: npm run snapshot -- [options]
   --schema NAME            PostgreSQL schema (overrides ?schema=)
   --no-filter              keep every agency and date (for exports that are not DOT January-June 2025)
   --snapshot-date DATE     the day the export reflects (default: synthetic 2025-07-01, file: its latest date)
-  --threads N              worker threads that parse and clean the export (0: none; default one per
-                           core, up to 4, for an export of 32 MiB or more)
+  --threads N              worker threads that parse and clean the export, besides one that writes
+                           (0: none; default one per core, up to 4, for an export of 32 MiB or more)
   --write-synthetic-export FILE   only write the synthetic export (or history) CSV to FILE
   --quiet                  no progress
   --help
@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
     // A history spans years and, like a real export of all agencies, is loaded without the filters.
     applyFilters: !values['no-filter'] && history === undefined,
     ...(values['snapshot-date'] !== undefined ? { snapshotDate: values['snapshot-date'] } : {}),
-    ...(threads !== undefined ? { stagingThreads: threads } : {}),
+    ...(threads !== undefined ? { threads } : {}),
     ...(progress ? { progress } : {}),
   });
   const target =

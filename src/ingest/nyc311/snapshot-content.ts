@@ -3,6 +3,9 @@ import type { DailyStatRow } from '../../snapshot/snapshot-aggregates.js';
 import { SNAPSHOT_META_COLUMNS } from '../../snapshot/snapshot-schema.js';
 import type { ComplaintTypeCount, ServiceRequest, SnapshotMeta } from '../../snapshot/service-request.js';
 
+/** Where a snapshot is stored: a SQLite file, or a PostgreSQL database (and schema). */
+export type SnapshotOutput = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema?: string };
+
 export interface SnapshotContent {
   /** Sorted by (created_at, id). */
   rows: readonly ServiceRequest[];
