@@ -178,12 +178,9 @@ export function markDuplicates(ids: Float64Array, seenKeys: KeySet): Uint8Array 
   return duplicates;
 }
 
-/** What the threads that screened and admitted an export's records found, each into its stage. */
-export interface CleanedParts {
-  layout: ExportLayout;
-  applyFilters: boolean;
-  stages: CandidateStage[];
-  /** Each rule's count, the spelling counts, records read and the latest date, over all the parts. */
+/** What cleaning found on one thread, or on all of them added up, besides the stages. */
+export interface CleaningTally {
+  /** Each rule's count, the spelling counts, records read and the latest date. */
   counts: CleaningCounts;
   spellings: SpellingTally;
   rawRowsRead: number;
@@ -192,6 +189,13 @@ export interface CleanedParts {
   candidates: number;
   /** created_at of the first and last candidate in order, or null when none was staged. */
   range: { first: string; last: string } | null;
+}
+
+/** What the threads that screened and admitted an export's records found, each into its stage. */
+export interface CleanedParts extends CleaningTally {
+  layout: ExportLayout;
+  applyFilters: boolean;
+  stages: CandidateStage[];
 }
 
 /** The staged export of finished stages: the rules that need all requests (spelling, repeats) run as `rows()` reads them in order. */

@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { CandidateStage, makeStageDirectory } from './candidate-stage.js';
-import { type CleaningOptions, EMPTY_EXPORT_MESSAGE, type StagedExport, markDuplicates, stageExportRecords, stagedExportOf, usedColumnMask } from './clean-export.js';
+import { type CleaningOptions, type CleaningTally, EMPTY_EXPORT_MESSAGE, type StagedExport, markDuplicates, stageExportRecords, stagedExportOf, usedColumnMask } from './clean-export.js';
 import { type CleaningCounts, type SpellingTally, UniqueKeySet } from './cleaning-rules.js';
 import { CsvFormatError, readCsvHeader, readCsvRecordBatches, readCsvRecordTexts } from './csv-reader.js';
 import { locateExportColumns } from './export-columns.js';
@@ -30,21 +30,11 @@ export type StagingRequest =
   | { kind: 'admit'; seq: number; duplicates: Uint8Array }
   | { kind: 'finish' };
 
-/** What a worker's stage holds once finished. */
-interface FinishedPart {
-  counts: CleaningCounts;
-  spellings: SpellingTally;
-  rawRowsRead: number;
-  latestTimestamp: string | null;
-  candidates: number;
-  range: { first: string; last: string } | null;
-}
-
 /** A worker to this thread. `failed`: `seq` is the piece's (null when not a piece's), `record` its record's number in the piece for a CsvFormatError. */
 export type StagingReply =
   | { kind: 'screened'; seq: number; ids: Float64Array; records: number }
   | { kind: 'admitted'; seq: number }
-  | ({ kind: 'finished' } & FinishedPart)
+  | ({ kind: 'finished' } & CleaningTally)
   | { kind: 'failed'; seq: number | null; record: number | null; reason: string };
 
 /** Pieces a worker holds at most (sent and not yet admitted): what bounds the memory of the staging. */
@@ -80,7 +70,7 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
   const directories: string[] = [];
   const workers: Worker[] = [];
   const inFlight: number[] = [];
-  const finished: (FinishedPart | undefined)[] = [];
+  const finished: (CleaningTally | undefined)[] = [];
   const screened = new Map<number, { worker: number; reply: Extract<StagingReply, { kind: 'screened' | 'failed' }> }>();
   const seenKeys = new UniqueKeySet();
   let nextSeq = 0;
@@ -176,9 +166,9 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
   stopping = true;
   await Promise.all(workers.map((worker) => worker.terminate()));
 
-  const parts = finished as FinishedPart[];
-  const counts = { ...(parts[0] as FinishedPart).counts };
-  const spellings = (parts[0] as FinishedPart).spellings;
+  const parts = finished as CleaningTally[];
+  const counts = { ...(parts[0] as CleaningTally).counts };
+  const spellings = (parts[0] as CleaningTally).spellings;
   for (const part of parts.slice(1)) {
     for (const id of Object.keys(counts) as (keyof CleaningCounts)[]) counts[id] += part.counts[id];
     for (const field of Object.keys(spellings) as (keyof SpellingTally)[]) {
