@@ -22,6 +22,9 @@ export interface Candidate extends RepeatCandidate {
 
 /** Candidates per INSERT statement. */
 const BATCH = 200;
+/** The page cache of an export's stages, KiB: shared out between the stages when threads write several. */
+export const STAGES_CACHE_KIB = 65_536;
+
 /** A new temporary directory for a stage, under `parentDirectory`. */
 export function makeStageDirectory(parentDirectory: string = tmpdir()): string {
   return mkdtempSync(join(parentDirectory, 'snapshot-stage-'));
@@ -34,19 +37,20 @@ export class CandidateStage {
   private staged = 0;
 
   /**
-   * The stage in `directory` (from makeStageDirectory): `new` creates it, to add candidates;
-   * `finished` opens one that another thread wrote and finished, to read it.
+   * The stage in `directory` (from makeStageDirectory): `new` creates it, to add candidates, with a
+   * page cache of `cacheKib`; `finished` opens one that another thread wrote and finished, to read it.
    */
   constructor(
     readonly directory: string,
     state: 'new' | 'finished',
+    cacheKib = STAGES_CACHE_KIB,
   ) {
     this.db = new Database(join(this.directory, 'stage.sqlite'));
     if (state === 'finished') return;
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.pragma('page_size = 16384');
-    this.db.pragma('cache_size = -65536');
+    this.db.pragma(`cache_size = -${Math.max(1024, Math.floor(cacheKib))}`);
     this.db.pragma('temp_store = FILE');
     this.db.exec(
       // The candidate is one JSON text: cheaper to bind and read back than a column per field.

@@ -9,7 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { CandidateStage, makeStageDirectory } from './candidate-stage.js';
+import { CandidateStage, STAGES_CACHE_KIB, makeStageDirectory } from './candidate-stage.js';
 import { type CleaningOptions, type CleaningTally, EMPTY_EXPORT_MESSAGE, type StagedExport, markDuplicates, stageExportRecords, stagedExportOf, usedColumnMask } from './clean-export.js';
 import { type CleaningCounts, type SpellingTally, UniqueKeySet } from './cleaning-rules.js';
 import { CsvFormatError, readCsvHeader, readCsvRecordBatches, readCsvRecordTexts } from './csv-reader.js';
@@ -20,8 +20,9 @@ import { startModuleWorker } from '../../shared/module-worker.js';
 export interface StagingWorkerData {
   header: string[];
   applyFilters: boolean;
-  /** Its stage's directory (made, and deleted on failure, by this thread). */
+  /** Its stage's directory (made, and deleted on failure, by this thread), and its page cache (its share of STAGES_CACHE_KIB). */
   stageDirectory: string;
+  cacheKib: number;
 }
 
 /** This thread to a worker. */
@@ -128,7 +129,7 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
     for (let w = 0; w < threads; w++) {
       const stageDirectory = makeStageDirectory(options.stageDirectory);
       directories.push(stageDirectory);
-      const worker = startModuleWorker(import.meta.url, 'staging-worker', { header, applyFilters, stageDirectory } satisfies StagingWorkerData);
+      const worker = startModuleWorker(import.meta.url, 'staging-worker', { header, applyFilters, stageDirectory, cacheKib: STAGES_CACHE_KIB / threads } satisfies StagingWorkerData);
       workers.push(worker);
       inFlight.push(0);
       finished.push(undefined);

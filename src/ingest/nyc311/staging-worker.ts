@@ -13,7 +13,7 @@ const data = workerData as StagingWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('staging-worker.ts runs as a worker thread');
 const keep = usedColumnMask(data.header);
-const stage = new CandidateStage(data.stageDirectory, 'new');
+const stage = new CandidateStage(data.stageDirectory, 'new', data.cacheKib);
 const cleaner = new RecordCleaner(locateExportColumns(data.header), data.applyFilters, stage);
 const waiting = new Map<number, ScreenedRecords>();
 
