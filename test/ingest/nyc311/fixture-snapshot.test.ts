@@ -252,6 +252,17 @@ describe('the snapshot command', () => {
     expect(existsSync(output)).toBe(true);
   }, 60_000);
 
+  it('--threads 2 (staging and writer threads) builds the snapshot of --threads 0; --threads takes a count', async () => {
+    const snapshotIdWith = async (threads: string): Promise<string> => {
+      const output = join(directory, `cli-threads-${threads}.sqlite`);
+      const { stdout } = await run(tsx, [cli, '--input', STANDARD_41_FIXTURE, '--output', output, '--threads', threads, '--quiet'], { cwd: REPO_ROOT });
+      return (JSON.parse(stdout) as { snapshot_id: string }).snapshot_id;
+    };
+    expect(await snapshotIdWith('2')).toBe(await snapshotIdWith('0'));
+    const attempt = run(tsx, [cli, '--input', STANDARD_41_FIXTURE, '--output', join(directory, 'never.sqlite'), '--threads', 'two'], { cwd: REPO_ROOT });
+    await expect(attempt).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--threads must be an integer from 0 to 64/) });
+  }, 60_000);
+
   it('stops with a clear message naming the missing columns', async () => {
     const attempt = run(tsx, [cli, '--input', MISSING_COLUMNS_FIXTURE, '--output', join(directory, 'never.sqlite'), '--quiet'], { cwd: REPO_ROOT });
     await expect(attempt).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/lacks the needed columns "Status", "Borough"/) });
