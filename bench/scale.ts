@@ -10,9 +10,11 @@
  * For each scale and backend: the snapshot command in a child process (wall time, peak RSS from
  * /usr/bin/time, rows/s), the SQLite file or the PostgreSQL tables' size, the service started as
  * `npm start` runs it (start to the first data answer, RSS after it), then p50/p99 at 10 connections
- * for every route and filter kind, the longest event-loop block of the service under a flood of
- * statistics that walk rows (perf_hooks.monitorEventLoopDelay, through bench/event-loop-probe.mjs),
- * and the RSS at the end. With --before, the snapshot command of that worktree (a build of an earlier
+ * for every route and filter kind, the longest event-loop block of the service during each case and
+ * under a flood of statistics that walk rows (perf_hooks.monitorEventLoopDelay, through
+ * bench/event-loop-probe.mjs; in brackets the same without the time the event loop's thread waited
+ * for a core; each turn over 20 ms is explained in --dir/event-loop-<port>.txt.turns), and the RSS at
+ * the end. With --before, the snapshot command of that worktree (a build of an earlier
  * commit, with its dist/ built) is timed on the same files first, and on SQLite its service serves
  * its own snapshot beside this one's, for the before/after of the same run. --reuse keeps SQLite
  * snapshots already in --dir (snapshot-Nx.sqlite, snapshot-Nx-before.sqlite) instead of building them.
@@ -79,12 +81,12 @@ interface Served {
   startSeconds: number;
   /** Start to /ready 200 (the schemas compiled: a request answers at full speed), s. */
   readySeconds: number;
-  /** The longest event-loop block while statistics that walk rows flood the service, ms. */
-  floodMaxDelayMs: number;
-  /** The longest event-loop block during the cases (every route and filter kind), ms. */
-  casesMaxDelayMs: number;
-  /** The longest event-loop block during each case, in the order of the cases, ms. */
-  caseDelays: number[];
+  /** The longest event-loop block while statistics that walk rows flood the service. */
+  floodBlocks: Blocks;
+  /** The longest event-loop block during the cases (every route and filter kind). */
+  casesBlocks: Blocks;
+  /** The longest event-loop block during each case, in the order of the cases. */
+  caseBlocks: Blocks[];
   rssAfterStartMb: number;
   rssAfterLoadMb: number;
   loads: LoadResult[];
@@ -124,16 +126,25 @@ function cases(firstYear: string, lastYear: string): [string, string][] {
 /** A combination no summary answers: the statistics walk the matching rows. */
 const FLOOD_PATH = '/v1/stats/weekly?borough=queens&status=closed&complaint_type=Street%20Light%20Condition';
 
-/** The longest event-loop block of the child since the last call (bench/event-loop-probe.mjs). */
-async function maxEventLoopDelayMs(child: ReturnType<typeof spawn>, probeFile: string): Promise<number> {
+/** The longest event-loop block of the child since the last call, and the longest of its own making (bench/event-loop-probe.mjs). */
+interface Blocks {
+  /** As monitorEventLoopDelay measures it, ms. */
+  maxMs: number;
+  /** Without the time the event loop's thread waited for a core, ms. */
+  ownMaxMs: number;
+}
+
+async function eventLoopBlocks(child: ReturnType<typeof spawn>, probeFile: string): Promise<Blocks> {
   child.kill('SIGUSR2');
   // The signal is handled when the loop turns: after the block in progress, if any.
   for (let i = 0; i < 6000 && !existsSync(probeFile); i += 1) await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 50));
-  if (!existsSync(probeFile)) return Number.NaN;
-  const value = Number(readFileSync(probeFile, 'utf8'));
+  if (!existsSync(probeFile)) return { maxMs: Number.NaN, ownMaxMs: Number.NaN };
+  const read = (path: string): number => (existsSync(path) ? Number(readFileSync(path, 'utf8')) : Number.NaN);
+  const blocks = { maxMs: read(probeFile), ownMaxMs: read(`${probeFile}.own`) };
   rmSync(probeFile, { force: true });
-  return value;
+  rmSync(`${probeFile}.own`, { force: true });
+  return blocks;
 }
 
 /** The requests service of `root` (this worktree, or --before) serving the snapshot. */
@@ -177,17 +188,17 @@ async function serve(root: string, databaseUrlOrPath: string, firstYear: string,
     }
     const readySeconds = (performance.now() - started) / 1000;
     // The start's own blocks (loading modules, opening the snapshot, compiling the schemas) are not a request's: reset.
-    await maxEventLoopDelayMs(child, probeFile);
+    await eventLoopBlocks(child, probeFile);
     const loads: LoadResult[] = [];
-    const caseDelays: number[] = [];
+    const caseBlocks: Blocks[] = [];
     for (const [name, path] of cases(firstYear, lastYear)) {
       loads.push(await load(name, { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] }));
-      caseDelays.push(await maxEventLoopDelayMs(child, probeFile));
+      caseBlocks.push(await eventLoopBlocks(child, probeFile));
     }
-    const casesMaxDelayMs = Math.max(...caseDelays);
+    const casesBlocks = { maxMs: Math.max(...caseBlocks.map((b) => b.maxMs)), ownMaxMs: Math.max(...caseBlocks.map((b) => b.ownMaxMs)) };
     loads.push(await load('stats flood (weekly, combination)', { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path: FLOOD_PATH, headers: { 'x-api-key': KEY } }] }));
-    const floodMaxDelayMs = await maxEventLoopDelayMs(child, probeFile);
-    return { startSeconds, readySeconds, floodMaxDelayMs, casesMaxDelayMs, caseDelays, rssAfterStartMb, rssAfterLoadMb: rssMb(child.pid!), loads };
+    const floodBlocks = await eventLoopBlocks(child, probeFile);
+    return { startSeconds, readySeconds, floodBlocks, casesBlocks, caseBlocks, rssAfterStartMb, rssAfterLoadMb: rssMb(child.pid!), loads };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -223,11 +234,13 @@ const ingestLine = (scale: number, backend: string, build: string, i: Ingest): s
   `| ${scale}x | ${backend} | ${build} | ${i.rows.toLocaleString('en-US')} | ${i.seconds} | ${i.rowsPerSecond.toLocaleString('en-US')} | ${i.cpuSeconds.toFixed(1)} | ${Math.round(i.rows / i.cpuSeconds).toLocaleString('en-US')} | ${i.peakRssMb} |`;
 const servedBy = new Map<string, Served>();
 const sizeLines: string[] = [
-  '| scale | backend | size | start to first answer s | start to ready s | RSS after start MB | RSS after the load MB | max event-loop block during the cases ms | max event-loop block under a stats flood ms |',
+  '| scale | backend | size | start to first answer s | start to ready s | RSS after start MB | RSS after the load MB | max event-loop block during the cases ms (own) | max event-loop block under a stats flood ms (own) |',
   '|---|---|---|---:|---:|---:|---:|---:|---:|',
 ];
+/** A block as monitorEventLoopDelay measures it, with the part of the service's own making in brackets. */
+const blocksCell = (b: Blocks): string => `${b.maxMs.toFixed(1)} (${b.ownMaxMs.toFixed(1)})`;
 const sizeLine = (scale: number, backend: string, size: number, served: Served): string =>
-  `| ${scale}x | ${backend} | ${mb(size)} | ${served.startSeconds.toFixed(2)} | ${served.readySeconds.toFixed(2)} | ${served.rssAfterStartMb} | ${served.rssAfterLoadMb} | ${served.casesMaxDelayMs.toFixed(1)} | ${served.floodMaxDelayMs.toFixed(1)} |`;
+  `| ${scale}x | ${backend} | ${mb(size)} | ${served.startSeconds.toFixed(2)} | ${served.readySeconds.toFixed(2)} | ${served.rssAfterStartMb} | ${served.rssAfterLoadMb} | ${blocksCell(served.casesBlocks)} | ${blocksCell(served.floodBlocks)} |`;
 const wanted = new Set(values.backends.split(','));
 
 // The service runs from the compiled build, as `npm start` runs it.
@@ -280,9 +293,15 @@ caseNames.forEach((name, i) => {
   });
   lines.push(`| ${name} | ${cells.join(' | ')} |`);
 });
-lines.push('', '### Longest event-loop block during each case, ms', '', `| case | ${keys.join(' | ')} |`, `|---|${keys.map(() => '---:').join('|')}|`);
+lines.push(
+  '',
+  '### Longest event-loop block during each case, ms (in brackets: without the time its thread waited for a core)',
+  '',
+  `| case | ${keys.join(' | ')} |`,
+  `|---|${keys.map(() => '---:').join('|')}|`,
+);
 caseNames.forEach((name, i) => {
-  const cells = keys.map((key) => servedBy.get(key)!.caseDelays[i]);
-  if (cells.every((cell) => cell !== undefined)) lines.push(`| ${name} | ${cells.map((cell) => cell.toFixed(1)).join(' | ')} |`);
+  const cells = keys.map((key) => servedBy.get(key)!.caseBlocks[i]);
+  if (cells.every((cell) => cell !== undefined)) lines.push(`| ${name} | ${cells.map((cell) => blocksCell(cell)).join(' | ')} |`);
 });
 process.stdout.write(`${lines.join('\n')}\n`);
