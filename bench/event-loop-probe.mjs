@@ -12,8 +12,12 @@
  *   core (and of it, in 10 ms steps, the time in the kernel: /proc/<pid>/task/<pid>/stat), its wait
  *   for one, the machine's steal time meanwhile (/proc/stat, every core, 10 ms
  *   steps: a virtual machine's cores taken by its host) and the collections (perf_hooks `gc`
- *   entries: start in the turn, duration, kind) that fell in it; a line `--` at each SIGUSR2.
+ *   entries: start in the turn, duration, kind) that fell in it, and the HTTP requests that came in
+ *   and the answers that went out during it (diagnostics_channel `http.server.request.start` and
+ *   `http.server.response.finish`: a long turn of many short requests is not one long callback); a line
+ *   `--` at each SIGUSR2.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
@@ -34,6 +38,14 @@ if (file !== undefined && isMainThread) {
       if (collections.length > KEPT_COLLECTIONS) collections.shift();
     }
   }).observe({ entryTypes: ['gc'] });
+  let requestsIn = 0;
+  let answersOut = 0;
+  subscribe('http.server.request.start', () => {
+    requestsIn += 1;
+  });
+  subscribe('http.server.response.finish', () => {
+    answersOut += 1;
+  });
   const schedstat = `/proc/${process.pid}/task/${process.pid}/schedstat`;
   /** The thread's time on a core and time waiting for one since it started, ns (0 where unknown). */
   const scheduled = () => {
@@ -78,13 +90,15 @@ if (file !== undefined && isMainThread) {
     ownMaxMs = Math.max(ownMaxMs, turnMs - waitedMs);
     if (turnMs > BLOCK_LIMIT_MS) {
       const inTurn = collections.filter((c) => c.start + c.ms > lastTick && c.start < now).map((c) => ({ ...c, start: Math.round(c.start - lastTick), ms: Math.round(c.ms * 10) / 10 }));
-      const turn = { at: new Date().toISOString(), turnMs: Math.round(turnMs * 10) / 10, ranMs: ms(current.ran - last.ran), kernelMs: kernel - lastKernelMs, waitedMs, stolenMs: stolen - lastStolenMs, collections: inTurn };
+      const turn = { at: new Date().toISOString(), turnMs: Math.round(turnMs * 10) / 10, ranMs: ms(current.ran - last.ran), kernelMs: kernel - lastKernelMs, waitedMs, stolenMs: stolen - lastStolenMs, collections: inTurn, requestsIn, answersOut };
       appendFileSync(`${file}.turns`, `${JSON.stringify(turn)}\n`);
     }
     lastTick = now;
     last = current;
     lastStolenMs = stolen;
     lastKernelMs = kernel;
+    requestsIn = 0;
+    answersOut = 0;
   }, TICK_MS).unref();
   process.on('SIGUSR2', () => {
     appendFileSync(`${file}.turns`, '--\n');
