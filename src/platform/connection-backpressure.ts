@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { RequestTurns } from './request-turns.js';
 
 /**
  * Backpressure for pipelined requests (the hostile-input decisions; docs/reliability.md, "Pipelining").
@@ -19,18 +20,22 @@ import type { Socket } from 'node:net';
  *   not reading its answers, or the service is flooded);
  * - a connection with output pending that makes no progress (nothing written to the kernel) for
  *   `stallTimeoutMs` is closed: the client stopped reading.
- * The requests themselves are untouched: answers go out in order, as HTTP/1.1 requires.
+ * The requests themselves are untouched: answers go out in order, as HTTP/1.1 requires. Over all
+ * connections, a turn of the event loop starts at most `turnBudgetMs` of requests (request-turns.ts).
  */
 export interface BackpressureLimits {
   maxWaitingPerConnection: number;
   maxWaitingTotal: number;
   stallTimeoutMs: number;
+  /** Request work that one turn of the event loop starts before the next requests wait for a later turn. */
+  turnBudgetMs: number;
 }
 
 export const BACKPRESSURE_LIMITS: BackpressureLimits = {
   maxWaitingPerConnection: 1_000,
   maxWaitingTotal: 10_000,
   stallTimeoutMs: 10_000,
+  turnBudgetMs: 5,
 };
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -63,8 +68,11 @@ export class ConnectionBackpressure {
   private readonly connections = new Map<Socket, ConnectionState>();
   private waitingTotal = 0;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly turns: RequestTurns;
 
-  constructor(private readonly limits: BackpressureLimits = BACKPRESSURE_LIMITS) {}
+  constructor(private readonly limits: BackpressureLimits = BACKPRESSURE_LIMITS) {
+    this.turns = new RequestTurns(limits.turnBudgetMs);
+  }
 
   /**
    * Puts the backpressure in front of the server's listeners of requests (Fastify's handler, and
@@ -115,16 +123,21 @@ export class ConnectionBackpressure {
     return state;
   }
 
+  /** Hands the request to the service in this turn of the event loop, or a later one (RequestTurns). */
   private dispatch(state: ConnectionState, next: Waiting): void {
-    const done = () => {
-      next.response.removeListener('finish', done);
-      next.response.removeListener('close', done);
-      state.busy = false;
-      this.dispatchNext(state, true);
-    };
-    next.response.on('finish', done);
-    next.response.on('close', done);
-    next.listener(next.request, next.response);
+    this.turns.run(() => {
+      // The client may have gone while the request waited for its turn.
+      if (state.socket.destroyed) return;
+      const done = () => {
+        next.response.removeListener('finish', done);
+        next.response.removeListener('close', done);
+        state.busy = false;
+        this.dispatchNext(state, true);
+      };
+      next.response.on('finish', done);
+      next.response.on('close', done);
+      next.listener(next.request, next.response);
+    });
   }
 
   /**
@@ -164,9 +177,7 @@ export class ConnectionBackpressure {
       this.dispatch(state, next);
       return;
     }
-    setImmediate(() => {
-      if (!socket.destroyed) this.dispatch(state, next);
-    });
+    setImmediate(() => this.dispatch(state, next));
   }
 
   private forget(state: ConnectionState): void {
