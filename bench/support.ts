@@ -55,7 +55,7 @@ function compiledEntry(entry: string): string {
  * How the npm start scripts (package.json) and the image run a service: V8's young generation capped,
  * and glibc's allocator giving blocks of 64 KB and more their own mappings (docs/decisions.md, "Memory").
  */
-export const START_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=1024'];
+export const START_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=1024', '--single-threaded-gc'];
 export const START_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
 export async function startChild(entry: string, env: Record<string, string> = {}, readyPath = '/health'): Promise<ChildService> {

@@ -5,7 +5,7 @@
 # `snapshot --database postgres://...`). Anything else is run as given.
 # exec: Node is the container's main process and gets SIGTERM itself (finishes the requests in flight).
 set -eu
-node_options="--max-semi-space-size=4 --max-old-space-size=1024"
+node_options="--max-semi-space-size=4 --max-old-space-size=1024 --single-threaded-gc"
 if [ "$#" -gt 0 ]; then
   if [ "$1" = snapshot ]; then
     shift

@@ -1,7 +1,7 @@
 // The start commands (npm start, npm run start:tickets...): builds what changed (build-if-stale.mjs),
 // then runs the compiled entry point in this same process. One Node process instead of a prestart
 // process and then the service: a warm start saves the start-up of a second Node (about 0.1 s).
-// Usage: node --max-semi-space-size=4 --max-old-space-size=1024 scripts/start.mjs <entry under dist/, e.g. src/main.js>
+// Usage: node --max-semi-space-size=4 --max-old-space-size=1024 --single-threaded-gc scripts/start.mjs <entry under dist/, e.g. src/main.js>
 import module from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
