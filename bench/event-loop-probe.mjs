@@ -14,7 +14,8 @@
  *   steps: a virtual machine's cores taken by its host) and the collections (perf_hooks `gc`
  *   entries: start in the turn, duration, kind) that fell in it, and the HTTP requests that came in
  *   and the answers that went out during it (diagnostics_channel `http.server.request.start` and
- *   `http.server.response.finish`: a long turn of many short requests is not one long callback); a line
+ *   `http.server.response.finish`: a long turn of many short requests is not one long callback), and
+ *   its end on the monotonic clock (endUs, the clock of a V8 CPU profile's sample times); a line
  *   `--` at each SIGUSR2.
  */
 import { subscribe } from 'node:diagnostics_channel';
@@ -90,7 +91,10 @@ if (file !== undefined && isMainThread) {
     ownMaxMs = Math.max(ownMaxMs, turnMs - waitedMs);
     if (turnMs > BLOCK_LIMIT_MS) {
       const inTurn = collections.filter((c) => c.start + c.ms > lastTick && c.start < now).map((c) => ({ ...c, start: Math.round(c.start - lastTick), ms: Math.round(c.ms * 10) / 10 }));
-      const turn = { at: new Date().toISOString(), turnMs: Math.round(turnMs * 10) / 10, ranMs: ms(current.ran - last.ran), kernelMs: kernel - lastKernelMs, waitedMs, stolenMs: stolen - lastStolenMs, collections: inTurn, requestsIn, answersOut };
+      // endUs: the turn's end on the monotonic clock, µs, the clock of a V8 CPU profile's samples
+      // (--cpu-prof): the samples from endUs - turnMs * 1000 to endUs are the turn's.
+      const endUs = Number(process.hrtime.bigint() / 1000n);
+      const turn = { at: new Date().toISOString(), endUs, turnMs: Math.round(turnMs * 10) / 10, ranMs: ms(current.ran - last.ran), kernelMs: kernel - lastKernelMs, waitedMs, stolenMs: stolen - lastStolenMs, collections: inTurn, requestsIn, answersOut };
       appendFileSync(`${file}.turns`, `${JSON.stringify(turn)}\n`);
     }
     lastTick = now;
