@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { quoteIdentifier } from '../src/shared/postgres-schema.js';
-import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, type LoadResult } from './support.js';
+import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, scaleCases, type LoadResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -93,35 +93,6 @@ interface Served {
 }
 
 const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-
-/** The cases: every route, with no filter, one filter, a date range and one filter, and a combination. */
-function cases(firstYear: string, lastYear: string): [string, string][] {
-  const filters: [string, string][] = [
-    ['no filter', ''],
-    ['one filter', 'borough=brooklyn'],
-    ['range + one filter', `created_from=${lastYear}-03-01T00:00:00&created_to=${lastYear}-05-01T00:00:00&complaint_type=Street%20Condition`],
-    ['combination', 'borough=queens&status=closed&complaint_type=Street%20Light%20Condition'],
-  ];
-  const out: [string, string][] = [];
-  for (const [route, extra] of [
-    ['/v1/service-requests/count', ''],
-    ['/v1/facets', 'field=complaint_type'],
-    ['/v1/stats/daily', ''],
-    ['/v1/stats/weekly', ''],
-    ['/v1/stats/monthly', ''],
-  ] as const) {
-    for (const [kind, query] of filters) {
-      const q = [extra, query].filter(Boolean).join('&');
-      out.push([`${route} ${kind}`, `${route}${q ? `?${q}` : ''}`]);
-    }
-  }
-  out.push(['page of 50, no filter', '/v1/service-requests?limit=50']);
-  out.push(['page of 50, one filter', '/v1/service-requests?limit=50&borough=bronx']);
-  out.push(['page of 50, range + one filter', `/v1/service-requests?limit=50&created_from=${firstYear}-06-01T00:00:00&status=open`]);
-  out.push(['page of 50, two filters', '/v1/service-requests?limit=50&borough=bronx&channel=online']);
-  out.push(['page of 50, map box (0.01 degree)', '/v1/service-requests?limit=50&bbox=-73.96,40.67,-73.95,40.68']);
-  return out;
-}
 
 /** A combination no summary answers: the statistics walk the matching rows. */
 const FLOOD_PATH = '/v1/stats/weekly?borough=queens&status=closed&complaint_type=Street%20Light%20Condition';
@@ -191,7 +162,7 @@ async function serve(root: string, databaseUrlOrPath: string, firstYear: string,
     await eventLoopBlocks(child, probeFile);
     const loads: LoadResult[] = [];
     const caseBlocks: Blocks[] = [];
-    for (const [name, path] of cases(firstYear, lastYear)) {
+    for (const [name, path] of scaleCases(firstYear, lastYear)) {
       loads.push(await load(name, { url: base, connections: 10, durationSeconds: seconds, requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] }));
       caseBlocks.push(await eventLoopBlocks(child, probeFile));
     }

@@ -297,3 +297,35 @@ export const PAGE_OF_1000_CASES: readonly PageCase[] = [
   { name: 'JSON page of 1000, gzip', query: '', headers: { 'accept-encoding': 'gzip' } },
   { name: 'JSON page of 1000, br', query: '', headers: { 'accept-encoding': 'br' } },
 ];
+
+/**
+ * The cases of the data API's scale benches (bench/scale.ts, bench/event-loop-hunt.ts): every route,
+ * with no filter, one filter, a date range and one filter, and a combination; then pages of 50.
+ */
+export function scaleCases(firstYear: string, lastYear: string): [string, string][] {
+  const filters: [string, string][] = [
+    ['no filter', ''],
+    ['one filter', 'borough=brooklyn'],
+    ['range + one filter', `created_from=${lastYear}-03-01T00:00:00&created_to=${lastYear}-05-01T00:00:00&complaint_type=Street%20Condition`],
+    ['combination', 'borough=queens&status=closed&complaint_type=Street%20Light%20Condition'],
+  ];
+  const out: [string, string][] = [];
+  for (const [route, extra] of [
+    ['/v1/service-requests/count', ''],
+    ['/v1/facets', 'field=complaint_type'],
+    ['/v1/stats/daily', ''],
+    ['/v1/stats/weekly', ''],
+    ['/v1/stats/monthly', ''],
+  ] as const) {
+    for (const [kind, query] of filters) {
+      const q = [extra, query].filter(Boolean).join('&');
+      out.push([`${route} ${kind}`, `${route}${q ? `?${q}` : ''}`]);
+    }
+  }
+  out.push(['page of 50, no filter', '/v1/service-requests?limit=50']);
+  out.push(['page of 50, one filter', '/v1/service-requests?limit=50&borough=bronx']);
+  out.push(['page of 50, range + one filter', `/v1/service-requests?limit=50&created_from=${firstYear}-06-01T00:00:00&status=open`]);
+  out.push(['page of 50, two filters', '/v1/service-requests?limit=50&borough=bronx&channel=online']);
+  out.push(['page of 50, map box (0.01 degree)', '/v1/service-requests?limit=50&bbox=-73.96,40.67,-73.95,40.68']);
+  return out;
+}

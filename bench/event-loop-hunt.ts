@@ -1,0 +1,159 @@
+/**
+ * Hunts the data API's rare long event-loop turns: serves one snapshot as `npm start` runs it, with
+ * bench/event-loop-probe.mjs (and a V8 CPU profile with --profile), runs the cases of bench/scale.ts
+ * again and again, and explains each turn over 20 ms:
+ *
+ *   npx tsx bench/event-loop-hunt.ts --database <SQLite file | postgres://...?schema=S> [--rounds 3]
+ *                                    [--seconds 3] [--dir /tmp/event-loop-hunt] [--profile]
+ *                                    [--root <checkout with dist/>] [--first-year 2021] [--node-flags '...']
+ *
+ * One line per case and round: req/s, p50 / p99 ms, errors, the longest block (in brackets without
+ * the wait for a core). Then each turn over 20 ms: its case, time on a core, wait for a core,
+ * collections, requests in and answers out; with --profile, the functions the profile sampled in it
+ * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
+ * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
+ * to try). Build first (`npm run build`): the service runs from dist/.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, scaleCases } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    database: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '3' },
+    dir: { type: 'string', default: '/tmp/event-loop-hunt' },
+    profile: { type: 'boolean', default: false },
+    root: { type: 'string', default: REPO_ROOT },
+    'first-year': { type: 'string', default: '2021' },
+    'node-flags': { type: 'string', default: '' },
+  },
+});
+if (values.database === undefined) throw new Error('--database: a SQLite file or a postgres:// URL');
+const KEY = 'bench-key';
+const BLOCK_LIMIT_MS = 20;
+rmSync(values.dir, { recursive: true, force: true });
+mkdirSync(values.dir, { recursive: true });
+const probeFile = join(values.dir, 'event-loop.txt');
+const cases = scaleCases(values['first-year'], '2025');
+
+const port = await freePort();
+const child = spawn(
+  process.execPath,
+  [
+    ...START_NODE_FLAGS,
+    ...values['node-flags'].split(' ').filter(Boolean),
+    ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', values.dir, '--cpu-prof-interval', '500'] : []),
+    '--import',
+    join(REPO_ROOT, 'bench/event-loop-probe.mjs'),
+    join(values.root, 'dist/src/services/requests/main.js'),
+  ],
+  {
+    cwd: values.root,
+    env: {
+      ...process.env,
+      ...START_ENV,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      API_KEY: KEY,
+      DATABASE_URL: values.database,
+      CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
+      LOG_LEVEL: 'silent',
+      EVENT_LOOP_PROBE_FILE: probeFile,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
+const base = `http://127.0.0.1:${port}`;
+for (;;) {
+  try {
+    if ((await fetch(`${base}/ready`)).status === 200) break;
+  } catch {
+    // not listening yet
+  }
+  if (child.exitCode !== null) throw new Error('the service stopped');
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+/** Ends the probe's current segment (a `--` line in its log); the longest block since, all and own, ms. */
+async function endSegment(): Promise<string> {
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 500 && !existsSync(probeFile); i++) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 20));
+  const read = (path: string): number => (existsSync(path) ? Number(readFileSync(path, 'utf8')) : Number.NaN);
+  const cell = `${read(probeFile).toFixed(1)} (${read(`${probeFile}.own`).toFixed(1)})`;
+  rmSync(probeFile, { force: true });
+  return cell;
+}
+
+// The start's own turns (loading, compiling) are not a request's.
+await endSegment();
+const segmentCase: string[] = [];
+process.stdout.write('| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) |\n|---|---|---:|---:|---:|---:|\n');
+for (let round = 0; round < Number(values.rounds); round++) {
+  for (const [name, path] of cases) {
+    const result = await load(name, { url: base, connections: 10, durationSeconds: Number(values.seconds), requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] });
+    segmentCase.push(`${name}, round ${round + 1}`);
+    const block = await endSegment();
+    process.stdout.write(`| ${round + 1} | ${name} | ${result.requestsPerSecond} | ${result.p50Ms} / ${result.p99Ms} | ${result.errors + result.non2xx} | ${block} |\n`);
+  }
+}
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+
+interface Turn {
+  endUs: number;
+  turnMs: number;
+  ranMs: number;
+  waitedMs: number;
+  collections: { start: number; ms: number; kind: number }[];
+  requestsIn: number;
+  answersOut: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+// The event loop's thread's profile: --cpu-prof writes one per thread, the main thread's with thread id 0.
+const profileName = readdirSync(values.dir).find((name) => name.endsWith('.cpuprofile') && name.split('.')[4] === '0');
+const profile = profileName === undefined ? undefined : (JSON.parse(readFileSync(join(values.dir, profileName), 'utf8')) as Profile);
+const nodes = new Map(profile?.nodes.map((node) => [node.id, node]));
+const frame = (node: ProfileNode): string => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
+const sampleTimes: number[] = [];
+if (profile !== undefined) {
+  let at = profile.startTime;
+  for (const delta of profile.timeDeltas) sampleTimes.push((at += delta));
+}
+
+process.stdout.write(`\nTurns over ${BLOCK_LIMIT_MS} ms during the cases (${join(values.dir, 'event-loop.txt.turns')}):\n`);
+let segment = -1;
+for (const line of readFileSync(`${probeFile}.turns`, 'utf8').split('\n')) {
+  if (line === '--') segment++;
+  if (line === '--' || line === '' || segment < 0) continue;
+  const turn = JSON.parse(line) as Turn;
+  const collections = turn.collections.map((c) => `${c.kind === 1 ? 'scavenge' : `kind ${c.kind}`} ${c.ms} ms`).join(', ') || 'none';
+  process.stdout.write(
+    `- ${segmentCase[segment] ?? 'after the cases'}: ${turn.turnMs} ms, ${turn.ranMs} on a core, ${turn.waitedMs} waiting for one; collections: ${collections}; requests in ${turn.requestsIn}, answers out ${turn.answersOut}\n`,
+  );
+  if (profile === undefined) continue;
+  const self = new Map<string, number>();
+  let count = 0;
+  sampleTimes.forEach((at, i) => {
+    if (at < turn.endUs - turn.turnMs * 1000 || at > turn.endUs) return;
+    const node = nodes.get(profile.samples[i] as number) as ProfileNode;
+    self.set(frame(node), (self.get(frame(node)) ?? 0) + 1);
+    count++;
+  });
+  process.stdout.write(`  ${count} samples (0.5 ms each); most sampled:\n`);
+  for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 8)) process.stdout.write(`    ${n} ${name}\n`);
+}
