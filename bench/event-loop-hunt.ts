@@ -14,11 +14,10 @@
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
  * to try). Build first (`npm run build`): the service runs from dist/.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, scaleCases } from './support.js';
+import { REPO_ROOT, load, probedRequestsService, scaleCases } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,53 +39,17 @@ mkdirSync(values.dir, { recursive: true });
 const probeFile = join(values.dir, 'event-loop.txt');
 const cases = scaleCases(values['first-year'], '2025');
 
-const port = await freePort();
-const child = spawn(
-  process.execPath,
-  [
-    ...START_NODE_FLAGS,
-    ...values['node-flags'].split(' ').filter(Boolean),
-    ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', values.dir, '--cpu-prof-interval', '500'] : []),
-    '--import',
-    join(REPO_ROOT, 'bench/event-loop-probe.mjs'),
-    join(values.root, 'dist/src/services/requests/main.js'),
-  ],
-  {
-    cwd: values.root,
-    env: {
-      ...process.env,
-      ...START_ENV,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      API_KEY: KEY,
-      DATABASE_URL: values.database,
-      CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
-      LOG_LEVEL: 'silent',
-      EVENT_LOOP_PROBE_FILE: probeFile,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  },
-);
-const base = `http://127.0.0.1:${port}`;
-for (;;) {
-  try {
-    if ((await fetch(`${base}/ready`)).status === 200) break;
-  } catch {
-    // not listening yet
-  }
-  if (child.exitCode !== null) throw new Error('the service stopped');
-  await new Promise((r) => setTimeout(r, 50));
-}
+const service = await probedRequestsService(values.database, KEY, {
+  root: values.root,
+  nodeFlags: [...values['node-flags'].split(' ').filter(Boolean), ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', values.dir, '--cpu-prof-interval', '500'] : [])],
+  probeFile,
+});
+await service.untilReady();
 
 /** Ends the probe's current segment (a `--` line in its log); the longest block since, all and own, ms. */
 async function endSegment(): Promise<string> {
-  child.kill('SIGUSR2');
-  for (let i = 0; i < 500 && !existsSync(probeFile); i++) await new Promise((r) => setTimeout(r, 10));
-  await new Promise((r) => setTimeout(r, 20));
-  const read = (path: string): number => (existsSync(path) ? Number(readFileSync(path, 'utf8')) : Number.NaN);
-  const cell = `${read(probeFile).toFixed(1)} (${read(`${probeFile}.own`).toFixed(1)})`;
-  rmSync(probeFile, { force: true });
-  return cell;
+  const all = await service.longestBlock();
+  return `${all.toFixed(1)} (${Number(readFileSync(`${probeFile}.own`, 'utf8')).toFixed(1)})`;
 }
 
 // The start's own turns (loading, compiling) are not a request's.
@@ -95,14 +58,15 @@ const segmentCase: string[] = [];
 process.stdout.write('| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) |\n|---|---|---:|---:|---:|---:|\n');
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, path] of cases) {
-    const result = await load(name, { url: base, connections: 10, durationSeconds: Number(values.seconds), requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] });
+    const result = await load(name, { url: service.base, connections: 10, durationSeconds: Number(values.seconds), requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] });
     segmentCase.push(`${name}, round ${round + 1}`);
     const block = await endSegment();
     process.stdout.write(`| ${round + 1} | ${name} | ${result.requestsPerSecond} | ${result.p50Ms} / ${result.p99Ms} | ${result.errors + result.non2xx} | ${block} |\n`);
   }
 }
-child.kill('SIGTERM');
-await new Promise((r) => child.once('exit', r));
+// The probe's log is read before the service stops (stopping deletes it); the profile is written at its exit.
+const turnsLog = readFileSync(`${probeFile}.turns`, 'utf8');
+await service.stop();
 
 interface Turn {
   endUs: number;
@@ -135,9 +99,9 @@ if (profile !== undefined) {
   for (const delta of profile.timeDeltas) sampleTimes.push((at += delta));
 }
 
-process.stdout.write(`\nTurns over ${BLOCK_LIMIT_MS} ms during the cases (${join(values.dir, 'event-loop.txt.turns')}):\n`);
+process.stdout.write(`\nTurns over ${BLOCK_LIMIT_MS} ms during the cases:\n`);
 let segment = -1;
-for (const line of readFileSync(`${probeFile}.turns`, 'utf8').split('\n')) {
+for (const line of turnsLog.split('\n')) {
   if (line === '--') segment++;
   if (line === '--' || line === '' || segment < 0) continue;
   const turn = JSON.parse(line) as Turn;

@@ -107,17 +107,29 @@ export interface ProbedService {
   stop(): Promise<void>;
 }
 
+/** Where and how probedRequestsService starts the service. */
+export interface ProbedServiceOptions {
+  /** The checkout whose dist/ is served (default this one). */
+  root?: string;
+  /** Node options added to START_NODE_FLAGS (a CPU profile, a V8 flag to try). */
+  nodeFlags?: string[];
+  /** The probe's file (default one in the system's temporary directory); its `.own` and `.turns` beside it. */
+  probeFile?: string;
+}
+
 /**
  * The compiled requests service (dist/, as `npm start` runs it) serving `databaseUrl` (a SQLite file
  * or a `postgres://` URL), logs off, with bench/event-loop-probe.mjs preloaded: each SIGUSR2 makes it
  * write the longest event-loop block since the previous one.
  */
-export async function probedRequestsService(databaseUrl: string, apiKey: string): Promise<ProbedService> {
+export async function probedRequestsService(databaseUrl: string, apiKey: string, options: ProbedServiceOptions = {}): Promise<ProbedService> {
   const port = await freePort();
-  const probe = join(tmpdir(), `event-loop-${port}.txt`);
+  const root = options.root ?? REPO_ROOT;
+  const probe = options.probeFile ?? join(tmpdir(), `event-loop-${port}.txt`);
   const started = performance.now();
-  const child = spawn(process.execPath, [...START_NODE_FLAGS, '--import', resolve(REPO_ROOT, 'bench/event-loop-probe.mjs'), resolve(REPO_ROOT, 'dist/src/services/requests/main.js')], {
-    cwd: REPO_ROOT,
+  const flags = [...START_NODE_FLAGS, ...(options.nodeFlags ?? [])];
+  const child = spawn(process.execPath, [...flags, '--import', resolve(REPO_ROOT, 'bench/event-loop-probe.mjs'), resolve(root, 'dist/src/services/requests/main.js')], {
+    cwd: root,
     env: { ...process.env, ...START_ENV, HOST: '127.0.0.1', PORT: String(port), API_KEY: apiKey, DATABASE_URL: databaseUrl, CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef', LOG_LEVEL: 'silent', EVENT_LOOP_PROBE_FILE: probe },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
