@@ -23,7 +23,7 @@ import {
   readSnapshotMetaFromPostgres,
 } from '../../../src/snapshot/snapshot-readers.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../../src/snapshot/service-request.js';
-import { FILTERED_COLUMNS, filterIndexName } from '../../../src/snapshot/snapshot-schema.js';
+import { FILTERED_COLUMNS, createTablesSql, filterIndexName } from '../../../src/snapshot/snapshot-schema.js';
 import {
   COUNCIL_DISTRICT_FIXTURE,
   MISSING_COLUMNS_FIXTURE,
@@ -135,6 +135,18 @@ describe('SQLite snapshot of the hand-written export', () => {
     expect(meta.created_at_max).toBe('2025-06-30T23:59:59');
     expect(meta.filters_applied).toBe(true);
     expect(meta.snapshot_id).toBe(prepared.content.meta.snapshot_id);
+  });
+
+  it('refuses a status, borough or channel outside its codes; borough and channel may be null', () => {
+    const scratch = new Database(':memory:');
+    scratch.exec(createTablesSql('sqlite')[0] as string);
+    const insert = scratch.prepare('INSERT INTO service_requests (id, created_at, status, borough, channel) VALUES (?, ?, ?, ?, ?)');
+    expect(() => insert.run(1, '2025-01-01T00:00:00', 'closed', 'queens', 'phone')).not.toThrow();
+    expect(() => insert.run(2, '2025-01-01T00:00:00', 'closed', null, null)).not.toThrow();
+    expect(() => insert.run(3, '2025-01-01T00:00:00', 'Closed', 'queens', 'phone')).toThrow(/CHECK constraint failed/);
+    expect(() => insert.run(4, '2025-01-01T00:00:00', 'closed', 'QUEENS', 'phone')).toThrow(/CHECK constraint failed/);
+    expect(() => insert.run(5, '2025-01-01T00:00:00', 'closed', 'queens', 'fax')).toThrow(/CHECK constraint failed/);
+    scratch.close();
   });
 });
 
