@@ -6,9 +6,10 @@
  *   npx tsx bench/event-loop-hunt.ts --database <SQLite file | postgres://...?schema=S> [--rounds 3]
  *                                    [--seconds 3] [--dir /tmp/event-loop-hunt] [--profile]
  *                                    [--root <checkout with dist/>] [--first-year 2021] [--node-flags '...']
+ *                                    [--explain-over 20] [--only 'text of the case names']
  *
  * One line per case and round: req/s, p50 / p99 ms, errors, the longest block (in brackets without
- * the wait for a core). Then each turn over 20 ms: its case, time on a core, wait for a core,
+ * the wait for a core), and the count and longest pause of the scavenges and of the full collections. Then each turn over 20 ms: its case, time on a core, wait for a core,
  * collections, requests in and answers out; with --profile, the functions the profile sampled in it
  * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
@@ -29,15 +30,21 @@ const { values } = parseArgs({
     root: { type: 'string', default: REPO_ROOT },
     'first-year': { type: 'string', default: '2021' },
     'node-flags': { type: 'string', default: '' },
+    'explain-over': { type: 'string', default: '20' },
+    only: { type: 'string', default: '' },
   },
 });
 if (values.database === undefined) throw new Error('--database: a SQLite file or a postgres:// URL');
 const KEY = 'bench-key';
-const BLOCK_LIMIT_MS = 20;
+/** Turns longer than this are explained (--explain-over: lower it to see what the shorter turns are made of). */
+const BLOCK_LIMIT_MS = Number(values['explain-over']);
+if (!(BLOCK_LIMIT_MS > 0)) throw new Error('--explain-over: a number of milliseconds above 0');
+process.env.EVENT_LOOP_PROBE_TURN_MS = String(BLOCK_LIMIT_MS);
 rmSync(values.dir, { recursive: true, force: true });
 mkdirSync(values.dir, { recursive: true });
 const probeFile = join(values.dir, 'event-loop.txt');
-const cases = scaleCases(values['first-year'], '2025');
+// --only: the cases whose name holds that text.
+const cases = scaleCases(values['first-year'], '2025').filter(([name]) => name.includes(values.only));
 
 const service = await probedRequestsService(values.database, KEY, {
   root: values.root,
@@ -49,13 +56,18 @@ await service.untilReady();
 /** Ends the probe's current segment (a `--` line in its log); the longest block since, all and own, ms. */
 async function endSegment(): Promise<string> {
   const all = await service.longestBlock();
-  return `${all.toFixed(1)} (${Number(readFileSync(`${probeFile}.own`, 'utf8')).toFixed(1)})`;
+  const own = Number(readFileSync(`${probeFile}.own`, 'utf8')).toFixed(1);
+  const pauses = JSON.parse(readFileSync(`${probeFile}.gc`, 'utf8')) as Record<string, { count: number; maxMs: number } | undefined>;
+  const gc = (kind: string): string => `${pauses[kind]?.count ?? 0} / ${pauses[kind]?.maxMs ?? 0}`;
+  return `${all.toFixed(1)} (${own}) | ${gc('scavenge')} | ${gc('full')}`;
 }
 
 // The start's own turns (loading, compiling) are not a request's.
 await endSegment();
 const segmentCase: string[] = [];
-process.stdout.write('| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) |\n|---|---|---:|---:|---:|---:|\n');
+process.stdout.write(
+  '| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) | scavenges: count / longest ms | full collections: count / longest ms |\n|---|---|---:|---:|---:|---:|---:|---:|\n',
+);
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, path] of cases) {
     const result = await load(name, { url: service.base, connections: 10, durationSeconds: Number(values.seconds), requests: [{ method: 'GET', path, headers: { 'x-api-key': KEY } }] });

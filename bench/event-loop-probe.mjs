@@ -24,7 +24,8 @@ import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 
 const TICK_MS = 2;
-const BLOCK_LIMIT_MS = 20;
+/** Turns longer than this are written to the turns log (EVENT_LOOP_PROBE_TURN_MS, default the target's 20 ms). */
+const BLOCK_LIMIT_MS = Number(process.env.EVENT_LOOP_PROBE_TURN_MS ?? 20);
 /** Collections kept to explain a long turn (the last ones: a turn is short). */
 const KEPT_COLLECTIONS = 64;
 
@@ -33,10 +34,16 @@ if (file !== undefined && isMainThread) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const collections = [];
+  /** Per kind of collection since the segment began: how many, and the longest pause (ms). */
+  let pauses = {};
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       collections.push({ start: entry.startTime, ms: entry.duration, kind: entry.detail?.kind });
       if (collections.length > KEPT_COLLECTIONS) collections.shift();
+      const kind = entry.detail?.kind === 1 ? 'scavenge' : entry.detail?.kind === 4 ? 'full' : 'other';
+      const tally = (pauses[kind] ??= { count: 0, maxMs: 0 });
+      tally.count += 1;
+      tally.maxMs = Math.max(tally.maxMs, Math.round(entry.duration * 10) / 10);
     }
   }).observe({ entryTypes: ['gc'] });
   let requestsIn = 0;
@@ -107,6 +114,8 @@ if (file !== undefined && isMainThread) {
   process.on('SIGUSR2', () => {
     appendFileSync(`${file}.turns`, '--\n');
     writeFileSync(`${file}.own`, String(Math.max(0, ownMaxMs)));
+    writeFileSync(`${file}.gc`, JSON.stringify(pauses));
+    pauses = {};
     writeFileSync(file, String(histogram.max / 1e6));
     histogram.reset();
     ownMaxMs = 0;

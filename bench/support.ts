@@ -162,7 +162,7 @@ export async function probedRequestsService(databaseUrl: string, apiKey: string,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      for (const written of [probe, `${probe}.own`, `${probe}.turns`]) rmSync(written, { force: true });
+      for (const written of [probe, `${probe}.own`, `${probe}.turns`, `${probe}.gc`]) rmSync(written, { force: true });
     },
   };
 }
