@@ -9,11 +9,13 @@
  *                                    [--explain-over 20] [--only 'text of the case names']
  *
  * One line per case and round: req/s, p50 / p99 ms, errors, the longest block (in brackets without
- * the wait for a core), and the count and longest pause of the scavenges and of the full collections. Then each turn over 20 ms: its case, time on a core, wait for a core,
+ * the wait for a core), and the count and longest pause of the scavenges and of the full
+ * collections. Then each turn over 20 ms (--explain-over): its case, time on a core, wait for a core,
  * collections, requests in and answers out; with --profile, the functions the profile sampled in it
  * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
- * to try). Build first (`npm run build`): the service runs from dist/.
+ * to try; write it `--node-flags=--flag`, since its value starts with a dash). Build first
+ * (`npm run build`): the service runs from dist/.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
