@@ -12,6 +12,7 @@
  * the wait for a core), and the count and longest pause of the scavenges and of the full
  * collections. Then each turn over 20 ms (--explain-over): its case, time on a core, wait for a core,
  * collections, requests in and answers out; with --profile, the functions the profile sampled in it
+ * and those most often on the sampled stacks
  * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
  * to try; write it `--node-flags=--flag`, since its value starts with a dash). Build first
@@ -93,6 +94,7 @@ interface Turn {
 }
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
@@ -106,6 +108,9 @@ interface Profile {
 const profileName = readdirSync(values.dir).find((name) => name.endsWith('.cpuprofile') && name.split('.')[4] === '0');
 const profile = profileName === undefined ? undefined : (JSON.parse(readFileSync(join(values.dir, profileName), 'utf8')) as Profile);
 const nodes = new Map(profile?.nodes.map((node) => [node.id, node]));
+/** Each node's parent, to walk a sample's stack. */
+const parents = new Map<number, number>();
+for (const node of profile?.nodes ?? []) for (const child of node.children ?? []) parents.set(child, node.id);
 const frame = (node: ProfileNode): string => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
 const sampleTimes: number[] = [];
 if (profile !== undefined) {
@@ -125,13 +130,22 @@ for (const line of turnsLog.split('\n')) {
   );
   if (profile === undefined) continue;
   const self = new Map<string, number>();
+  const onStack = new Map<string, number>();
   let count = 0;
   sampleTimes.forEach((at, i) => {
     if (at < turn.endUs - turn.turnMs * 1000 || at > turn.endUs) return;
     const node = nodes.get(profile.samples[i] as number) as ProfileNode;
     self.set(frame(node), (self.get(frame(node)) ?? 0) + 1);
+    // Each function once per sample, however deep it recurses.
+    const seen = new Set<string>();
+    for (let id: number | undefined = node.id; id !== undefined; id = parents.get(id)) seen.add(frame(nodes.get(id) as ProfileNode));
+    for (const name of seen) onStack.set(name, (onStack.get(name) ?? 0) + 1);
     count++;
   });
   process.stdout.write(`  ${count} samples (0.5 ms each); most sampled:\n`);
   for (const [name, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 8)) process.stdout.write(`    ${n} ${name}\n`);
+  // What the samples were inside of: the functions on their stacks, the root left out.
+  const callers = [...onStack].filter(([name]) => !name.startsWith('(root)'));
+  process.stdout.write('  most often on the stack:\n');
+  for (const [name, n] of callers.sort((a, b) => b[1] - a[1]).slice(0, 12)) process.stdout.write(`    ${n} ${name}\n`);
 }
