@@ -10,8 +10,9 @@
  *
  * One line per case and round: req/s, p50 / p99 ms, errors, the longest block (in brackets without
  * the wait for a core), and the count and longest pause of the scavenges and of the full
- * collections. Then each turn over 20 ms (--explain-over): its case, time on a core, wait for a core,
- * collections, requests in and answers out; with --profile, the functions the profile sampled in it
+ * collections. Then each turn over 20 ms (--explain-over): its case, time on a core (and of it in the
+ * kernel), wait for a core, the time the host took from the machine's cores (steal), collections,
+ * requests in and answers out; with --profile, the functions the profile sampled in it
  * and those most often on the sampled stacks
  * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
@@ -87,7 +88,9 @@ interface Turn {
   endUs: number;
   turnMs: number;
   ranMs: number;
+  kernelMs: number;
   waitedMs: number;
+  stolenMs: number;
   collections: { start: number; ms: number; kind: number }[];
   requestsIn: number;
   answersOut: number;
@@ -126,7 +129,7 @@ for (const line of turnsLog.split('\n')) {
   const turn = JSON.parse(line) as Turn;
   const collections = turn.collections.map((c) => `${c.kind === 1 ? 'scavenge' : `kind ${c.kind}`} ${c.ms} ms`).join(', ') || 'none';
   process.stdout.write(
-    `- ${segmentCase[segment] ?? 'after the cases'}: ${turn.turnMs} ms, ${turn.ranMs} on a core, ${turn.waitedMs} waiting for one; collections: ${collections}; requests in ${turn.requestsIn}, answers out ${turn.answersOut}\n`,
+    `- ${segmentCase[segment] ?? 'after the cases'}: ${turn.turnMs} ms, ${turn.ranMs} on a core (${turn.kernelMs} of it in the kernel), ${turn.waitedMs} waiting for one, ${turn.stolenMs} stolen by the host; collections: ${collections}; requests in ${turn.requestsIn}, answers out ${turn.answersOut}\n`,
   );
   if (profile === undefined) continue;
   const self = new Map<string, number>();
