@@ -10,9 +10,11 @@
  *
  * One line per case and round: req/s, p50 / p99 ms, errors, the longest block (in brackets without
  * the wait for a core), and the count and longest pause of the scavenges and of the full
- * collections. Then each turn over 20 ms (--explain-over): its case, time on a core (and of it in the
- * kernel), wait for a core, the time the host took from the machine's cores (steal), collections,
- * requests in and answers out; with --profile, the functions the profile sampled in it
+ * collections, and the longest turn of this process (the load generator: a witness that shares the
+ * machine, not the service). Then each turn over 20 ms (--explain-over): its case, time on a core (and
+ * of it in the kernel), wait for a core, the time the host took from the machine's cores (steal),
+ * collections, requests in and answers out, the witness's longest turn that overlapped it (and its wait
+ * for a core); with --profile, the functions the profile sampled in it
  * and those most often on the sampled stacks
  * (the probe's endUs and the profile's sample times are both the monotonic clock). --root serves an
  * earlier build (its dist/ built) for a before / after; --node-flags adds node options (a V8 flag
@@ -57,20 +59,43 @@ const service = await probedRequestsService(values.database, KEY, {
 });
 await service.untilReady();
 
+/** The witness's late turns: a 2 ms timer of this process, and its thread's wait for a core (schedstat). */
+const WITNESS_TICK_MS = 2;
+/** Witness turns at least this long are kept, to set beside the service's. */
+const WITNESS_KEPT_MS = 5;
+const witnessSchedstat = `/proc/${process.pid}/task/${process.pid}/schedstat`;
+const witnessWaitedMs = (): number => Number(readFileSync(witnessSchedstat, 'utf8').split(' ')[1]) / 1e6;
+/** Turns of the witness over WITNESS_KEPT_MS: end on the monotonic clock (µs, the probe's endUs clock), length and wait, ms. */
+const witnessTurns: { endUs: number; turnMs: number; waitedMs: number }[] = [];
+let witnessLongestMs = 0;
+let witnessLastTick = performance.now();
+let witnessLastWaited = witnessWaitedMs();
+const witness = setInterval(() => {
+  const now = performance.now();
+  const waited = witnessWaitedMs();
+  const turnMs = now - witnessLastTick - WITNESS_TICK_MS;
+  witnessLongestMs = Math.max(witnessLongestMs, turnMs);
+  if (turnMs >= WITNESS_KEPT_MS) witnessTurns.push({ endUs: Number(process.hrtime.bigint() / 1000n), turnMs, waitedMs: waited - witnessLastWaited });
+  witnessLastTick = now;
+  witnessLastWaited = waited;
+}, WITNESS_TICK_MS);
+
 /** Ends the probe's current segment (a `--` line in its log); the longest block since, all and own, ms. */
 async function endSegment(): Promise<string> {
   const all = await service.longestBlock();
   const own = Number(readFileSync(`${probeFile}.own`, 'utf8')).toFixed(1);
   const pauses = JSON.parse(readFileSync(`${probeFile}.gc`, 'utf8')) as Record<string, { count: number; maxMs: number } | undefined>;
   const gc = (kind: string): string => `${pauses[kind]?.count ?? 0} / ${pauses[kind]?.maxMs ?? 0}`;
-  return `${all.toFixed(1)} (${own}) | ${gc('scavenge')} | ${gc('full')}`;
+  const witnessMs = witnessLongestMs.toFixed(1);
+  witnessLongestMs = 0;
+  return `${all.toFixed(1)} (${own}) | ${gc('scavenge')} | ${gc('full')} | ${witnessMs}`;
 }
 
 // The start's own turns (loading, compiling) are not a request's.
 await endSegment();
 const segmentCase: string[] = [];
 process.stdout.write(
-  '| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) | scavenges: count / longest ms | full collections: count / longest ms |\n|---|---|---:|---:|---:|---:|---:|---:|\n',
+  '| round | case | req/s | p50 / p99 ms | errors | longest block ms (own) | scavenges: count / longest ms | full collections: count / longest ms | longest turn of the load generator, ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n',
 );
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, path] of cases) {
@@ -82,6 +107,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 // The probe's log is read before the service stops (stopping deletes it); the profile is written at its exit.
 const turnsLog = readFileSync(`${probeFile}.turns`, 'utf8');
+clearInterval(witness);
 await service.stop();
 
 interface Turn {
@@ -128,8 +154,15 @@ for (const line of turnsLog.split('\n')) {
   if (line === '--' || line === '' || segment < 0) continue;
   const turn = JSON.parse(line) as Turn;
   const collections = turn.collections.map((c) => `${c.kind === 1 ? 'scavenge' : `kind ${c.kind}`} ${c.ms} ms`).join(', ') || 'none';
+  const overlapping = witnessTurns
+    .filter((w) => w.endUs > turn.endUs - turn.turnMs * 1000 && w.endUs - w.turnMs * 1000 < turn.endUs)
+    .sort((a, b) => b.turnMs - a.turnMs)[0];
+  const witnessed =
+    overlapping === undefined
+      ? `none of ${WITNESS_KEPT_MS} ms or more`
+      : `${overlapping.turnMs.toFixed(1)} ms (${overlapping.waitedMs.toFixed(1)} waiting for a core), ending ${((overlapping.endUs - turn.endUs) / 1000).toFixed(1)} ms from the service's`;
   process.stdout.write(
-    `- ${segmentCase[segment] ?? 'after the cases'}: ${turn.turnMs} ms, ${turn.ranMs} on a core (${turn.kernelMs} of it in the kernel), ${turn.waitedMs} waiting for one, ${turn.stolenMs} stolen by the host; collections: ${collections}; requests in ${turn.requestsIn}, answers out ${turn.answersOut}\n`,
+    `- ${segmentCase[segment] ?? 'after the cases'}: ${turn.turnMs} ms, ${turn.ranMs} on a core (${turn.kernelMs} of it in the kernel), ${turn.waitedMs} waiting for one, ${turn.stolenMs} stolen by the host; collections: ${collections}; requests in ${turn.requestsIn}, answers out ${turn.answersOut}; the load generator's longest turn in it: ${witnessed}\n`,
   );
   if (profile === undefined) continue;
   const self = new Map<string, number>();
