@@ -27,7 +27,7 @@
  * Results: markdown on stdout, one JSON line per snapshot in --dir/full-history-results.jsonl.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -70,6 +70,7 @@ const seconds = Number(values.seconds);
 const connectionLevels = values.connections.split(',').map(Number);
 const kinds = values.kinds.split(',') as RouteKind[];
 const dir = values.dir;
+mkdirSync(dir, { recursive: true });
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 
 /** The snapshot command's options of a size. */
@@ -177,8 +178,9 @@ async function run(base: string, paths: string[], connections: number, firstByte
         if (firstBytesOnly) {
           res.once('data', () => {
             latencies.push(performance.now() - sent);
+            // The next export only once this connection is closed: the service frees an export's place when it sees the close.
+            res.socket.once('close', () => resolve());
             res.destroy();
-            resolve();
           });
           res.on('error', () => undefined);
           res.on('end', () => resolve());
