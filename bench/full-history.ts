@@ -31,7 +31,10 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFil
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import pg from 'pg';
+import { rowColumnsMemoryBytes } from '../src/services/requests/engine/row-columns-memory.js';
+import { ROW_COLUMNS_DEFAULT_MAX_MB } from '../src/services/requests/settings.js';
 import {
   GROUP_COLUMNS,
   NEGATION_SYNTAXES,
@@ -105,6 +108,32 @@ async function postgresSchemaExists(schema: string): Promise<boolean> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The bytes the snapshot's row columns take in the service (rowColumnsMemoryBytes: a code of 1 or 2
+ * bytes per coded column and row, 4 bytes of times), to tell whether ROW_COLUMNS_MAX_MB lets it load them.
+ */
+async function rowColumnBytes(snapshot: string): Promise<number> {
+  const sql = (schema: string): string =>
+    `SELECT (SELECT row_count FROM ${schema}snapshot_meta) AS rows, (SELECT string_agg(column_name || ':' || n, ',') FROM (SELECT column_name, count(*) AS n FROM ${schema}row_column_values GROUP BY column_name) AS v) AS codes`;
+  let result: { rows: number | string; codes: string | null };
+  if (snapshot.startsWith('postgres://')) {
+    const url = new URL(snapshot);
+    const schema = url.searchParams.get('schema') ?? 'public';
+    url.searchParams.delete('schema');
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    result = (await client.query(sql(`"${schema}".`))).rows[0] as typeof result;
+    await client.end();
+  } else {
+    const db = new Database(snapshot, { readonly: true });
+    result = db.prepare(sql('').replace('string_agg(', 'group_concat(')).get() as typeof result;
+    db.close();
+  }
+  // Code 0 is null: a column of at most 255 values takes one byte.
+  const codeBytes = (result.codes ?? '').split(',').filter(Boolean).reduce((bytes, entry) => bytes + (Number(entry.split(':')[1]) + 1 <= 256 ? 1 : 2), 0);
+  return rowColumnsMemoryBytes(Number(result.rows), codeBytes);
 }
 
 interface CaseResult {
@@ -250,6 +279,8 @@ async function probe(base: string): Promise<{ accepted: Accepted; missing: Map<R
 }
 
 interface Served {
+  /** The bytes of the snapshot's row columns in the service (above ROW_COLUMNS_MAX_MB they are not loaded). */
+  rowColumnBytes: number;
   firstAnswerSeconds: number;
   readySeconds: number;
   rssAtReadyMb: number;
@@ -317,7 +348,7 @@ async function serve(size: string, snapshot: string, sampleFrom: string): Promis
         process.stderr.write(`${size} ${snapshot.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} ${kind} x${connections}: ${result.answered} answers, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms\n`);
       }
     }
-    return { firstAnswerSeconds, readySeconds, rssAtReadyMb, rssAfterTrafficMb: service.rssMb(), accepted: [...accepted.operators], cases };
+    return { rowColumnBytes: await rowColumnBytes(snapshot), firstAnswerSeconds, readySeconds, rssAtReadyMb, rssAfterTrafficMb: service.rssMb(), accepted: [...accepted.operators], cases };
   } finally {
     await service.stop();
   }
@@ -367,7 +398,8 @@ function report(size: string, backend: string, ingested: Ingest & { reused: bool
     '',
     `Ingest ${ingested.seconds.toFixed(0)} s wall, ${ingested.cpuSeconds.toFixed(0)} CPU s, ${ingested.rowsPerSecond.toLocaleString('en-US')} rows/s, peak RSS ${ingested.peakRssMb} MB; ` +
       `start to first data answer ${served.firstAnswerSeconds.toFixed(2)} s, to /ready ${served.readySeconds.toFixed(2)} s; RSS at ready ${served.rssAtReadyMb} MB, after the traffic ${served.rssAfterTrafficMb} MB; ` +
-      `operators accepted: ${served.accepted.join(', ') || 'none of the new ones'}.`,
+      `operators accepted: ${served.accepted.join(', ') || 'none of the new ones'}; row columns ${Math.round(served.rowColumnBytes / 1e6)} MB, ` +
+      `${served.rowColumnBytes <= ROW_COLUMNS_DEFAULT_MAX_MB * 1_048_576 ? 'within' : 'over'} the default ROW_COLUMNS_MAX_MB (${ROW_COLUMNS_DEFAULT_MAX_MB}).`,
     '',
     '| route kind | connections | answers | p50 ms | p99 ms | max ms | not 200 | /health max ms | longest block ms |',
     '|---|---:|---:|---:|---:|---:|---|---:|---:|',
