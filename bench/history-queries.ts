@@ -154,10 +154,13 @@ export class QueryDraws {
     return this.random.pick(this.rows);
   }
 
-  /** A value of `column` as the data holds it (null where the filter takes `none`), or undefined. */
-  private value(column: string): string | number | null | undefined {
+  /**
+   * A value of `column` as the data holds it (null where the filter takes `none`), or undefined: the
+   * `base` row's when it has one, else another row's.
+   */
+  private value(column: string, base?: SampledRow): string | number | null | undefined {
     for (let tries = 0; tries < 20; tries++) {
-      const value = this.row()[column as keyof SampledRow];
+      const value = (tries === 0 && base !== undefined ? base : this.row())[column as keyof SampledRow];
       if (value !== null) return value;
       if (NONE_COLUMNS.has(column)) return null;
     }
@@ -176,10 +179,10 @@ export class QueryDraws {
     return [from, shifted(from, days * DAY + this.random.int(0, DAY - 1))];
   }
 
-  /** A box of 0.005 to 0.05 degree around a sampled location. */
-  private box(): [number, number, number, number] | undefined {
+  /** A box of 0.005 to 0.05 degree around the base row's location (or another sampled one). */
+  private box(base: SampledRow): [number, number, number, number] | undefined {
     for (let tries = 0; tries < 20; tries++) {
-      const { latitude, longitude } = this.row();
+      const { latitude, longitude } = tries === 0 ? base : this.row();
       if (latitude === null || longitude === null) continue;
       const half = 0.0025 + this.random.next() * 0.0225;
       const round = (n: number): number => Math.round(n * 10_000) / 10_000;
@@ -191,10 +194,13 @@ export class QueryDraws {
   /**
    * Filters: 0 to `most` of the list's equality filters (a second value one time in five), a created_at
    * range one time in two (at most `maxRangeDays` long), a box one time in ten (`withBox`), and each
-   * operator `accepted` one time in eight.
+   * operator `accepted` one time in eight. The equality values and the box are those of one sampled
+   * request (a second value another's), as a user narrows down to what exists; so most combinations
+   * match some requests, as often as the data holds them.
    */
   filters(accepted: Accepted, options: { most?: number; withBox?: boolean; maxRangeDays?: number; alwaysRange?: boolean } = {}): QueryFilters {
     const filters: QueryFilters = { equal: [], not: [] };
+    const base = this.row();
     const columns = [...FILTERED_COLUMNS, ...(accepted.operators.has('community_board') ? ['community_board'] : [])];
     const count = this.random.int(0, options.most ?? 2);
     const chosen = new Set<string>();
@@ -203,13 +209,13 @@ export class QueryDraws {
       const values = new Set<string | number | null>();
       const wanted = this.random.chance(0.2) ? 2 : 1;
       for (let tries = 0; values.size < wanted && tries < 10; tries++) {
-        const value = this.value(column);
+        const value = this.value(column, values.size === 0 ? base : undefined);
         if (value !== undefined) values.add(value);
       }
       if (values.size > 0) filters.equal.push([column, [...values]]);
     }
     if (options.alwaysRange === true || this.random.chance(0.5)) [filters.createdFrom, filters.createdTo] = this.range(options.maxRangeDays);
-    if (options.withBox === true && this.random.chance(0.1)) filters.bbox = this.box();
+    if (options.withBox === true && this.random.chance(0.1)) filters.bbox = this.box(base);
     const maybe = (operator: Operator): boolean => accepted.operators.has(operator) && this.random.chance(0.125);
     if (accepted.negation !== null && maybe('negation')) {
       const column = this.random.pick(FILTERED_COLUMNS.filter((c) => !chosen.has(c)));
