@@ -147,6 +147,8 @@ interface CaseResult {
   other: Record<string, number>;
   healthMaxMs: number;
   blockMs: number;
+  /** The three slowest answers: ms and path (in the JSON results, to see where the time goes). */
+  slowest: [number, string][];
   /** Why the kind was not run (a 404 route). */
   skipped?: string;
 }
@@ -159,6 +161,7 @@ interface CaseResult {
 async function run(base: string, paths: string[], connections: number, firstBytesOnly: boolean): Promise<Omit<CaseResult, 'kind' | 'connections' | 'blockMs'>> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
+  const slowest: [number, string][] = [];
   const other: Record<string, number> = {};
   const count = (key: string): void => {
     other[key] = (other[key] ?? 0) + 1;
@@ -217,7 +220,9 @@ async function run(base: string, paths: string[], connections: number, firstByte
         }
         res.resume();
         res.on('end', () => {
-          latencies.push(performance.now() - sent);
+          const ms = performance.now() - sent;
+          latencies.push(ms);
+          if (slowest.length < 3 || ms > slowest[2]![0]) slowest.splice(0, slowest.length, ...[...slowest, [ms, path] as [number, string]].sort((a, b) => b[0] - a[0]).slice(0, 3));
           resolve();
         });
       });
@@ -238,7 +243,7 @@ async function run(base: string, paths: string[], connections: number, firstByte
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const round = (ms: number): number => Math.round(ms * 100) / 100;
-  return { answered: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies.at(-1) ?? Number.NaN), other, healthMaxMs: round(healthMaxMs) };
+  return { answered: latencies.length, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), maxMs: round(latencies.at(-1) ?? Number.NaN), other, healthMaxMs: round(healthMaxMs), slowest };
 }
 
 const status = async (base: string, path: string): Promise<number> => (await fetch(`${base}${path}`, { headers: { 'x-api-key': KEY } })).status;
@@ -333,7 +338,7 @@ async function serve(size: string, snapshot: string, sampleFrom: string): Promis
       for (const connections of connectionLevels) {
         const skipped = missing.get(kind);
         if (skipped !== undefined) {
-          cases.push({ kind, connections, answered: 0, p50Ms: Number.NaN, p99Ms: Number.NaN, maxMs: Number.NaN, other: {}, healthMaxMs: Number.NaN, blockMs: Number.NaN, skipped });
+          cases.push({ kind, connections, answered: 0, p50Ms: Number.NaN, p99Ms: Number.NaN, maxMs: Number.NaN, other: {}, healthMaxMs: Number.NaN, blockMs: Number.NaN, slowest: [], skipped });
           continue;
         }
         const paths =
