@@ -25,16 +25,15 @@ const directory = (name: string): string => {
 async function stopWhen(args: string[], temporary: string, ready: () => boolean, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; seen: boolean }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--quiet'], { cwd: REPO_ROOT, env: { ...process.env, TMPDIR: temporary }, stdio: 'ignore' });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, signal: sig })));
-  let seen = false;
-  let stopped: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  void exited.then((how) => (stopped = how));
-  while (stopped === null && !seen) {
+  const state = { seen: false, stopped: false };
+  void exited.then(() => (state.stopped = true));
+  while (!state.stopped && !state.seen) {
     if (ready()) {
-      seen = true;
+      state.seen = true;
       child.kill(signal);
     } else await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  return { ...(await exited), seen };
+  return { ...(await exited), seen: state.seen };
 }
 
 describe('the snapshot command stopped by a signal', () => {
