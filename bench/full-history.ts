@@ -12,8 +12,10 @@
  * on the fly by the snapshot command (no CSV). Snapshots are kept in --dir (outside the repository)
  * and reused: SQLite `snapshot-<size>.sqlite`, PostgreSQL schema `full_history_<size>` (dropped at the
  * end with --drop-postgres), DuckDB `duckdb-<size>.duckdb`; beside each, the command's figures
- * (`.time`: /usr/bin/time's wall s, peak RSS KiB, user and system s; `.json`: its summary), read
- * again when the snapshot is reused.
+ * (`.time`: /usr/bin/time's wall s, peak RSS KiB, user and system s; `.json`: its summary, `.commit`),
+ * read again when the snapshot is reused. A kept snapshot is served whatever build made it: after a
+ * change of the snapshot's layout, remove its files (and the DuckDB file made from it) or drop its
+ * schema, and the next run builds it again.
  *
  * For each snapshot served: ingestion (wall, CPU, peak RSS), the compiled service started as
  * `npm start` runs it (spawn to the first data answer and to /ready; RSS at ready and after all the
