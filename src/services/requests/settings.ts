@@ -32,12 +32,16 @@ export interface RequestSettings extends PlatformSettings {
   showDashboard: boolean;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
   exportMaxMs: number;
-  /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 512 MB). */
+  /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 1024 MB). */
   rowColumnsMaxBytes: number;
 }
 
-/** The default of ROW_COLUMNS_MAX_MB: the row columns of about 33 million requests. */
-export const ROW_COLUMNS_DEFAULT_MAX_MB = 512;
+/**
+ * The default of ROW_COLUMNS_MAX_MB: the row columns of the full history (about 40 million requests
+ * of every agency) with room, at 12 to 26 bytes a request (a column of more than 255 values, such as
+ * the descriptors and zip codes of every agency, takes two bytes a request).
+ */
+export const ROW_COLUMNS_DEFAULT_MAX_MB = 1024;
 
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
