@@ -10,7 +10,7 @@ import { cpuMicrosPerRequest, startChild } from './support.js';
  */
 const count = Number(process.argv[2] ?? 20_000);
 const rounds = Number(process.argv[3] ?? 2);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const body = JSON.stringify(REALISTIC_TICKETS[0]);
 
 const cases: { name: string; env: Record<string, string> }[] = [

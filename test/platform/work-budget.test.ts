@@ -16,7 +16,7 @@ import { expectError } from '../support/http.js';
  * gives way to the event loop every few milliseconds.
  */
 const info = { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: true };
-const KEY = 'k';
+const KEY = 'work-budget-key-0123';
 
 interface Harness {
   app: PlatformApp;
