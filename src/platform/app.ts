@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import { ApiKeyChecker, apiKeyPlugin } from './api-key.js';
+import { apiKeyPlugin, budgetOwner } from './api-key.js';
+import { LiveApiKeys } from './api-keys/key-file-watch.js';
 import { bodyDeadlinesPlugin } from './body-deadlines.js';
 import { compressionPlugin } from './compression.js';
 import { handleClientError, handleFrameworkError } from './client-errors.js';
@@ -153,7 +154,7 @@ export async function createServiceApp(
   app.decorate('deferredCompilation', deferred);
   app.decorate('shutdownGraceMs', settings.shutdownGraceMs ?? SHUTDOWN_GRACE_DEFAULT_MS);
 
-  const apiKeys = new ApiKeyChecker(settings.apiKeys);
+  const keys = new LiveApiKeys(service.name, settings.apiKeys, settings.apiKeysFile ?? null, app.log);
   const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
   const routes = new RouteTable();
   const operations = new DocumentedOperations(service.openapi.usesApiKey);
@@ -177,11 +178,11 @@ export async function createServiceApp(
   // An unknown path is 404 before its body is read.
   await app.register(unknownPathPlugin);
   // The rate limit, before the key check so that 401 answers count too.
-  await app.register(rateLimitPlugin, { service: service.name, settings: settings.rateLimit, apiKeys });
-  // 401 for a route that requires a key, before its body is read.
-  await app.register(apiKeyPlugin, { apiKeys });
-  // A route's work budget: 503 overloaded when full, otherwise the handler waits for its place.
-  await app.register(workBudgetPlugin);
+  await app.register(rateLimitPlugin, { service: service.name, settings: settings.rateLimit, keys, keysHaveLimits: Boolean(settings.apiKeysFile) });
+  // 401 for a route that requires a key, before its body is read; the key file watched.
+  await app.register(apiKeyPlugin, { keys });
+  // A route's work budget: 503 overloaded when full, otherwise the handler waits for its place (shared fairly between keys).
+  await app.register(workBudgetPlugin, { ownerOf: (request) => budgetOwner(request, keys) });
   // JSON bodies only, parsed strictly; unusable query and path parameters are 422.
   await app.register(jsonBodyPlugin, { bodyLimit });
   // The content security policy of every HTML page.
@@ -198,7 +199,7 @@ export async function createServiceApp(
   addMethodNotAllowedRoutes(app, routes, cors);
   rememberStartLine(app, { showDocs: settings.showDocs, metrics: Boolean(settings.metricsKey) });
 
-  if (!apiKeys.enforced && service.openapi.usesApiKey) {
+  if (!keys.current.enforced && service.openapi.usesApiKey) {
     app.log.warn('API_KEY is not set: no API key is enforced');
   }
   return app;

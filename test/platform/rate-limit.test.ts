@@ -6,6 +6,7 @@ import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, type AnyResponse } from '../support/http.js';
+import { createKey, keyFileDirectory } from '../support/key-files.js';
 import { appDuringSuite } from '../support/during-suite.js';
 
 /** The Redis the tests use for real (CI runs one too). */
@@ -126,6 +127,27 @@ describe('RATE_LIMIT', () => {
       } finally {
         await one.close();
         await two.close();
+      }
+    });
+
+    it('a key of the key file: its own limit, one counter across the replicas, named by its id (never the key)', async () => {
+      const directory = keyFileDirectory();
+      const { key, id } = await createKey(directory.path, '--name', `Replicated ${randomBytes(4).toString('hex')}`, '--rate', '3/minute');
+      const env = { RATE_LIMIT: '100/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEYS_FILE: directory.path };
+      const [one, two] = [await ticketsApp(env), await ticketsApp(env)];
+      try {
+        const first = await classify(one, key);
+        expectLimitHeaders(first, 3, 2);
+        expectLimitHeaders(await classify(two, key), 3, 1);
+        expectLimitHeaders(await classify(one, key), 3, 0);
+        expectRateLimited(await classify(two, key));
+        const stored = await redis!.keys(`city-services:rate-limit:tickets:id:${id}:*`);
+        expect(stored).toHaveLength(1);
+        expect((await redis!.keys('city-services:rate-limit:tickets:*')).join(' ')).not.toContain(key);
+      } finally {
+        await one.close();
+        await two.close();
+        directory.remove();
       }
     });
 
