@@ -240,3 +240,24 @@ describe('SIGHUP', () => {
     await within(1_000, () => logs.lines().some((line) => line.cause === 'SIGHUP' && line.keys === 2));
   });
 });
+
+describe('API_KEYS_FILE alone (no API_KEY)', () => {
+  it('tickets and houses check keys (no warning that none is enforced); requests makes no random key', async () => {
+    const { readTicketSettings } = await import('../../src/services/tickets/settings.js');
+    const { buildTicketsApp } = await import('../../src/services/tickets/app.js');
+    const { readRequestSettings } = await import('../../src/services/requests/settings.js');
+    const path = keyFile();
+    const { key } = await createKey(path, '--name', 'Only');
+    const logs = new LogCapture();
+    const app = await buildTicketsApp(readTicketSettings({ API_KEYS_FILE: path }), { logStream: logs });
+    toClose.push({ app, logs, cleanup: async () => {} });
+    const classify = (headers: Record<string, string>) =>
+      app.inject({ method: 'POST', url: '/v1/classify', headers: { 'content-type': 'application/json', ...headers }, payload: '{"subject":"refund"}' });
+    expectUnauthorized(await classify({}));
+    expect((await classify({ 'x-api-key': key })).statusCode).toBe(200);
+    expect(logs.text()).not.toContain('API_KEY is not set');
+    const requests = readRequestSettings({ API_KEYS_FILE: path });
+    expect(requests.generatedApiKey).toBeNull();
+    expect(requests.apiKeys).toEqual([]);
+  });
+});
