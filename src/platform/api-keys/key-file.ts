@@ -64,7 +64,13 @@ export type KeyFileEntry = Static<typeof KeyEntry>;
 const KeyFileSchema = Type.Object({ version: Type.Literal(1), keys: Type.Array(KeyEntry) }, { additionalProperties: false });
 export type KeyFileContent = Static<typeof KeyFileSchema>;
 
-const keyFileValidator = Compile(KeyFileSchema);
+const compileKeyFileValidator = () => Compile(KeyFileSchema);
+let compiledValidator: ReturnType<typeof compileKeyFileValidator> | undefined;
+/** The schema's check, compiled when a file is first read (not at every start: most run without a key file). */
+function keyFileValidator(): ReturnType<typeof compileKeyFileValidator> {
+  compiledValidator ??= compileKeyFileValidator();
+  return compiledValidator;
+}
 
 /** A key of the file as the services use it: its rate and expiry read. */
 export interface KeyRecord {
@@ -110,8 +116,9 @@ function readablePath(pointer: string): string {
 }
 
 function schemaProblem(value: unknown): string | undefined {
-  if (keyFileValidator.Check(value)) return undefined;
-  const errors = [...keyFileValidator.Errors(value)];
+  const validator = keyFileValidator();
+  if (validator.Check(value)) return undefined;
+  const errors = [...validator.Errors(value)];
   const error = errors.find((e) => e.keyword === 'additionalProperties' || e.keyword === 'required') ?? errors[0];
   if (error === undefined) return 'does not match the key file schema';
   const path = readablePath(error.instancePath);
