@@ -69,9 +69,20 @@ export function budgetOwner(request: FastifyRequest, keys: LiveApiKeys): BudgetO
   return { id: identity.id, shared: keys.current.callers > 1 };
 }
 
+/**
+ * Whose key the request had, when that says something: an accepted key, or a refused key on a route
+ * that needs one (a route open to all, such as tickets' categories, says nothing of a missing key).
+ */
+export function keyOfRequest(request: FastifyRequest): KeyIdentity | null {
+  const identity = request.apiKeyIdentity;
+  if (identity === null || identity.kind === 'open') return null;
+  if (identity.kind === 'refused' && request.routeOptions.config.requiresApiKey !== true) return null;
+  return identity;
+}
+
 /** The fields of the request's log line that say whose key it was (its id, why it was refused); never the key. */
 export function keyLogFields(request: FastifyRequest): { key_id?: string; key_refused?: string } | undefined {
-  const identity = request.apiKeyIdentity;
+  const identity = keyOfRequest(request);
   if (identity === null || identity.kind === 'open') return undefined;
   if (identity.kind === 'accepted') return { key_id: identity.id };
   return identity.id === null ? { key_refused: identity.reason } : { key_id: identity.id, key_refused: identity.reason };

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { createRequire } from 'node:module';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type * as PromClient from 'prom-client';
-import { ApiKeyChecker } from './api-key.js';
+import { ApiKeyChecker, keyOfRequest } from './api-key.js';
 import { ApiError } from './error-registry.js';
 import { platformPlugin } from './platform-app.js';
 import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './setting-readers.js';
@@ -92,7 +92,8 @@ class KeyMetrics {
   }
 
   count(request: FastifyRequest, status: number): void {
-    const identity = request.apiKeyIdentity;
+    // A 429 is a refusal whatever the route; otherwise as the log line (an open route's missing key is none).
+    const identity = status === 429 ? request.apiKeyIdentity : keyOfRequest(request);
     if (identity === null || identity.kind === 'open') return;
     const id = identity.kind === 'accepted' ? identity.id : (identity.id ?? REFUSED_KEY_ID);
     let requests = this.requestsById.get(id);

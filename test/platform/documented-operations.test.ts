@@ -78,8 +78,8 @@ describe('documented operations', () => {
       description: 'The thing',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: { name: 'a' } } },
     });
-    // A /v1/ route can be rate limited: its 429 and the RateLimit-* headers are described (only with RATE_LIMIT).
-    expect(create.responses['429'].description).toMatch(/^Only when the service runs with RATE_LIMIT\. .*rate_limited/);
+    // A /v1/ route can be rate limited: its 429 and the RateLimit-* headers are described (only with a limit: RATE_LIMIT, or a key's own).
+    expect(create.responses['429'].description).toMatch(/^Only when a rate limit applies \(RATE_LIMIT, or the key's own limit in API_KEYS_FILE\)\. .*rate_limited/);
     expect(Object.keys(create.responses['429'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
     expect(Object.keys(create.responses['200'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(spec.components.schemas.Thing.required).toEqual(['name']);

@@ -249,13 +249,19 @@ describe('API_KEYS_FILE alone (no API_KEY)', () => {
     const path = keyFile();
     const { key } = await createKey(path, '--name', 'Only');
     const logs = new LogCapture();
-    const app = await buildTicketsApp(readTicketSettings({ API_KEYS_FILE: path }), { logStream: logs });
+    const app = await buildTicketsApp(readTicketSettings({ API_KEYS_FILE: path, RATE_LIMIT: '100/minute' }), { logStream: logs });
     toClose.push({ app, logs, cleanup: async () => {} });
     const classify = (headers: Record<string, string>) =>
       app.inject({ method: 'POST', url: '/v1/classify', headers: { 'content-type': 'application/json', ...headers }, payload: '{"subject":"refund"}' });
     expectUnauthorized(await classify({}));
     expect((await classify({ 'x-api-key': key })).statusCode).toBe(200);
     expect(logs.text()).not.toContain('API_KEY is not set');
+    // A route open to all (the categories) logs the key when one is accepted, and no refusal without.
+    await app.inject({ method: 'GET', url: '/v1/categories' });
+    await app.inject({ method: 'GET', url: '/v1/categories', headers: { 'x-api-key': 'not-a-key-of-anyone-0123' } });
+    await app.inject({ method: 'GET', url: '/v1/categories', headers: { 'x-api-key': key } });
+    const categories = requestLines(logs).filter((line) => line.path === '/v1/categories');
+    expect(categories.map((line) => [line.key_id, line.key_refused])).toEqual([[undefined, undefined], [undefined, undefined], [expect.stringMatching(/^key_/), undefined]]);
     const requests = readRequestSettings({ API_KEYS_FILE: path });
     expect(requests.generatedApiKey).toBeNull();
     expect(requests.apiKeys).toEqual([]);
