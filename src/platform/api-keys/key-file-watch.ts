@@ -17,7 +17,7 @@ import { ApiKeySet } from './key-set.js';
  *   (never a key), once per version of the file (and at each SIGHUP that finds it so).
  * - at start the file has been read by the settings (settings.ts): an unusable one stopped the start.
  */
-export const KEY_FILE_CHECK_MS = 500;
+export const KEY_FILE_CHECK_MS = 250;
 
 const sameState = (a: FileState | null, b: FileState | null): boolean =>
   a !== null && b !== null && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
