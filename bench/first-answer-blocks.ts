@@ -13,7 +13,7 @@ import { probedRequestsService } from './support.js';
 
 const [snapshot, ...paths] = process.argv.slice(2);
 if (snapshot === undefined || paths.length === 0) throw new Error('usage: npx tsx bench/first-answer-blocks.ts SNAPSHOT PATH...');
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const service = await probedRequestsService(snapshot, KEY);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -39,7 +39,7 @@ const { values } = parseArgs({
 const scales = values.scales.split(',').map(Number);
 const seconds = Number(values.seconds);
 const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const BASE_ROWS = 109_915;
 mkdirSync(values.dir, { recursive: true });
 

@@ -28,7 +28,7 @@ const { values } = parseArgs({
   },
 });
 const seconds = Number(values.seconds);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const year = values['first-year'];
 
 /** The cases the summaries cover: no filter, one filter, a range alone or with one filter. */

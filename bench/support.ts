@@ -294,7 +294,7 @@ export function percentile(sorted: number[], p: number): number {
 export const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /** GET with an API key on the keep-alive connection; the body as text (`headers` adds request headers). */
-export function keyedGet(base: string, path: string, key = 'bench-key', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function keyedGet(base: string, path: string, key = 'bench-key-0123456789', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolveGet, reject) => {
     const req = request(`${base}${path}`, { agent: keepAlive, headers: { 'x-api-key': key, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -307,7 +307,7 @@ export function keyedGet(base: string, path: string, key = 'bench-key', headers:
 }
 
 /** p50 and p99 (ms) of sequential requests on one keep-alive connection. */
-export async function sequentialLatency(base: string, paths: string[], count: number, key = 'bench-key'): Promise<{ p50: number; p99: number }> {
+export async function sequentialLatency(base: string, paths: string[], count: number, key = 'bench-key-0123456789'): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = process.hrtime.bigint();
@@ -328,7 +328,7 @@ export interface Walk {
 }
 
 /** Follows next_cursor from the first page to the last; checks no id repeats. */
-export async function walk(base: string, query: string, limit: number, key = 'bench-key'): Promise<Walk> {
+export async function walk(base: string, query: string, limit: number, key = 'bench-key-0123456789'): Promise<Walk> {
   const started = performance.now();
   const cursors: string[] = [];
   const seen = new Set<number>();

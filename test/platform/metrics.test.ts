@@ -39,21 +39,21 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('tickets', () => {
-    const app = appDuringSuite(() => buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'k' }), { logger: false }));
+    const app = appDuringSuite(() => buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'metrics-test-api-key' }), { logger: false }));
 
     it('answers 401 without the bearer key, and is not in the OpenAPI description', async () => {
       const missing = await app.inject({ method: 'GET', url: '/metrics' });
       expectError(missing, 401, 'unauthorized', []);
       expect(missing.headers['www-authenticate']).toBe('Bearer');
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized', []);
-      expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'k' } }), 401, 'unauthorized', []);
+      expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'metrics-test-api-key' } }), 401, 'unauthorized', []);
       const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>();
       expect(Object.keys(spec.paths)).not.toContain('/metrics');
     });
 
     it('counts requests by route template, method and status; latency histogram; in flight; process metrics; classifier', async () => {
       const before = await scrape(app);
-      const classify = { method: 'POST' as const, url: '/v1/classify', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, payload: '{"subject":"My parcel is lost"}' };
+      const classify = { method: 'POST' as const, url: '/v1/classify', headers: { 'content-type': 'application/json', 'x-api-key': 'metrics-test-api-key' }, payload: '{"subject":"My parcel is lost"}' };
       for (let i = 0; i < 3; i++) expect((await app.inject(classify)).statusCode).toBe(200);
       expect((await app.inject({ ...classify, headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
       expect((await app.inject({ method: 'GET', url: '/no/such/path' })).statusCode).toBe(404);
@@ -76,8 +76,8 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   it('houses: the model loaded and its version', async () => {
-    const app = await buildFixtureApp({ METRICS_KEY, API_KEY: 'k' });
-    expect((await postJson(app, '/v1/estimates', VALID_HOUSE, { 'x-api-key': 'k' })).statusCode).toBe(200);
+    const app = await buildFixtureApp({ METRICS_KEY, API_KEY: 'metrics-test-api-key' });
+    expect((await postJson(app, '/v1/estimates', VALID_HOUSE, { 'x-api-key': 'metrics-test-api-key' })).statusCode).toBe(200);
     const text = await scrape(app);
     expect(text).toMatch(/^houses_model_loaded\{model_version="[^"]+",status="loaded",service="houses"\} 1$/m);
     expect(valueOf(text, 'http_requests_total', 'route="/v1/estimates",method="POST",status="200"')).toBe(1);

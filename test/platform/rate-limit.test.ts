@@ -6,6 +6,7 @@ import { readRateLimit } from '../../src/platform/rate-limit.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { expectError, type AnyResponse } from '../support/http.js';
+import { createKey, keyFileDirectory } from '../support/key-files.js';
 import { appDuringSuite } from '../support/during-suite.js';
 
 /** The Redis the tests use for real (CI runs one too). */
@@ -66,18 +67,18 @@ describe('RATE_LIMIT', () => {
   });
 
   describe('counted in the process (no Redis)', () => {
-    const app = appDuringSuite(() => ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'key-a,key-b' }));
+    const app = appDuringSuite(() => ticketsApp({ RATE_LIMIT: '2/minute', API_KEY: 'rate-key-a-0123456,rate-key-b-0123456' }));
 
     it('per API key: RateLimit headers on every answer, then 429 rate_limited with Retry-After; another key has its own counter', async () => {
-      const first = await classify(app, 'key-a');
+      const first = await classify(app, 'rate-key-a-0123456');
       expect(first.statusCode).toBe(200);
       expectLimitHeaders(first, 2, 1);
-      expectLimitHeaders(await classify(app, 'key-a'), 2, 0);
-      const over = await classify(app, 'key-a');
+      expectLimitHeaders(await classify(app, 'rate-key-a-0123456'), 2, 0);
+      const over = await classify(app, 'rate-key-a-0123456');
       expectRateLimited(over);
       expect(over.headers['x-request-id']).toBe(JSON.parse(over.body).error.request_id);
       // Another key, from the same address: its own counter.
-      expect((await classify(app, 'key-b')).statusCode).toBe(200);
+      expect((await classify(app, 'rate-key-b-0123456')).statusCode).toBe(200);
     });
 
     it('per client address without a valid key (401 answers count too); health, readiness and docs are never limited', async () => {
@@ -129,15 +130,36 @@ describe('RATE_LIMIT', () => {
       }
     });
 
+    it('a key of the key file: its own limit, one counter across the replicas, named by its id (never the key)', async () => {
+      const directory = keyFileDirectory();
+      const { key, id } = await createKey(directory.path, '--name', `Replicated ${randomBytes(4).toString('hex')}`, '--rate', '3/minute');
+      const env = { RATE_LIMIT: '100/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEYS_FILE: directory.path };
+      const [one, two] = [await ticketsApp(env), await ticketsApp(env)];
+      try {
+        const first = await classify(one, key);
+        expectLimitHeaders(first, 3, 2);
+        expectLimitHeaders(await classify(two, key), 3, 1);
+        expectLimitHeaders(await classify(one, key), 3, 0);
+        expectRateLimited(await classify(two, key));
+        const stored = await redis!.keys(`city-services:rate-limit:tickets:id:${id}:*`);
+        expect(stored).toHaveLength(1);
+        expect((await redis!.keys('city-services:rate-limit:tickets:*')).join(' ')).not.toContain(key);
+      } finally {
+        await one.close();
+        await two.close();
+        directory.remove();
+      }
+    });
+
     it('Redis unreachable: the service keeps answering and counts locally (fail to local, not open)', async () => {
       const started = Date.now();
-      const app = await ticketsApp({ RATE_LIMIT: '2/minute', RATE_LIMIT_REDIS_URL: CLOSED_REDIS_URL, API_KEY: 'k' });
+      const app = await ticketsApp({ RATE_LIMIT: '2/minute', RATE_LIMIT_REDIS_URL: CLOSED_REDIS_URL, API_KEY: 'unreachable-key-0123' });
       try {
-        const first = await classify(app, 'k');
+        const first = await classify(app, 'unreachable-key-0123');
         expect(first.statusCode).toBe(200);
         expectLimitHeaders(first, 2, 1);
-        expect((await classify(app, 'k')).statusCode).toBe(200);
-        expectRateLimited(await classify(app, 'k'));
+        expect((await classify(app, 'unreachable-key-0123')).statusCode).toBe(200);
+        expectRateLimited(await classify(app, 'unreachable-key-0123'));
         expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
         // Generous: the answers do not wait for Redis.
         expect(Date.now() - started).toBeLessThan(5_000);

@@ -42,12 +42,12 @@ describe('settings of the service-request API', () => {
 
   it('API_KEY, CURSOR_SECRET and DATABASE_URL as given', () => {
     const settings = readRequestSettings({
-      API_KEY: 'one,two',
+      API_KEY: 'first-key-0123456789,second-key-012345678',
       CURSOR_SECRET: 'a-shared-secret-of-the-replicas-01',
       DATABASE_URL: 'postgresql://user@db.example:5432/city?schema=snapshot_2025&sslmode=disable',
       PORT: '9000',
     });
-    expect(settings.apiKeys).toEqual(['one', 'two']);
+    expect(settings.apiKeys).toEqual(['first-key-0123456789', 'second-key-012345678']);
     expect(settings.generatedApiKey).toBeNull();
     expect(settings.cursorSecrets.map(String)).toEqual(['a-shared-secret-of-the-replicas-01']);
     expect(settings.database).toEqual({ kind: 'postgres', url: 'postgresql://user@db.example:5432/city?sslmode=disable', schema: 'snapshot_2025' });
@@ -91,13 +91,13 @@ describe('settings of the service-request API', () => {
   });
 
   it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 1024; anything else refuses the start', () => {
-    expect(readRequestSettings({ API_KEY: 'k' }).rowColumnsMaxBytes).toBe(1024 * 1_048_576);
-    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
-    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(1024 * 1_048_576);
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
     for (const value of ['', 'none', '1.5', '-1', '1048577', '512MB']) {
-      expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: value })).toThrow(SettingsError);
+      expect(() => readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: value })).toThrow(SettingsError);
     }
-    expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048577' })).toThrow(
+    expect(() => readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048577' })).toThrow(
       'Invalid setting ROW_COLUMNS_MAX_MB: "1048577" is not a whole number of megabytes from 0 to 1048576',
     );
   });
@@ -105,7 +105,7 @@ describe('settings of the service-request API', () => {
   it('ROW_COLUMNS_MAX_MB by default holds the row columns of the full history: 40 million requests, descriptors and zip codes of every agency at two bytes each', () => {
     const codeBytes = CODED_COLUMNS.length + 2;
     const fullHistory = rowColumnsMemoryBytes(40_000_000, codeBytes);
-    expect(fullHistory).toBeLessThanOrEqual(readRequestSettings({ API_KEY: 'k' }).rowColumnsMaxBytes);
+    expect(fullHistory).toBeLessThanOrEqual(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes);
     // The default before: the full history's row columns were not loaded, and its combinations walked the rows.
     expect(fullHistory).toBeGreaterThan(512 * 1_048_576);
   });

@@ -95,8 +95,9 @@ export function readCursorSecrets(env: Env): { secrets: Buffer[]; generated: boo
 }
 
 /**
- * The settings of the service-request API. Every /v1 path needs a key: with API_KEY unset a random
- * key is made here (the start command prints it once), so that the data is never open by accident.
+ * The settings of the service-request API. Every /v1 path needs a key: with neither API_KEY nor
+ * API_KEYS_FILE set a random key is made here (the start command prints it once), so that the data is
+ * never open by accident.
  */
 export function readRequestSettings(env: Env): RequestSettings {
   const platform = readPlatformSettings(env, REQUESTS_DEFAULT_PORT);
@@ -106,7 +107,7 @@ export function readRequestSettings(env: Env): RequestSettings {
   const exportMaxMs = readSeconds(env, 'EXPORT_MAX_SECONDS', { min: 1, max: 86_400, defaultSeconds: 300 });
   const rowColumnsMaxBytes = readWholeNumber(env, 'ROW_COLUMNS_MAX_MB', { min: 0, max: 1_048_576, defaultValue: ROW_COLUMNS_DEFAULT_MAX_MB, unit: 'megabytes' }) * MEGABYTE;
   let generatedApiKey: string | null = null;
-  if (platform.apiKeys.length === 0) {
+  if (platform.apiKeys.length === 0 && platform.apiKeysFile === null) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }

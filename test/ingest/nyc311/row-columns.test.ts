@@ -140,10 +140,10 @@ describe('row columns', () => {
   it('ROW_COLUMNS_MAX_MB=0: the service as the start command prepares it loads no row columns, and a count of two filters walks the rows', async () => {
     fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const { app } = await prepareRequestsService(readRequestSettings({ API_KEY: 'k', DATABASE_URL: fixture.databaseUrl, ROW_COLUMNS_MAX_MB: '0' }));
+    const { app } = await prepareRequestsService(readRequestSettings({ API_KEY: 'row-columns-key-0123', DATABASE_URL: fixture.databaseUrl, ROW_COLUMNS_MAX_MB: '0' }));
     try {
       await app.ready();
-      const response = await app.inject({ method: 'GET', url: '/v1/service-requests/count?borough=bronx&status=open', headers: { 'x-api-key': 'k' } });
+      const response = await app.inject({ method: 'GET', url: '/v1/service-requests/count?borough=bronx&status=open', headers: { 'x-api-key': 'row-columns-key-0123' } });
       expect(JSON.parse(response.body)).toMatchObject({ count: 2 });
       expect(run.mock.calls.map(([, work]) => 'scan' in work)).toEqual([false]);
     } finally {
