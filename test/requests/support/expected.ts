@@ -1,5 +1,5 @@
-import { BUCKET_KEY_OF } from '../../../src/services/requests/period-stats.js';
-import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 import type { SummaryUnit } from '../../../src/snapshot/aggregate-summaries.js';
 import { FIXTURE_PERIOD, inApiOrder } from './fixture-database.js';
 
