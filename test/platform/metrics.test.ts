@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/platform-app.js';
+import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/setting-readers.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { expectError } from '../support/http.js';
 import { buildFixtureApp, VALID_HOUSE, postJson } from '../houses/support.js';
-import { createPostgresFixture, createSqliteFixture, FIXTURE_SNAPSHOT_ID, type FixtureDatabase } from '../requests/support/fixture-database.js';
+import { FIXTURE_SNAPSHOT_ID, fixtureDuringSuite } from '../requests/support/fixture-database.js';
 import { TEST_API_KEY, startTestApp } from '../requests/support/requests-app.js';
 import { appDuringSuite } from '../support/during-suite.js';
-
-const METRICS_KEY = 'metrics-key-0123456789';
-const scrapeHeaders = { authorization: `Bearer ${METRICS_KEY}` };
-
-async function scrape(app: PlatformApp): Promise<string> {
-  const response = await app.inject({ method: 'GET', url: '/metrics', headers: scrapeHeaders });
-  expect(response.statusCode).toBe(200);
-  expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-  return response.body;
-}
-
-/** The value of one series, found by its name and a fragment of its labels (0 when absent). */
-function valueOf(text: string, name: string, labels: string): number {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{`) && candidate.includes(labels));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+import { METRICS_KEY, scrape, scrapeHeaders, valueOf } from './metrics-scrape.js';
 
 describe('GET /metrics (METRICS_KEY)', () => {
   it('off by default: /metrics answers 404 like any unknown path', async () => {
@@ -89,37 +73,18 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('requests', () => {
-    let sqlite: FixtureDatabase | undefined;
-    let postgres: FixtureDatabase | undefined;
-    beforeAll(async () => {
-      sqlite = createSqliteFixture();
-      postgres = await createPostgresFixture();
-    });
-    afterAll(async () => {
-      await sqlite?.drop();
-      await postgres?.drop();
-    });
+    const sqlite = fixtureDuringSuite();
 
     it('SQLite: the snapshot row count and id; the route template of /v1/service-requests/{id}', async () => {
-      const { app, get } = await startTestApp(sqlite!.databaseUrl, { METRICS_KEY });
-      const id = sqlite!.rows[0]!.id;
+      const { app, get } = await startTestApp(sqlite.databaseUrl, { METRICS_KEY });
+      const id = sqlite.rows[0]!.id;
       expect((await get(`/v1/service-requests/${id}`)).statusCode).toBe(200);
       const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite!.rows.length);
+      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite.rows.length);
       expect(valueOf(text, 'http_requests_total', 'route="/v1/service-requests/:id",method="GET",status="200"')).toBe(1);
       expect(text).not.toContain(`/v1/service-requests/${id}"`);
       expect(text).not.toContain('requests_database_pool_connections');
       expect(text).not.toContain(TEST_API_KEY);
-      await app.close();
-    });
-
-    it('PostgreSQL: the pool use as well', async () => {
-      const { app, get } = await startTestApp(postgres!.databaseUrl, { METRICS_KEY });
-      expect((await get('/v1/dataset')).statusCode).toBe(200);
-      const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(postgres!.rows.length);
-      expect(text).toMatch(/^requests_database_pool_connections\{state="idle",service="requests"\} [1-9]/m);
-      expect(text).toMatch(/^requests_database_pool_connections\{state="in_use",service="requests"\} 0$/m);
       await app.close();
     });
   });

@@ -1,49 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/platform-app.js';
+import { describe, expect, it } from 'vitest';
 import { readRateLimit } from '../../src/platform/rate-limit.js';
-import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
-import { expectError, type AnyResponse } from '../support/http.js';
-import { createKey, keyFileDirectory } from '../support/key-files.js';
+import { expectError } from '../support/http.js';
 import { appDuringSuite } from '../support/during-suite.js';
+import { CLOSED_REDIS_URL, REDIS_URL, classify, expectLimitHeaders, expectRateLimited, ticketsApp } from './rate-limit-checks.js';
 
-/** The Redis the tests use for real (CI runs one too). */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** A port where nothing listens: Redis unreachable. */
-const CLOSED_REDIS_URL = 'redis://127.0.0.1:9';
-
-async function ticketsApp(env: Record<string, string>): Promise<PlatformApp> {
-  const app = await buildTicketsApp(readTicketSettings(env), { logger: false });
-  await app.ready();
-  return app;
-}
-
-function classify(app: PlatformApp, key?: string, address = '127.0.0.1') {
-  return app.inject({
-    method: 'POST',
-    url: '/v1/classify',
-    remoteAddress: address,
-    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'x-api-key': key }) },
-    payload: '{"subject":"My parcel is lost"}',
-  });
-}
-
-function expectLimitHeaders(response: AnyResponse, limit: number, remaining: number): void {
-  expect(response.headers['ratelimit-limit']).toBe(String(limit));
-  expect(response.headers['ratelimit-remaining']).toBe(String(remaining));
-  expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
-  expect(Number(response.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
-}
-
-function expectRateLimited(response: AnyResponse): void {
-  expectError(response, 429, 'rate_limited', [], 'Too many requests; retry after the number of seconds in Retry-After');
-  expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
-  expect(Number(response.headers['retry-after'])).toBeLessThanOrEqual(60);
-  expectLimitHeaders(response, Number(response.headers['ratelimit-limit']), 0);
-}
-
+/** RATE_LIMIT counted in the process; shared through Redis in rate-limit.server.test.ts. */
 describe('RATE_LIMIT', () => {
   it('reads N/second, N/minute, N/hour, N/day; anything else refuses the start naming the variable', () => {
     expect(readRateLimit({})).toBeNull();
@@ -102,55 +64,7 @@ describe('RATE_LIMIT', () => {
     });
   });
 
-  describe('shared through Redis (RATE_LIMIT_REDIS_URL)', () => {
-    let redis: Redis | undefined;
-    beforeAll(() => {
-      redis = new Redis(REDIS_URL);
-    });
-    afterAll(() => redis?.disconnect());
-
-    it('two replicas share one counter; Redis holds a hash of the key, never the key', async () => {
-      const key = `replica-key-${randomBytes(8).toString('hex')}`;
-      const env = { RATE_LIMIT: '3/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEY: key };
-      const [one, two] = [await ticketsApp(env), await ticketsApp(env)];
-      try {
-        // Each replica waited for Redis at start: the first request is counted in Redis.
-        expect((await classify(one, key)).headers['ratelimit-remaining']).toBe('2');
-        const stored = await redis!.keys('city-services:rate-limit:tickets:*');
-        expect(stored.length).toBeGreaterThan(0);
-        expect(stored.join(' ')).not.toContain(key);
-        const remainingAfterFirst = Number((await classify(two, key)).headers['ratelimit-remaining']);
-        expect(remainingAfterFirst).toBe(1);
-        expect((await classify(one, key)).headers['ratelimit-remaining']).toBe('0');
-        expectRateLimited(await classify(two, key));
-        expectRateLimited(await classify(one, key));
-      } finally {
-        await one.close();
-        await two.close();
-      }
-    });
-
-    it('a key of the key file: its own limit, one counter across the replicas, named by its id (never the key)', async () => {
-      const directory = keyFileDirectory();
-      const { key, id } = await createKey(directory.path, '--name', `Replicated ${randomBytes(4).toString('hex')}`, '--rate', '3/minute');
-      const env = { RATE_LIMIT: '100/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEYS_FILE: directory.path };
-      const [one, two] = [await ticketsApp(env), await ticketsApp(env)];
-      try {
-        const first = await classify(one, key);
-        expectLimitHeaders(first, 3, 2);
-        expectLimitHeaders(await classify(two, key), 3, 1);
-        expectLimitHeaders(await classify(one, key), 3, 0);
-        expectRateLimited(await classify(two, key));
-        const stored = await redis!.keys(`city-services:rate-limit:tickets:id:${id}:*`);
-        expect(stored).toHaveLength(1);
-        expect((await redis!.keys('city-services:rate-limit:tickets:*')).join(' ')).not.toContain(key);
-      } finally {
-        await one.close();
-        await two.close();
-        directory.remove();
-      }
-    });
-
+  describe('RATE_LIMIT_REDIS_URL', () => {
     it('Redis unreachable: the service keeps answering and counts locally (fail to local, not open)', async () => {
       const started = Date.now();
       const app = await ticketsApp({ RATE_LIMIT: '2/minute', RATE_LIMIT_REDIS_URL: CLOSED_REDIS_URL, API_KEY: 'unreachable-key-0123' });

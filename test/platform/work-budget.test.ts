@@ -28,6 +28,15 @@ interface Harness {
   finishAll: () => void;
 }
 
+/** Resolves once `condition` holds (checked every 5 ms), or fails after 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition did not come to hold in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 let harness: Harness | undefined;
 let removeKeyFile: (() => void) | undefined;
 afterEach(async () => {
@@ -149,14 +158,15 @@ describe('work budgets', () => {
       sent.end();
       return sent;
     };
+    // Each step waits for what it needs (however busy the machine), not for a fixed time.
     const first = leave(1);
+    await until(() => budget.load.running === 1);
     const second = leave(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => budget.load.waiting === 1);
     expect(budget.load).toEqual({ running: 1, waiting: 1 });
     second.destroy();
     first.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+    await until(() => budget.load.running === 0 && budget.load.waiting === 0);
     expect(started).toEqual([1]);
     expect(url).toMatch(/^http:/);
   });
