@@ -5,6 +5,6 @@ import examples from './openapi-examples.json' with { type: 'json' };
  * snapshot that `npm run snapshot` builds (seed 311) and shortened (two requests in each format of a
  * page or an export, three complaint types, two days, weeks or months, two cleaning rules). They
  * illustrate the answers; redocly lint checks each JSON one against its schema
- * (test/platform/openapi-lint.test.ts).
+ * (test/platform/openapi-lint.process.test.ts).
  */
 export const REQUEST_EXAMPLES = examples;

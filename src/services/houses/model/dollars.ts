@@ -1,7 +1,7 @@
 /**
  * Whole dollars: the one rounding of the house-price service. The service answers through
  * dollarAnswer (estimating.ts), and the parity test recomputes the model card's figures and measured
- * coverage through the same function (test/houses/model/parity.test.ts), as the benchmark does.
+ * coverage through the same function (test/houses/model/parity.python.test.ts), as the benchmark does.
  */
 
 export interface DollarAnswer {

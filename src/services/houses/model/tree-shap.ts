@@ -4,7 +4,7 @@
  * SHAP value of each model feature, such that expectedValue + sum(values) equals the trees' raw sum
  * (to float64 rounding). The values are those of the `shap` package's TreeExplainer with
  * feature_perturbation="tree_path_dependent" (checked on every house of the CSV by
- * test/houses/model/parity.test.ts): an "absent" feature follows both sides of its splits, weighted
+ * test/houses/model/parity.python.test.ts): an "absent" feature follows both sides of its splits, weighted
  * by the training samples that went each way (the nodes' `count`).
  *
  * The formula. Algorithm 2 computes, for each leaf, the Shapley weights of the distinct features on
