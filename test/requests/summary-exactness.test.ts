@@ -12,6 +12,7 @@ import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-st
 import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { numberPlaceholders } from '../../src/services/requests/postgres-queries.js';
+import type { QueryDialect, SqlParameter } from '../../src/services/requests/filter-sql.js';
 import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../src/services/requests/period-stats.js';
 import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../src/services/requests/summary-answers.js';
 import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-database.js';
@@ -24,11 +25,12 @@ import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-databas
  * e.g. from /work/scale-data/history-10x.csv, as building one takes minutes).
  */
 
-type Reader = (sql: string, parameters: readonly FilterValue[]) => Promise<Record<string, unknown>[]>;
+type Reader = (sql: string, parameters: readonly SqlParameter[]) => Promise<Record<string, unknown>[]>;
 
 interface Snapshot {
   /** Plain SQL over the snapshot, `?` placeholders. */
   read: Reader;
+  dialect: QueryDialect;
   /** The service's store over the same snapshot. */
   store: ServiceRequestStore;
   close(): Promise<void>;
@@ -39,6 +41,7 @@ function sqliteSnapshot(path: string): Snapshot {
   const store = new SqliteServiceRequestStore(path);
   return {
     read: (sql, parameters) => Promise.resolve(db.prepare(sql).all(...parameters) as Record<string, unknown>[]),
+    dialect: 'sqlite',
     store,
     close: async () => {
       db.close();
@@ -57,6 +60,7 @@ async function postgresSnapshot(url: string): Promise<Snapshot> {
   const store = new PostgresServiceRequestStore({ url: parsed.toString(), schema });
   return {
     read: async (sql, parameters) => (await client.query(numberPlaceholders(sql), [...parameters])).rows as Record<string, unknown>[],
+    dialect: 'postgres',
     store,
     close: async () => {
       await client.end();
@@ -195,7 +199,7 @@ function checkExactness(open: () => Promise<Snapshot>, seed: number, combination
   beforeAll(async () => {
     snapshot = await open();
     const reader: SummaryReader = (sql, parameters) => snapshot.read(sql, parameters);
-    summaries = new AggregateSummaries(reader);
+    summaries = new AggregateSummaries(reader, snapshot.dialect);
     period = await periodOf(snapshot.read);
     values = await valuesOf(snapshot.read);
   }, 120_000);

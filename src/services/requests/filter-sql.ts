@@ -5,10 +5,14 @@ import { boxCells } from '../../snapshot/index.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
- * Only the fixed filters reach the database, always as bound parameters; the statement text depends
- * only on which filters are set and how (one value, several, with or without `none`), so each shape is
- * prepared once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`,
- * served by the (created_at, id) and (filter, created_at, id) indexes.
+ * Only the fixed filters reach the database, always as bound parameters. The statement text never
+ * depends on how many values a client sends: a list of values is one parameter (a JSON array read by
+ * `json_each` on SQLite, an array on PostgreSQL), and where a statement reads one walk per value (a
+ * page's merge of index walks, a small box's cells) the walks come in a fixed set of counts
+ * (`walkSlots`). So the texts are few (which filters are set, and how: one value, several, with or
+ * without `none`), each is prepared once, and the statement caches (sqlite-statements.ts,
+ * postgres-statements.ts) stay small. Keyset: `(created_at, id) > (?, ?)` after the cursor's row,
+ * `ORDER BY created_at, id`, served by the (created_at, id) and (filter, created_at, id) indexes.
  */
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
 
@@ -17,21 +21,47 @@ export const MAP_CELL = 'map_cell';
 
 export type QueryDialect = 'sqlite' | 'postgres';
 
+/** A bound parameter: a value, a null (a walk that matches nothing), or a list (PostgreSQL array). */
+export type SqlParameter = string | number | null | FilterValue[];
+
 export interface WhereClause {
   /** ` WHERE ...` with `?` placeholders, or '' when nothing filters. */
   sql: string;
-  parameters: (string | number | FilterValue[])[];
+  parameters: SqlParameter[];
 }
 
 /** The conditions of a WHERE clause, to be AND-ed, with their parameters in order. */
 export interface Conditions {
   conditions: string[];
-  parameters: (string | number | FilterValue[])[];
+  parameters: SqlParameter[];
 }
 
 /**
- * One equality filter: `col = ?`, several values (`col = ANY(?)` with an array on PostgreSQL,
- * `col IN (?, ...)` on SQLite), `col IS NULL`, or these OR-ed with `col IS NULL` for `none`.
+ * `column` is one of a list given as one parameter, and that parameter: `column IN (SELECT value FROM
+ * json_each(?))` with the list as JSON text on SQLite (an IN list that SQLite reads like `IN (?, ...)`,
+ * by the column's index), `column = ANY(?)` with an array on PostgreSQL.
+ */
+export function oneOfList(column: string, values: readonly (string | number)[], dialect: QueryDialect): { sql: string; parameter: SqlParameter } {
+  return dialect === 'postgres'
+    ? { sql: `${column} = ANY(?)`, parameter: [...values] }
+    : { sql: `${column} IN (SELECT value FROM json_each(?))`, parameter: JSON.stringify(values) };
+}
+
+/**
+ * The walks a statement reads for `count` values, one walk per value (a page's merge of index walks,
+ * a small box's cells): the next power of two (1, 2, 4, 8...), at most `maximum` (the most values
+ * there can be), never fewer than `count`. The walks past the values are given a null, which matches
+ * no row (`column = NULL`), so the statement is one of a few per filter, whatever the count.
+ */
+export function walkSlots(count: number, maximum: number): number {
+  let slots = 1;
+  while (slots < count) slots *= 2;
+  return Math.max(count, Math.min(slots, maximum));
+}
+
+/**
+ * One equality filter: `col = ?`, several values (oneOfList), `col IS NULL`, or these OR-ed with
+ * `col IS NULL` for `none`.
  */
 function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect): string {
   const values = accepted.filter((value): value is string | number => value !== null);
@@ -41,12 +71,10 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
   if (values.length === 1) {
     condition = `${column} = ?`;
     parameters.push(...values);
-  } else if (dialect === 'postgres') {
-    condition = `${column} = ANY(?)`;
-    parameters.push(values);
   } else {
-    condition = `${column} IN (${values.map(() => '?').join(', ')})`;
-    parameters.push(...values);
+    const list = oneOfList(column, values, dialect);
+    condition = list.sql;
+    parameters.push(list.parameter);
   }
   return withNull ? `(${condition} OR ${column} IS NULL)` : condition;
 }
