@@ -135,6 +135,8 @@ export async function createServiceApp(
     // every error would only cost time on a body with thousands of them.
     schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
+    // The client address (rate limits, logs): X-Forwarded-For only from the proxies of TRUSTED_PROXIES.
+    trustProxy: settings.trustedProxies !== undefined && settings.trustedProxies.length > 0 ? settings.trustedProxies : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
