@@ -1,17 +1,18 @@
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
 import type { CursorPosition } from './cursor.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
-import { boxCells } from '../../snapshot/index.js';
+import { boxCells, MAX_BOX_CELLS } from '../../snapshot/index.js';
+import { FILTER_VALUES_MAXIMUM } from './schemas.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
- * Only the fixed filters reach the database, always as bound parameters. The statement text never
- * depends on how many values a client sends: a list of values is one parameter (a JSON array read by
- * `json_each` on SQLite, an array on PostgreSQL), and where a statement reads one walk per value (a
- * page's merge of index walks, a small box's cells) the walks come in a fixed set of counts
- * (`walkSlots`). So the texts are few (which filters are set, and how: one value, several, with or
- * without `none`), each is prepared once, and the statement caches (sqlite-statements.ts,
- * postgres-statements.ts) stay small. Keyset: `(created_at, id) > (?, ?)` after the cursor's row,
+ * Only the fixed filters reach the database, always as bound parameters. The statement text does not
+ * depend on how many values a client sends, only on a fixed set of counts (`walkSlots`: 1, 2, 4, 8...):
+ * a list of values is one array parameter on PostgreSQL, a list of placeholders padded with nulls on
+ * SQLite (oneOfList), and where a statement reads one walk per value (a page's merge of index walks, a
+ * small box's cells) the walks are padded the same way. So the texts are few (which filters are set,
+ * and how), each is prepared once, and the statement caches (sqlite-statements.ts,
+ * postgres-statements.ts) stay small whatever clients send. Keyset: `(created_at, id) > (?, ?)` after the cursor's row,
  * `ORDER BY created_at, id`, served by the (created_at, id) and (filter, created_at, id) indexes.
  */
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
@@ -37,14 +38,18 @@ export interface Conditions {
 }
 
 /**
- * `column` is one of a list given as one parameter, and that parameter: `column IN (SELECT value FROM
- * json_each(?))` with the list as JSON text on SQLite (an IN list that SQLite reads like `IN (?, ...)`,
- * by the column's index), `column = ANY(?)` with an array on PostgreSQL.
+ * `column` is one of a list of values, and its parameters: `column = ANY(?)` with the list as one array
+ * on PostgreSQL; on SQLite `column IN (?, ...)` with `walkSlots` placeholders, the ones past the values
+ * given a null (which matches no row), so that the text is one of a few whatever the count. (A list
+ * bound as one JSON text, `IN (SELECT value FROM json_each(?))`, makes one text, but each walk of a
+ * page then builds its own table of the list: a quarter slower on a page of map cells.)
  */
-export function oneOfList(column: string, values: readonly (string | number)[], dialect: QueryDialect): { sql: string; parameter: SqlParameter } {
-  return dialect === 'postgres'
-    ? { sql: `${column} = ANY(?)`, parameter: [...values] }
-    : { sql: `${column} IN (SELECT value FROM json_each(?))`, parameter: JSON.stringify(values) };
+export function oneOfList(column: string, values: readonly (string | number)[], dialect: QueryDialect, maximum: number): { sql: string; parameters: SqlParameter[] } {
+  if (dialect === 'postgres') return { sql: `${column} = ANY(?)`, parameters: [[...values]] };
+  const slots = walkSlots(values.length, maximum);
+  const parameters: SqlParameter[] = [...values];
+  while (parameters.length < slots) parameters.push(null);
+  return { sql: `${column} IN (${parameters.map(() => '?').join(', ')})`, parameters };
 }
 
 /**
@@ -60,10 +65,10 @@ export function walkSlots(count: number, maximum: number): number {
 }
 
 /**
- * One equality filter: `col = ?`, several values (oneOfList), `col IS NULL`, or these OR-ed with
- * `col IS NULL` for `none`.
+ * One equality filter: `col = ?`, several values (oneOfList, at most `maximum` of them), `col IS NULL`,
+ * or these OR-ed with `col IS NULL` for `none`.
  */
-function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect): string {
+function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect, maximum: number): string {
   const values = accepted.filter((value): value is string | number => value !== null);
   const withNull = values.length < accepted.length;
   let condition: string;
@@ -72,9 +77,9 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
     condition = `${column} = ?`;
     parameters.push(...values);
   } else {
-    const list = oneOfList(column, values, dialect);
+    const list = oneOfList(column, values, dialect, maximum);
     condition = list.sql;
-    parameters.push(list.parameter);
+    parameters.push(...list.parameters);
   }
   return withNull ? `(${condition} OR ${column} IS NULL)` : condition;
 }
@@ -108,7 +113,7 @@ export function conditionsOf(
   const parameters: Conditions['parameters'] = [];
   for (const name of EQUALITY_FILTERS) {
     const accepted = filters[name];
-    if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect));
+    if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect, FILTER_VALUES_MAXIMUM));
   }
   // Of a lower bound and a cursor, one implies the other: only the later one is stated, so that the
   // index walk starts from it (given both, SQLite may start from the earlier one and skip rows one by one).
@@ -125,7 +130,7 @@ export function conditionsOf(
   if (box !== null) {
     conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
     parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
-    if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect));
+    if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect, MAX_BOX_CELLS));
   }
   if (after !== null && (filters.created_from === null || cursorIsLater)) {
     conditions.push('(created_at, id) > (?, ?)');

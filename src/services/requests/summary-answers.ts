@@ -4,6 +4,7 @@ import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type Pe
 import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from './service-request-store.js';
 import { TimeSlice } from '../../platform/work-budget.js';
 import { oneOfList, type QueryDialect, type SqlParameter } from './filter-sql.js';
+import { FILTER_VALUES_MAXIMUM } from './schemas.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
@@ -147,14 +148,14 @@ class Conditions {
 
   /**
    * `column` is one of the values (kept as text; null is the rows without a value): several values
-   * are one parameter (filter-sql.ts, oneOfList), so the text does not depend on how many.
+   * as filter-sql.ts's oneOfList writes them, so the text depends on a fixed set of counts only.
    */
   oneOf(column: string, values: readonly FilterValue[]): this {
     const texts = values.filter((value) => value !== null).map(String);
     const withNull = texts.length < values.length;
     if (texts.length === 0) return this.add(`${column} IS NULL`);
-    const { sql, parameter } = texts.length === 1 ? { sql: `${column} = ?`, parameter: texts[0] as string } : oneOfList(column, texts, this.dialect);
-    return this.add(withNull ? `(${sql} OR ${column} IS NULL)` : sql, parameter);
+    const { sql, parameters } = texts.length === 1 ? { sql: `${column} = ?`, parameters: texts } : oneOfList(column, texts, this.dialect, FILTER_VALUES_MAXIMUM);
+    return this.add(withNull ? `(${sql} OR ${column} IS NULL)` : sql, ...parameters);
   }
 
   /** `column` within the bucket range. */
