@@ -15,7 +15,7 @@ import { START_ENV, START_NODE_FLAGS, cpuSeconds, freePort, percentile, REPO_ROO
  * - (shapes) 2,000 requests of distinct filter shapes (test/reliability/filter-shapes.ts), 4 at a time,
  *   on SQLite and PostgreSQL: the service's RSS before, at its peak and after, and on PostgreSQL the
  *   RSS of the service's server processes; then the latency (p50, p90 of 150 sequential requests) of
- *   the pages, counts, facets and statistics whose SQL changed, the builds alternating over 3 rounds.
+ *   the pages, counts, facets and statistics whose SQL changed, the builds alternating over 5 rounds.
  * Usage: RELIABILITY_PARTS=head,shapes [RELIABILITY_BEFORE=../before] npx tsx bench/reliability.ts requests
  */
 const KEY = 'head-and-shapes-bench-key';
@@ -101,7 +101,7 @@ async function probeHealth(url: string, ms: number): Promise<number[]> {
 export async function headExports(report: (line: string) => void): Promise<void> {
   const sqlite = resolve(REPO_ROOT, 'data/service-requests.sqlite');
   report('\n(head) 30 HEAD /v1/exports/service-requests?format=csv at once (SQLite, the default snapshot); /health every 50 ms for the 10 s after they are answered\n');
-  report('| build | HEAD answers | CPU-s while answered | CPU-s in the 10 s after | CPU-s of 10 s of /health probes alone | work left behind, CPU-s | /health p50 ms | /health max ms |');
+  report('| build | HEAD answers | CPU-s while answered | CPU-s in the 10 s after | CPU-s of 10 s of /health probes alone | work left behind, CPU-s | /health p50 / max ms after | /health p50 / max ms alone |');
   report('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const build of buildsToCompare()) {
     const service = await startRequests(build, sqlite);
@@ -109,7 +109,7 @@ export async function headExports(report: (line: string) => void): Promise<void>
       const pid = service.child.pid as number;
       await sleep(1_000);
       let cpu = cpuSeconds(pid);
-      await probeHealth(service.url, 10_000);
+      const alone = await probeHealth(service.url, 10_000);
       const probesAlone = cpuSeconds(pid) - cpu;
       cpu = cpuSeconds(pid);
       const heads = await Promise.all(
@@ -122,7 +122,7 @@ export async function headExports(report: (line: string) => void): Promise<void>
       const statuses = Object.entries(heads.reduce<Record<number, number>>((all, head) => ({ ...all, [head.status]: (all[head.status] ?? 0) + 1 }), {}))
         .map(([status, count]) => `${count} x ${status}`)
         .join(', ');
-      report(`| ${build.label} | ${statuses} | ${answering.toFixed(2)} | ${after.toFixed(2)} | ${probesAlone.toFixed(2)} | ${Math.max(0, after - probesAlone).toFixed(2)} | ${percentile(health, 50).toFixed(1)} | ${(health.at(-1) ?? 0).toFixed(1)} |`);
+      report(`| ${build.label} | ${statuses} | ${answering.toFixed(2)} | ${after.toFixed(2)} | ${probesAlone.toFixed(2)} | ${Math.max(0, after - probesAlone).toFixed(2)} | ${percentile(health, 50).toFixed(1)} / ${(health.at(-1) ?? 0).toFixed(1)} | ${percentile(alone, 50).toFixed(1)} / ${(alone.at(-1) ?? 0).toFixed(1)} |`);
     } finally {
       await service.stop();
     }
@@ -235,7 +235,7 @@ export async function filterShapes(report: (line: string) => void): Promise<void
     }
   }
 
-  const rounds = 3;
+  const rounds = 5;
   report(`\n(shapes) latency of the requests whose SQL changed: 150 sequential requests per case (values varied, shape fixed), median of ${rounds} rounds, builds alternating\n`);
   report(`| backend | case | ${builds.map((build) => `${build.label} p50 / p90 ms`).join(' | ')} |${builds.length > 1 ? ' p50 after / before |' : ''}`);
   report(`|---|---|${builds.map(() => '---:').join('|')}|${builds.length > 1 ? '---:|' : ''}`);
