@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { buildRequestsApp } from '../../src/services/requests/app.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
-import type { ServiceRequestStore } from '../../src/services/requests/service-request-store.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import type { ServiceRequestStore } from '../../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 import { createSqliteFixture, readFixtureRows, type FixtureDatabase } from '../requests/support/fixture-database.js';
 import { HOUSES, TICKETS, type ServiceUnderTest } from './services.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { StatementLru } from './statement-lru.js';
 
 /**

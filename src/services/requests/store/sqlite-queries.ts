@@ -1,7 +1,7 @@
-import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAX_BOX_CELLS } from '../../snapshot/index.js';
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
+import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAX_BOX_CELLS } from '../../../snapshot/index.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type TableLayout, type WhereClause } from './filter-sql.js';
-import { FILTER_VALUES_MAXIMUM } from './schemas.js';
+import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
 /**
