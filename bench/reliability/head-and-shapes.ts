@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { DISTINCT_SHAPES, filterShapeRequest } from '../../test/reliability/filter-shapes.js';
@@ -151,12 +151,33 @@ async function postgresSnapshotUrl(): Promise<string | null> {
   }
 }
 
-/** The RSS of the PostgreSQL server processes serving `pid`'s connections (its sockets to port 5432, as `ss` lists them). */
+/** The local ports of `pid`'s TCP connections to port 5432 (its sockets' inodes in /proc/net/tcp and tcp6). */
+function postgresClientPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, remote, inode] = [fields[1], fields[2], fields[9]];
+      if (local === undefined || remote === undefined || inode === undefined || !inodes.has(inode)) continue;
+      if (parseInt(remote.split(':')[1] ?? '', 16) === 5432) ports.push(parseInt(local.split(':')[1] ?? '', 16));
+    }
+  }
+  return ports;
+}
+
+/** The RSS of the PostgreSQL server processes serving `pid`'s connections. */
 async function postgresBackendsMb(pid: number): Promise<number> {
-  const ports = execFileSync('ss', ['-tnpH', 'state', 'established', '( dport = :5432 )'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes(`pid=${pid},`))
-    .map((line) => Number(/:(\d+)\s+\S+:5432/.exec(line)?.[1]));
+  const ports = postgresClientPorts(pid);
   if (ports.length === 0) return 0;
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
