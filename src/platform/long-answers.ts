@@ -23,9 +23,9 @@ import { platformPlugin } from './platform-app.js';
  */
 
 /**
- * The time an answer has to be sent, from its first byte, unless its route gives its own: the
- * largest answers besides an export are about 1.5 MB (Swagger UI's bundle; a page of 1000 rows in
- * GeoJSON is about 600 KB), so a client that reads 25 KB/s gets any of them whole.
+ * The time an answer has to be sent, from its first byte, unless its route gives its own: long
+ * enough for the largest answers besides an export (Swagger UI's bundle, a page of 1000 rows in
+ * GeoJSON) at the pace of a slow mobile client (docs/reliability.md, "Long answers").
  */
 export const ANSWER_SEND_MAX_MS = 60_000;
 

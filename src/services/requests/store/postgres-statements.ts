@@ -5,8 +5,8 @@ import { StatementLru } from './statement-lru.js';
 
 /**
  * Characters of SQL text whose statements one PostgreSQL connection keeps prepared. A prepared
- * statement costs its server process some hundreds of bytes per character of its text (its plans:
- * a merge of 64 cell walks, 9,000 characters, about 3 MB), so the bound is small: some 30 to 60 of the
+ * statement costs its server process far more per character of its text than SQLite's (its plans;
+ * bench/README.md, "Figures behind source comments"), so the bound is small: some 30 to 60 of the
  * page and count statements of common filters. A text longer than a quarter of it runs unnamed
  * (parsed and planned each time, kept nowhere).
  */

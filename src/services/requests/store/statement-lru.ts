@@ -1,9 +1,9 @@
 /**
  * Prepared statements kept by their SQL text, the least recently used dropped first, bounded by the
- * sum of their texts' lengths rather than by a count: a statement's memory grows with its text (a
- * SQLite program takes some 15 to 20 bytes per character of its text, a PostgreSQL plan far more),
- * and a merge of 50 walks is a hundred times the text of a one-value page. The caller frees what is
- * dropped (sqlite-statements.ts, postgres-statements.ts).
+ * sum of their texts' lengths rather than by a count: a statement's memory grows with its text, in
+ * SQLite as in PostgreSQL (bench/README.md, "Figures behind source comments"), and a merge of 50
+ * walks is a hundred times the text of a one-value page. The caller frees what is dropped
+ * (sqlite-statements.ts, postgres-statements.ts).
  */
 export class StatementLru<V> {
   private readonly entries = new Map<string, V>();
