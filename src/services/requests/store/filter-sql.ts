@@ -42,7 +42,8 @@ export interface Conditions {
  * on PostgreSQL; on SQLite `column IN (?, ...)` with `walkSlots` placeholders, the ones past the values
  * given a null (which matches no row), so that the text is one of a few whatever the count. (A list
  * bound as one JSON text, `IN (SELECT value FROM json_each(?))`, makes one text, but each walk of a
- * page then builds its own table of the list: slower, bench/README.md, "Figures behind source comments".)
+ * page then builds its own table of the list: slower, bench/README.md, "HEAD answers, filter shapes
+ * and statement caches".)
  */
 export function oneOfList(column: string, values: readonly (string | number)[], dialect: QueryDialect, maximum: number): { sql: string; parameters: SqlParameter[] } {
   if (dialect === 'postgres') return { sql: `${column} = ANY(?)`, parameters: [[...values]] };

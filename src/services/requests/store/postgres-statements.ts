@@ -6,8 +6,8 @@ import { StatementLru } from './statement-lru.js';
 /**
  * Characters of SQL text whose statements one PostgreSQL connection keeps prepared. A prepared
  * statement costs its server process far more per character of its text than SQLite's (its plans;
- * bench/README.md, "Figures behind source comments"), so the bound is small: some 30 to 60 of the
- * page and count statements of common filters. A text longer than a quarter of it runs unnamed
+ * bench/README.md, "HEAD answers, filter shapes and statement caches"), so the bound is small: some
+ * 30 to 60 of the page and count statements of common filters. A text longer than a quarter of it runs unnamed
  * (parsed and planned each time, kept nowhere).
  */
 export const POSTGRES_STATEMENT_CHARS = 16 * 1024;

@@ -4,7 +4,8 @@ import { StatementLru } from './statement-lru.js';
 /**
  * Characters of SQL text whose statements one SQLite connection keeps prepared: every page, count
  * and summary statement of the common filters, and the largest merges of walks (about 10,000
- * characters each) several times over; their memory: bench/README.md, "Figures behind source comments".
+ * characters each) several times over; their memory: bench/README.md, "HEAD answers, filter shapes
+ * and statement caches".
  */
 export const SQLITE_STATEMENT_CHARS = 256 * 1024;
 

@@ -1,8 +1,8 @@
 /**
  * Prepared statements kept by their SQL text, the least recently used dropped first, bounded by the
  * sum of their texts' lengths rather than by a count: a statement's memory grows with its text, in
- * SQLite as in PostgreSQL (bench/README.md, "Figures behind source comments"), and a merge of 50
- * walks is a hundred times the text of a one-value page. The caller frees what is dropped
+ * SQLite as in PostgreSQL (bench/README.md, "HEAD answers, filter shapes and statement caches"),
+ * and a merge of 50 walks is a hundred times the text of a one-value page. The caller frees what is dropped
  * (sqlite-statements.ts, postgres-statements.ts).
  */
 export class StatementLru<V> {
