@@ -30,7 +30,7 @@ if (!existsSync(resolve(REPO_ROOT, 'dist/src/services/tickets/main.js'))) {
   process.exit(2);
 }
 
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const ENV = { API_KEY: KEY, CURSOR_SECRET: 'before-after-cursor-secret-0123456789', LOG_LEVEL: 'info' };
 const HOUSE = SAMPLE_HOUSE;
 

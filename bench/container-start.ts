@@ -32,7 +32,7 @@ async function healthy(url: string): Promise<void> {
 async function startOnce(service: 'all' | 'requests'): Promise<number> {
   const name = `city-services-bench-${process.pid}`;
   const started = performance.now();
-  await podman('run', '--detach', '--name', name, '--read-only', '--env', `SERVICE=${service}`, '--env', 'API_KEY=bench',
+  await podman('run', '--detach', '--name', name, '--read-only', '--env', `SERVICE=${service}`, '--env', 'API_KEY=bench-key-0123456789',
     '--publish', '127.0.0.1::8001', '--publish', '127.0.0.1::8002', '--publish', '127.0.0.1::8003', IMAGE);
   const ports = service === 'all' ? [8001, 8002, 8003] : [8003];
   const urls = await Promise.all(ports.map(async (port) => `http://${(await podman('port', name, `${port}/tcp`)).split('\n')[0] ?? ''}/health`));

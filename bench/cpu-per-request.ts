@@ -12,7 +12,7 @@ import { REPO_ROOT, cpuMicrosPerRequest, startChild } from './support.js';
  * Usage: npx tsx bench/cpu-per-request.ts [requests per case, default 60000]
  */
 const count = Number(process.argv[2] ?? 60_000);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
 const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { estimate: { request: unknown } };
 

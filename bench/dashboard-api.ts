@@ -22,7 +22,7 @@ import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keepAlive, keye
  */
 const seconds = Number(process.argv[2] ?? 2);
 const rounds = Number(process.argv[3] ?? 3);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** One query per new filter (and the repeated and `none` forms), with values the snapshot has. */

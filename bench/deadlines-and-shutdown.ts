@@ -27,7 +27,7 @@ if (!process.argv[2] || !existsSync(resolve(beforeRoot, 'src/services/tickets/ma
   console.error('usage: npx tsx bench/deadlines-and-shutdown.ts <folder of the earlier build>; run npm run snapshot here first');
   process.exit(2);
 }
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const READER_BYTES_PER_SECOND = 300_000;
 const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
 

@@ -41,7 +41,7 @@ const { values } = parseArgs({
   },
 });
 if (values.database === undefined) throw new Error('--database: a SQLite file or a postgres:// URL');
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 /** Turns longer than this are explained (--explain-over: lower it to see what the shorter turns are made of). */
 const BLOCK_LIMIT_MS = Number(values['explain-over']);
 if (!(BLOCK_LIMIT_MS > 0)) throw new Error('--explain-over: a number of milliseconds above 0');

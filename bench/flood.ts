@@ -15,7 +15,7 @@ import { ensureDefaultSnapshot } from '../src/services/requests/default-snapshot
 import { FLOOD_ROUTES, flood, floodTable, startFloodTarget, type FloodResult, type FloodTarget } from '../test/reliability/flood.js';
 import { REPO_ROOT } from './support.js';
 
-const KEY = 'flood-bench-key';
+const KEY = 'flood-bench-key-0123';
 
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(name);

@@ -19,7 +19,7 @@ import { PAGE_OF_1000_CASES, REPO_ROOT, cpuSeconds, encodedSize, keyedGet, keepA
 const seconds = Number(process.argv[2] ?? 2);
 const rounds = Number(process.argv[3] ?? 3);
 const beforeRoot = process.argv[4];
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const sqlitePath = resolve(REPO_ROOT, 'data/service-requests.sqlite');
 await ensureSnapshot(sqlitePath);
 const env = { API_KEY: KEY, DATABASE_URL: sqlitePath, LOG_LEVEL: 'warn', CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' };

@@ -23,7 +23,7 @@ const seconds = Number(process.argv[2] ?? 5);
 const ROUNDS = 3;
 const connections = 10;
 const BATCH_ROUNDS = 1000;
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
 
 const root = resolve(import.meta.dirname, '..');

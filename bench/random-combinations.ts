@@ -34,7 +34,7 @@ const { values, positionals } = parseArgs({
     values: { type: 'string' },
   },
 });
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const ROUTES = { count: '/v1/service-requests/count', facets: '/v1/facets', daily: '/v1/stats/daily', weekly: '/v1/stats/weekly', monthly: '/v1/stats/monthly' };
 const FACET_FIELDS = ['borough', 'status', 'channel', 'complaint_type'];
 

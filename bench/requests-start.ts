@@ -18,7 +18,7 @@ const [snapshot, ...rest] = process.argv.slice(2);
 if (snapshot === undefined) throw new Error('usage: npx tsx bench/requests-start.ts SNAPSHOT [folder of the earlier build] [runs]');
 const beforeRoot = rest[0] !== undefined && !/^\d+$/.test(rest[0]) ? resolve(rest.shift() as string) : null;
 const runs = Number(rest[0] ?? 5);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const COMBINATION = '/v1/service-requests/count?borough=bronx&borough=queens&status=closed';
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -26,7 +26,7 @@ import { REPO_ROOT, keepAlive, load, sequentialLatency, table, walk, type LoadRe
 const seconds = Number(process.argv[2] ?? 2);
 const rounds = Number(process.argv[3] ?? 5);
 const connections = 10;
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const FILTERS = 'borough=brooklyn&status=closed';
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

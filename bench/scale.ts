@@ -24,10 +24,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
-import { quoteIdentifier } from '../src/shared/postgres-schema.js';
-import { REPO_ROOT, START_ENV, START_NODE_FLAGS, freePort, load, scaleCases, type LoadResult } from './support.js';
+import { REPO_ROOT, dropPostgresSnapshot, postgresSnapshotBytes, START_ENV, START_NODE_FLAGS, freePort, load, rssMb, scaleCases, snapshotCli, timedSnapshotCommand, TSX, type Ingest, type LoadResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -42,39 +39,24 @@ const { values } = parseArgs({
 const scales = values.scales.split(',').map(Number);
 const seconds = Number(values.seconds);
 const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const BASE_ROWS = 109_915;
 mkdirSync(values.dir, { recursive: true });
 
-const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
-const cliOf = (root: string): string => join(root, 'src/ingest/nyc311/cli.ts');
 
 /** The export of a scale: written once (the generator is not timed). */
 function exportFile(scale: number): string {
   const file = join(values.dir, scale === 1 ? 'synthetic-1x.csv' : `history-${scale}x.csv`);
   if (!existsSync(file)) {
     const history = scale === 1 ? [] : ['--rows', String(BASE_ROWS * scale), '--from', scale > 10 ? '2016' : '2021', '--to', '2025'];
-    execFileSync(tsx, [cliOf(REPO_ROOT), ...history, '--write-synthetic-export', file], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(TSX, [snapshotCli(REPO_ROOT), ...history, '--write-synthetic-export', file], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return file;
 }
 
-interface Ingest {
-  seconds: number;
-  /** CPU time of the command (user + system), without the database server's. */
-  cpuSeconds: number;
-  peakRssMb: number;
-  rows: number;
-  rowsPerSecond: number;
-}
-
 /** The snapshot command of `root` (this worktree or --before) on `file` into `target` (--output FILE or --database URL --schema S). */
 function timed(root: string, scale: number, file: string, target: string[]): Ingest {
-  const args = ['-f', '%e %M %U %S', '-o', join(values.dir, 'time.txt'), tsx, cliOf(root), '--input', file, ...(scale === 1 ? [] : ['--no-filter']), ...target, '--quiet'];
-  const stdout = execFileSync('/usr/bin/time', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
-  const [wall = 0, kb = 0, user = 0, system = 0] = readFileSync(join(values.dir, 'time.txt'), 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-  const rows = (JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { row_count?: number }).row_count ?? 0;
-  return { seconds: wall, cpuSeconds: user + system, peakRssMb: Math.round(kb / 1024), rows, rowsPerSecond: Math.round(rows / wall) };
+  return timedSnapshotCommand(root, ['--input', file, ...(scale === 1 ? [] : ['--no-filter']), ...target, '--quiet'], join(values.dir, 'time.txt'));
 }
 
 interface Served {
@@ -92,7 +74,6 @@ interface Served {
   loads: LoadResult[];
 }
 
-const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
 /** A combination no summary answers: the statistics walk the matching rows. */
 const FLOOD_PATH = '/v1/stats/weekly?borough=queens&status=closed&complaint_type=Street%20Light%20Condition';
@@ -176,28 +157,6 @@ async function serve(root: string, databaseUrlOrPath: string, firstYear: string,
   }
 }
 
-async function postgresSize(schema: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const result = await client.query(
-      // The tables live in the snapshot schema the served schema's pointer names (its views hold nothing).
-      `SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0) AS bytes FROM pg_tables
-       WHERE schemaname = (SELECT schema_name FROM ${quoteIdentifier(schema)}.snapshot_pointer WHERE id = 1)`,
-    );
-    return Number((result.rows[0] as { bytes: string }).bytes);
-  } finally {
-    await client.end();
-  }
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  await dropServedSchema(client, schema);
-  await client.end();
-}
-
 const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
 const lines: string[] = [];
 const ingestLines: string[] = ['| scale | backend | build | rows | wall s | rows/s | CPU s | rows per CPU s | peak RSS MB |', '|---|---|---|---:|---:|---:|---:|---:|---:|'];
@@ -242,11 +201,11 @@ for (const scale of scales) {
       }
     }
     if (!(sqlite && values.reuse && existsSync(sqlitePath))) ingestLines.push(ingestLine(scale, backend, 'after', timed(REPO_ROOT, scale, file, target)));
-    const size = sqlite ? statSync(sqlitePath).size : await postgresSize(schema);
+    const size = sqlite ? statSync(sqlitePath).size : await postgresSnapshotBytes(databaseUrl, schema);
     const served = await serve(REPO_ROOT, serveUrl, firstYear, lastYear);
     servedBy.set(`${scale}x ${backend}`, served);
     sizeLines.push(sizeLine(scale, backend, size, served));
-    if (backend === 'PostgreSQL') await dropSchema(schema);
+    if (backend === 'PostgreSQL') await dropPostgresSnapshot(databaseUrl, schema);
     process.stderr.write(`${scale}x ${backend} done\n`);
   }
 }

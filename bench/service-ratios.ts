@@ -14,7 +14,7 @@ import { REPO_ROOT, load, startChild, type LoadResult } from './support.js';
  */
 const seconds = Number(process.argv[2] ?? 5);
 const rounds = Number(process.argv[3] ?? 3);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
 const example = JSON.parse(readFileSync(resolve(REPO_ROOT, 'src/services/houses/openapi-example.json'), 'utf8')) as { estimate: { request: unknown } };
 

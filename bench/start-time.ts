@@ -10,7 +10,7 @@ import { START_NODE_FLAGS, REPO_ROOT, freePort } from './support.js';
  * until all three services (tickets, houses, requests, one process) answer `GET /health` 200, each
  * polled every 10 ms, and until the first list page (`GET /v1/service-requests?limit=50`, asked
  * once they do) is answered 200: it needs the requests service's snapshot file open. Two commands: `npm start` (its build check included) and
- * `node` with the start flags (START_NODE_FLAGS) and `dist/src/main.js` alone. API_KEY=dev-key, free ports through
+ * `node` with the start flags (START_NODE_FLAGS) and `dist/src/main.js` alone. API_KEY=dev-key-0123456789, free ports through
  * TICKETS_PORT, HOUSES_PORT and REQUESTS_PORT, logs discarded; the process group is stopped after each
  * run (SIGTERM, SIGKILL after 5 s). One untimed start of each command first (file cache, build check).
  * With the folder of an earlier build, the runs of the two builds alternate (the first build of each
@@ -76,7 +76,7 @@ async function stopGroup(child: ChildProcess): Promise<void> {
  */
 async function startOnce(root: string, name: CommandName): Promise<{ health: number; page: number }> {
   const ports = await Promise.all(SERVICES.map(() => freePort()));
-  const env: Record<string, string | undefined> = { ...process.env, API_KEY: 'dev-key', HOST: '127.0.0.1' };
+  const env: Record<string, string | undefined> = { ...process.env, API_KEY: 'dev-key-0123456789', HOST: '127.0.0.1' };
   delete env.PORT;
   SERVICES.forEach((variable, index) => (env[variable] = String(ports[index])));
   const [command, commandArgs] = COMMANDS[name];
@@ -91,7 +91,7 @@ async function startOnce(root: string, name: CommandName): Promise<{ health: num
       const elapsed = performance.now() - started;
       for (const [port, status] of answers) if (status === 200) waiting.delete(port);
       if (waiting.size === 0) {
-        const status = await healthStatus(ports[2] as number, '/v1/service-requests?limit=50', { 'x-api-key': 'dev-key' });
+        const status = await healthStatus(ports[2] as number, '/v1/service-requests?limit=50', { 'x-api-key': 'dev-key-0123456789' });
         if (status !== 200) throw new Error(`${root}: the first page answered ${status}`);
         return { health: elapsed, page: performance.now() - started };
       }

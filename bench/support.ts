@@ -4,6 +4,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { quoteIdentifier } from '../src/shared/postgres-schema.js';
+import { dropServedSchema } from '../src/snapshot/postgres-snapshot-pointer.js';
 import { freePort } from '../test/support/free-port.js';
 
 /** Shared pieces of the benchmarks: a free loopback port, a service in a child process, autocannon. */
@@ -15,6 +18,71 @@ export { freePort };
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The resident memory of a process now, MB (VmRSS, from /proc). */
+export const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+export const TSX = join(REPO_ROOT, 'node_modules/.bin/tsx');
+/** The snapshot command's source in the checkout `root`. */
+export const snapshotCli = (root: string): string => join(root, 'src/ingest/nyc311/cli.ts');
+
+/** The figures of one run of the snapshot command. */
+export interface Ingest {
+  seconds: number;
+  /** CPU time of the command (user + system), without the database server's. */
+  cpuSeconds: number;
+  peakRssMb: number;
+  rows: number;
+  rowsPerSecond: number;
+}
+
+/**
+ * The figures of a run of the snapshot command: `timeFile` as /usr/bin/time -f '%e %M %U %S' writes
+ * it (wall s, peak RSS KiB, user s, system s), `summary` the command's stdout (its last line is the
+ * summary object).
+ */
+export function ingestFigures(timeFile: string, summary: string): Ingest {
+  const [wall = 0, kb = 0, user = 0, system = 0] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+  const rows = (JSON.parse(summary.trim().split('\n').pop() ?? '{}') as { row_count?: number }).row_count ?? 0;
+  return { seconds: wall, cpuSeconds: user + system, peakRssMb: Math.round(kb / 1024), rows, rowsPerSecond: Math.round(rows / wall) };
+}
+
+/** The snapshot command of the checkout `root` with `args`, under /usr/bin/time (writing `timeFile`). */
+export function timedSnapshotCommand(root: string, args: string[], timeFile: string): Ingest {
+  const stdout = execFileSync('/usr/bin/time', ['-f', '%e %M %U %S', '-o', timeFile, TSX, snapshotCli(root), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 26,
+  });
+  return ingestFigures(timeFile, stdout);
+}
+
+/** The bytes of a served PostgreSQL snapshot: the tables of the snapshot schema its pointer names (its own views hold nothing). */
+export async function postgresSnapshotBytes(databaseUrl: string, schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `SELECT coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0) AS bytes FROM pg_tables
+       WHERE schemaname = (SELECT schema_name FROM ${quoteIdentifier(schema)}.snapshot_pointer WHERE id = 1)`,
+    );
+    return Number((result.rows[0] as { bytes: string }).bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a served PostgreSQL snapshot: the schema and the snapshot schemas it points to. */
+export async function dropPostgresSnapshot(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await dropServedSchema(client, schema);
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -226,7 +294,7 @@ export function percentile(sorted: number[], p: number): number {
 export const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /** GET with an API key on the keep-alive connection; the body as text (`headers` adds request headers). */
-export function keyedGet(base: string, path: string, key = 'bench-key', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function keyedGet(base: string, path: string, key = 'bench-key-0123456789', headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolveGet, reject) => {
     const req = request(`${base}${path}`, { agent: keepAlive, headers: { 'x-api-key': key, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -239,7 +307,7 @@ export function keyedGet(base: string, path: string, key = 'bench-key', headers:
 }
 
 /** p50 and p99 (ms) of sequential requests on one keep-alive connection. */
-export async function sequentialLatency(base: string, paths: string[], count: number, key = 'bench-key'): Promise<{ p50: number; p99: number }> {
+export async function sequentialLatency(base: string, paths: string[], count: number, key = 'bench-key-0123456789'): Promise<{ p50: number; p99: number }> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = process.hrtime.bigint();
@@ -260,7 +328,7 @@ export interface Walk {
 }
 
 /** Follows next_cursor from the first page to the last; checks no id repeats. */
-export async function walk(base: string, query: string, limit: number, key = 'bench-key'): Promise<Walk> {
+export async function walk(base: string, query: string, limit: number, key = 'bench-key-0123456789'): Promise<Walk> {
   const started = performance.now();
   const cursors: string[] = [];
   const seen = new Set<number>();

@@ -17,11 +17,11 @@ const classifyRequests = REALISTIC_TICKETS.map((ticket) => ({ method: 'POST' as 
 
 const bare = await startChild('bench/bare-server.mjs', {}, '/');
 const minimal = await startChild('bench/minimal-fastify-server.mjs', {}, '/');
-const tickets = await startChild('src/services/tickets/main.ts', { API_KEY: 'bench-key' });
+const tickets = await startChild('src/services/tickets/main.ts', { API_KEY: 'bench-key-0123456789' });
 const results: LoadResult[] = [];
 try {
   // warm-up
-  await load('warm-up', { url: tickets.url, connections, durationSeconds: 2, requests: classifyRequests.map((r) => ({ ...r, headers: { ...json, 'x-api-key': 'bench-key' } })) });
+  await load('warm-up', { url: tickets.url, connections, durationSeconds: 2, requests: classifyRequests.map((r) => ({ ...r, headers: { ...json, 'x-api-key': 'bench-key-0123456789' } })) });
   results.push(await load('bare node:http, same JSON', { url: `${bare.url}/v1/classify`, connections, durationSeconds: seconds, method: 'POST', headers: json, body: JSON.stringify(REALISTIC_TICKETS[0]) }));
   results.push(
     await load('minimal Fastify app, same JSON (reference)', { url: minimal.url, connections, durationSeconds: seconds, requests: classifyRequests }),
@@ -32,7 +32,7 @@ try {
       url: tickets.url,
       connections,
       durationSeconds: seconds,
-      requests: classifyRequests.map((r) => ({ ...r, headers: { ...json, 'x-api-key': 'bench-key' } })),
+      requests: classifyRequests.map((r) => ({ ...r, headers: { ...json, 'x-api-key': 'bench-key-0123456789' } })),
     }),
   );
   const rss = tickets.rssMb();

@@ -12,7 +12,7 @@ import { load, probedRequestsService } from './support.js';
 
 const [snapshot] = process.argv.slice(2);
 if (snapshot === undefined) throw new Error('usage: npx tsx bench/traffic-memory.ts SNAPSHOT');
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const PAGES = [
   '/v1/service-requests?limit=50',
   '/v1/service-requests?limit=50&borough=bronx',

@@ -19,7 +19,7 @@ function newestChange(path) {
 
 /**
  * Runs `tsc -b tsconfig.build.json` when the build is missing or older than its inputs; throws if it
- * fails. `root`: the project (this one; test/platform/build-if-stale.test.ts gives a small one).
+ * fails. `root`: the project (this one; test/platform/build-if-stale.process.test.ts gives a small one).
  */
 export function buildIfStale(root = projectRoot) {
   const marker = join(root, 'dist', 'tsconfig.build.tsbuildinfo');

@@ -13,7 +13,7 @@ status=0
 check() {
   local name=$1 entry=$2 text=$3 port
   port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-  PORT=$port API_KEY=browser-check node "$entry" > /dev/null 2>&1 &
+  PORT=$port API_KEY=browser-check-key-01 node "$entry" > /dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.2; done
   for page in docs redoc; do

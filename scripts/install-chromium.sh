@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's `chromium` package for the browser tests (test/requests/dashboard-page.test.ts,
+# Installs Debian's `chromium` package for the browser tests (test/requests/dashboard-page.browser.test.ts,
 # scripts/check-docs-in-browser.sh), only when /usr/bin/chromium is missing: running it again does
 # nothing. Needs root (or sudo) and apt-get. CHROMIUM_PATH names another browser binary to use instead.
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A private PostgreSQL primary and a hot standby streaming from it (pg_basebackup -R), for the test
-# of a service that reads from a standby (test/requests/hot-standby.test.ts):
+# of a service that reads from a standby (test/requests/hot-standby.server.test.ts):
 #   bash scripts/postgres-primary-and-standby.sh start FOLDER   prints "PRIMARY_URL STANDBY_URL"
 #   bash scripts/postgres-primary-and-standby.sh stop FOLDER    stops both and deletes FOLDER
 # FOLDER is made by the caller and empty. The clusters are those of private-postgres.sh (loopback,

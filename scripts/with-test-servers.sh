@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command with a PostgreSQL and a Redis server for the tests, exported to it as
 # TEST_DATABASE_URL and TEST_REDIS_URL. scripts/test-all.sh runs under it; so can one suite:
-#   bash scripts/with-test-servers.sh npx vitest run test/requests/service-requests-api.test.ts
+#   bash scripts/with-test-servers.sh npx vitest run test/requests/service-requests-api.server.test.ts
 #
 # For each server, in this order:
 #   1. TEST_DATABASE_URL / TEST_REDIS_URL given: that server, which must answer.

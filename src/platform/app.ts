@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import { ApiKeyChecker, apiKeyPlugin } from './api-key.js';
+import { apiKeyPlugin, budgetOwner } from './api-key.js';
+import { LiveApiKeys } from './api-keys/key-file-watch.js';
 import { bodyDeadlinesPlugin } from './body-deadlines.js';
 import { compressionPlugin } from './compression.js';
 import { handleClientError, handleFrameworkError } from './client-errors.js';
@@ -118,7 +119,7 @@ export async function createServiceApp(
   app.decorate('shutdownGraceMs', settings.shutdownGraceMs ?? SHUTDOWN_GRACE_DEFAULT_MS);
 
   const concerns: PlatformConcerns = {
-    apiKeys: new ApiKeyChecker(settings.apiKeys),
+    keys: new LiveApiKeys(service.name, settings.apiKeys, settings.apiKeysFile ?? null, app.log),
     cors: new CorsPolicy(settings.allowedOrigins, service.corsMethods),
     routes: new RouteTable(),
     operations: new DocumentedOperations(service.openapi.usesApiKey),
@@ -126,7 +127,7 @@ export async function createServiceApp(
   await registerPlatformConcerns(app, service, settings, options, concerns);
   await registerServiceRoutes(app, service, settings, concerns);
 
-  if (!concerns.apiKeys.enforced && service.openapi.usesApiKey) {
+  if (!concerns.keys.current.enforced && service.openapi.usesApiKey) {
     app.log.warn('API_KEY is not set: no API key is enforced');
   }
   return app;
@@ -194,7 +195,8 @@ function addSharedSchemas(app: PlatformApp, service: ServiceDefinition, deferred
 
 /** What several concerns share: the keys, the CORS policy, the routes' methods, the documented operations. */
 interface PlatformConcerns {
-  apiKeys: ApiKeyChecker;
+  /** The API keys accepted now (API_KEY and the key file, read again when it changes). */
+  keys: LiveApiKeys;
   cors: CorsPolicy;
   routes: RouteTable;
   operations: DocumentedOperations;
@@ -206,7 +208,7 @@ async function registerPlatformConcerns(
   service: ServiceDefinition,
   settings: PlatformSettings,
   options: AppOptions,
-  { apiKeys, cors, routes, operations }: PlatformConcerns,
+  { keys, cors, routes, operations }: PlatformConcerns,
 ): Promise<void> {
   const bodyLimit = BODY_LIMIT_BYTES;
   // onRoute: each route's methods are recorded, for the 405 answers added after the service's routes.
@@ -226,11 +228,11 @@ async function registerPlatformConcerns(
   // An unknown path is 404 before its body is read.
   await app.register(unknownPathPlugin);
   // The rate limit, before the key check so that 401 answers count too.
-  await app.register(rateLimitPlugin, { service: service.name, settings: settings.rateLimit, apiKeys });
-  // 401 for a route that requires a key, before its body is read.
-  await app.register(apiKeyPlugin, { apiKeys });
-  // A route's work budget: 503 overloaded when full, otherwise the handler waits for its place.
-  await app.register(workBudgetPlugin);
+  await app.register(rateLimitPlugin, { service: service.name, settings: settings.rateLimit, keys, keysHaveLimits: Boolean(settings.apiKeysFile) });
+  // 401 for a route that requires a key, before its body is read; the key file watched.
+  await app.register(apiKeyPlugin, { keys });
+  // A route's work budget: 503 overloaded when full, otherwise the handler waits for its place (shared fairly between keys).
+  await app.register(workBudgetPlugin, { ownerOf: (request) => budgetOwner(request, keys) });
   // JSON bodies only, parsed strictly; unusable query and path parameters are 422.
   await app.register(jsonBodyPlugin, { bodyLimit });
   // onSend, before compression: a stream's work ends with the stream; HEAD reads no stream; every answer sent within its bound.

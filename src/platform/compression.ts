@@ -24,7 +24,7 @@ export const GZIP_LEVEL = 6;
 /**
  * Bytes of compressed answers kept per process (keys included), least recently used dropped first:
  * 32 MiB holds about 600 compressed pages of 1000 rows (52 KB each), i.e. every such page of the
- * synthetic snapshot in both encodings (bench/README.md, "Compression").
+ * synthetic snapshot in both encodings (bench/README.md, "Dashboard additions and formats").
  */
 export const KEPT_COMPRESSED_BYTES = 32 * 1024 * 1024;
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { createRequire } from 'node:module';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type * as PromClient from 'prom-client';
-import { ApiKeyChecker } from './api-key.js';
+import { ApiKeyChecker, keyOfRequest } from './api-key.js';
 import { ApiError } from './error-registry.js';
 import { platformPlugin } from './platform-app.js';
 import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './setting-readers.js';
@@ -18,8 +18,11 @@ import { PRINTABLE_TOKEN, SettingsError, readText, type Env } from './setting-re
  *
  * Every series carries `service`. Per request: `http_requests_total{route, method, status}` (route is
  * the route template, `/v1/service-requests/:id`, never the raw path; unknown paths are `unmatched`),
- * `http_request_duration_seconds{route, method}` and `http_requests_in_flight`; the process metrics
- * of prom-client; and what each service adds (model, snapshot, pool, classifier).
+ * `http_request_duration_seconds{route, method}` and `http_requests_in_flight`; per API key (when keys
+ * are checked), `api_key_requests_total{key_id}` and `api_key_refusals_total{key_id, reason}`, whose
+ * `key_id` is an id of the key file, `anonymous` (a key of API_KEY) or `refused` (no key, or one not
+ * known): never a key, never a label a client chooses; the process metrics of prom-client; and what
+ * each service adds (model, snapshot, pool, classifier).
  */
 export const METRICS_PATH = '/metrics';
 
@@ -58,15 +61,64 @@ interface RouteSeries {
   requests: { inc(): void };
 }
 
+/** The id a request is counted under per key: the file's id, `anonymous`, or `refused` when no key was known. */
+const REFUSED_KEY_ID = 'refused';
+
+/**
+ * The per-key series: every request whose key was looked at, and each refusal with its reason (401:
+ * missing, mistyped, unknown, revoked, expired, not_for_service; 429: rate_limited). The ids are those
+ * of the key file, so the series stay as few as the keys.
+ */
+class KeyMetrics {
+  private readonly requests: Counter<'key_id'>;
+  private readonly refusals: Counter<'key_id' | 'reason'>;
+  private readonly requestsById = new Map<string, { inc(): void }>();
+  private readonly refusalsById = new Map<string, { inc(): void }>();
+
+  constructor(registry: Registry) {
+    const { Counter } = promClient();
+    this.requests = new Counter({
+      name: 'api_key_requests_total',
+      help: 'Requests whose API key was looked at, by key id (anonymous: a key of API_KEY; refused: no key, or an unknown one)',
+      labelNames: ['key_id'],
+      registers: [registry],
+    });
+    this.refusals = new Counter({
+      name: 'api_key_refusals_total',
+      help: 'Requests refused, by key id and reason (401 with why the key was refused, or 429 rate_limited)',
+      labelNames: ['key_id', 'reason'],
+      registers: [registry],
+    });
+  }
+
+  count(request: FastifyRequest, status: number): void {
+    // A 429 is a refusal whatever the route; otherwise as the log line (an open route's missing key is none).
+    const identity = status === 429 ? request.apiKeyIdentity : keyOfRequest(request);
+    if (identity === null || identity.kind === 'open') return;
+    const id = identity.kind === 'accepted' ? identity.id : (identity.id ?? REFUSED_KEY_ID);
+    let requests = this.requestsById.get(id);
+    if (requests === undefined) this.requestsById.set(id, (requests = this.requests.labels(id)));
+    requests.inc();
+    const reason = status === 429 ? 'rate_limited' : status === 401 && identity.kind === 'refused' ? identity.reason : undefined;
+    if (reason === undefined) return;
+    const series = `${id} ${reason}`;
+    let refusals = this.refusalsById.get(series);
+    if (refusals === undefined) this.refusalsById.set(series, (refusals = this.refusals.labels(id, reason)));
+    refusals.inc();
+  }
+}
+
 /** The per-request series; the label children are looked up once per (route, method, status). */
 class RequestMetrics {
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly durations: Histogram<'route' | 'method'>;
   private readonly byKey = new Map<string, RouteSeries>();
   private readonly durationByKey = new Map<string, { observe(value: number): void }>();
+  private readonly keys: KeyMetrics;
   private inFlight = 0;
 
   constructor(registry: Registry) {
+    this.keys = new KeyMetrics(registry);
     const { Counter, Gauge, Histogram } = promClient();
     this.requests = new Counter({
       name: 'http_requests_total',
@@ -123,6 +175,7 @@ class RequestMetrics {
       this.durationByKey.set(durationKey, duration);
     }
     duration.observe(reply.elapsedTime / 1000);
+    this.keys.count(request, status);
     done();
   };
 

@@ -14,7 +14,7 @@ import { isRateLimitedPath } from './rate-limit.js';
  *   the route is registered, so that a route without them stops the start (and every test);
  * - the security requirement of an operation follows its `requiresApiKey` configuration;
  * - the routes a rate limit counts (/v1/) always describe its 429 `rate_limited` answer and the
- *   `RateLimit-*` headers, each saying it applies only when the service runs with RATE_LIMIT;
+ *   `RateLimit-*` headers, each saying it applies only when a rate limit does (RATE_LIMIT, or a key's own);
  * - the routes with a work budget (work-budget.ts) describe its 503 `overloaded` answer (with the
  *   route's other 503 codes) and its `Retry-After` header;
  * - every media type of every answer has its example: an error answer one of each code it lists
@@ -130,9 +130,9 @@ type OpenApiOperation = {
   responses?: Record<string, { content?: Record<string, OpenApiMedia>; headers?: Record<string, OpenApiHeader> }>;
 };
 
-const WHEN_LIMITED = 'Only when the service runs with RATE_LIMIT';
+const WHEN_LIMITED = "Only when a rate limit applies (RATE_LIMIT, or the key's own limit in API_KEYS_FILE)";
 
-/** The 429 answer of a route a rate limit counts (rate-limit.ts): the registry's, said to need RATE_LIMIT. */
+/** The 429 answer of a route a rate limit counts (rate-limit.ts): the registry's, said to need a limit. */
 const rateLimited = errorResponses('rate_limited')[429];
 const RATE_LIMITED_RESPONSE = { ...rateLimited, description: `${WHEN_LIMITED}. ${String((rateLimited as { description?: string }).description)}` };
 

@@ -1,23 +1,29 @@
-import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type FastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as IoRedis from 'ioredis';
-import type { ApiKeyChecker } from './api-key.js';
+import { identifyRequest } from './api-key.js';
+import type { LiveApiKeys } from './api-keys/key-file-watch.js';
 import { withinDeadline } from './deadline.js';
 import { ApiError } from './error-registry.js';
+import { LocalWindowCounters, type CountCallback, type CounterStore } from './local-rate-counters.js';
 import { platformPlugin } from './platform-app.js';
+import { RATE_EXPECTED, parseRate } from './rates.js';
 import { SettingsError, quoted, readText, type Env } from './setting-readers.js';
 
 /**
- * Rate limits (`@fastify/rate-limit`), off unless `RATE_LIMIT` is set (`600/minute`).
+ * Rate limits (`@fastify/rate-limit`), on when `RATE_LIMIT` is set (`600/minute`) or a key of
+ * `API_KEYS_FILE` has a limit of its own.
  *
  * - Limited routes: the service's API, every path under `/v1/` (also its 405 answers). `/health`,
  *   `/ready`, the docs pages and `/metrics` are never limited: probes and scrapes must not be refused.
- * - Counted per API key when the request carries a key the service accepts, per client address
- *   otherwise (no key, a wrong key: an unauthenticated client cannot get fresh counters by sending
- *   made-up keys). Keys are never stored: the counter's name holds a SHA-256 of the key.
+ * - Counted per API key when the request carries a key the service accepts: a key of the file by its
+ *   id, with its own limit (`rate_limit` in the file) or else RATE_LIMIT; a key of API_KEY by a
+ *   SHA-256 of it, with RATE_LIMIT. Per client address otherwise (no key, a refused key: an
+ *   unauthenticated client cannot get fresh counters by sending made-up keys), with RATE_LIMIT; an
+ *   IPv6 address counts by its /64, which one client usually holds whole. Keys are never stored.
+ *   Without RATE_LIMIT, only the keys with a limit of their own are limited.
  * - The limit is checked before the API key (its hook runs first), so that 401 answers count too.
  * - Every answer of a limited route carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`
  *   (seconds); over the limit: 429 `rate_limited` with the error object and `Retry-After` (seconds).
@@ -26,6 +32,8 @@ import { SettingsError, quoted, readText, type Env } from './setting-readers.js'
  *   REDIS_COMMAND_TIMEOUT_MS and a circuit breaker (RedisBreaker): when Redis is down, hangs or is
  *   slow, each replica counts locally at once (the limit then holds per replica) until Redis answers
  *   again: the service keeps answering, still limits, and never waits on Redis more than once.
+ * - Counted locally (no Redis, or the breaker open): LocalWindowCounters, whose counters live as long
+ *   as their window and no less (local-rate-counters.ts).
  */
 export interface RateLimitSettings {
   max: number;
@@ -35,9 +43,7 @@ export interface RateLimitSettings {
   redisUrl: string | null;
 }
 
-const WINDOWS: Readonly<Record<string, number>> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
-
-const RATE_LIMIT_SHAPE = { expected: 'a limit of the form N/second, N/minute, N/hour or N/day with N at least 1 (for example 600/minute)' };
+const RATE_LIMIT_SHAPE = { expected: RATE_EXPECTED };
 const REDIS_URL_SHAPE = { expected: 'a redis:// or rediss:// URL', secret: true };
 
 /**
@@ -51,24 +57,22 @@ export function readRateLimit(env: Env): RateLimitSettings | null {
     if (redisUrl !== null) throw new SettingsError('RATE_LIMIT_REDIS_URL', 'is set but RATE_LIMIT is not (set both, or neither)');
     return null;
   }
-  const match = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/i.exec(value);
-  const max = match ? Number(match[1]) : 0;
-  const window = match?.[2]?.toLowerCase();
-  const windowMs = window === undefined ? undefined : WINDOWS[window];
-  if (window === undefined || windowMs === undefined || max < 1) throw new SettingsError('RATE_LIMIT', `${quoted(value)} is not ${RATE_LIMIT_SHAPE.expected}`);
+  const rate = parseRate(value);
+  if (rate === null) throw new SettingsError('RATE_LIMIT', `${quoted(value)} is not ${RATE_LIMIT_SHAPE.expected}`);
   if (redisUrl !== null && !/^rediss?:\/\/\S+$/i.test(redisUrl)) {
     throw new SettingsError('RATE_LIMIT_REDIS_URL', `the value is not ${REDIS_URL_SHAPE.expected}`);
   }
-  return { max, windowMs, text: `${max}/${window}`, redisUrl };
+  return { ...rate, redisUrl };
 }
 
-/** The counter a request counts against: a hash of an accepted key, or the client address. */
-export function rateLimitKey(request: FastifyRequest, apiKeys: ApiKeyChecker): string {
-  const key = request.headers['x-api-key'];
-  if (apiKeys.enforced && typeof key === 'string' && apiKeys.accepts(key)) {
-    return `key:${hash('sha256', key, 'base64url')}`;
-  }
-  return `ip:${request.ip}`;
+/** The client address a counter is named by: an IPv6 address by its /64 (`normalize`: the plugin's normalizeIP). */
+type AddressNormalizer = (ip: string, ipv6Subnet?: number) => string;
+
+/** The counter a request counts against: its accepted key's counter (an id, a hash), or the client address. */
+export function rateLimitKey(request: FastifyRequest, keys: LiveApiKeys, normalize: AddressNormalizer = (ip) => ip): string {
+  const identity = identifyRequest(request, keys);
+  if (identity.kind === 'accepted') return identity.counter;
+  return `ip:${normalize(request.ip)}`;
 }
 
 /** The routes a limit counts: the API under /v1/ (not /health, /ready, /metrics or the docs). */
@@ -80,17 +84,9 @@ export function isRateLimited(request: FastifyRequest): boolean {
   return isRateLimitedPath(request.routeOptions.url);
 }
 
-type Counted = { current: number; ttl: number };
-type CountCallback = (error: Error | null, result: Counted | null) => void;
-interface CounterStore {
-  incr(key: string, callback: CountCallback, timeWindow: number, max: number): void;
-  child(routeOptions: unknown): CounterStore;
-}
-
-// The plugin, its local store (a plain CommonJS constructor, not in its type declarations) and the
-// Redis client are loaded when a limit is set, not at every start (ioredis alone is about 0.1 s of loading).
+// The plugin and the Redis client are loaded when a limit is set, not at every start (ioredis alone
+// is about 0.1 s of loading).
 const require = createRequire(import.meta.url);
-type LocalStoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean) => CounterStore;
 
 /** How long a Redis command may take before the request is counted locally and the breaker opens. */
 export const REDIS_COMMAND_TIMEOUT_MS = 50;
@@ -263,30 +259,32 @@ function firstContact(redis: Redis): Promise<void> {
 
 interface RateLimitOptions {
   service: string;
-  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null or unset: no limit, no hook. */
+  /** RATE_LIMIT and RATE_LIMIT_REDIS_URL; null or unset: only the keys with a limit of their own are limited. */
   settings: RateLimitSettings | null | undefined;
-  apiKeys: ApiKeyChecker;
+  keys: LiveApiKeys;
+  /** Whether API_KEYS_FILE is set: its keys may have limits of their own, now or after a reload. */
+  keysHaveLimits: boolean;
 }
 
 /**
- * The limit's onRequest hook on the routes under /v1/. Registered before the API key plugin: its hook
- * runs first, so that 401 answers count too.
+ * The limit's onRequest hook on the routes under /v1/ (none when neither RATE_LIMIT nor a key file is
+ * set). Registered before the API key plugin: its hook runs first, so that 401 answers count too.
  */
-export const rateLimitPlugin = platformPlugin<RateLimitOptions>('rate-limit', async (app, { service, settings, apiKeys }) => {
-  if (!settings) return;
+export const rateLimitPlugin = platformPlugin<RateLimitOptions>('rate-limit', async (app, { service, settings, keys, keysHaveLimits }) => {
+  if (!settings && !keysHaveLimits) return;
   const fastifyRateLimit = require('@fastify/rate-limit') as typeof FastifyRateLimit;
-  let store: (new () => CounterStore) | undefined;
-  if (settings.redisUrl !== null) {
-    const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as LocalStoreClass;
-    const redis = connectRedis(settings.redisUrl);
+  // The plugin constructs its store itself (`new store(options)`): a class bound to this service's counters.
+  let store: new () => CounterStore = class extends LocalWindowCounters {};
+  const redisUrl = settings?.redisUrl ?? null;
+  if (redisUrl !== null) {
+    const redis = connectRedis(redisUrl);
     const breaker = new RedisBreaker(redis, app.log);
     await firstContact(redis);
     if (redis.status !== 'ready') breaker.open('no answer at start');
     const prefix = `city-services:rate-limit:${service}:`;
-    // The plugin constructs its store itself (`new store(options)`): a subclass bound to this Redis.
     store = class extends RedisOrLocalStore {
       constructor() {
-        super(breaker, prefix, new LocalStore(false, false));
+        super(breaker, prefix, new LocalWindowCounters());
       }
     };
     app.addHook('onClose', (_instance, done) => {
@@ -295,14 +293,21 @@ export const rateLimitPlugin = platformPlugin<RateLimitOptions>('rate-limit', as
       done();
     });
   }
+  /** The key's own limit, when the request carries an accepted key that has one. */
+  const ownRate = (request: FastifyRequest) => {
+    const identity = identifyRequest(request, keys);
+    return identity.kind === 'accepted' ? identity.rate : null;
+  };
   await app.register(fastifyRateLimit, {
     global: false,
-    max: settings.max,
-    timeWindow: settings.windowMs,
+    max: (request) => ownRate(request)?.max ?? settings?.max ?? Number.MAX_SAFE_INTEGER,
+    timeWindow: (request) => ownRate(request)?.windowMs ?? settings?.windowMs ?? 60_000,
+    // Without RATE_LIMIT, a request is limited only by its key's own limit.
+    allowList: (request) => !settings && ownRate(request) === null,
     enableDraftSpec: true,
-    keyGenerator: (request) => rateLimitKey(request, apiKeys),
+    keyGenerator: (request) => rateLimitKey(request, keys, fastifyRateLimit.normalizeIP),
     errorResponseBuilder: () => new ApiError('rate_limited'),
-    ...(store ? { store: store as never } : {}),
+    store: store as never,
   });
   const limit = app.rateLimit();
   app.addHook('onRequest', async (request, reply) => {

@@ -31,7 +31,11 @@ export class RequestTurns {
     if (this.waiting.length > 0) this.scheduleDrain(this.drain);
   };
 
-  constructor(private readonly budgetMs: number) {
+  /** `now` is the clock the budget is spent on (milliseconds; a test gives its own). */
+  constructor(
+    private readonly budgetMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     if (!(budgetMs > 0)) throw new Error('the request budget of a turn must be above 0 ms');
   }
 
@@ -59,7 +63,7 @@ export class RequestTurns {
 
   /** Whether this turn has spent its budget; the first call of a turn starts its clock. */
   private spent(): boolean {
-    const now = performance.now();
+    const now = this.now();
     if (this.turnStartedAt === undefined) {
       this.turnStartedAt = now;
       // The check phase ends the turn's I/O: a request read after it belongs to the next turn.

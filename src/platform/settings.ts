@@ -1,4 +1,8 @@
 import { isIP } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
+import { KeyFileError, readKeyFileSync } from './api-keys/key-file.js';
+import type { KeyFileSource } from './api-keys/key-file-watch.js';
+import { checksumFails } from './api-keys/key-text.js';
 import { SettingsError, quoted, readBoolean, readChoice, readList, readSecretList, readSeconds, readText, type Env, type SettingShape } from './setting-readers.js';
 import { readMetricsKey } from './metrics.js';
 import { readRateLimit, type RateLimitSettings } from './rate-limit.js';
@@ -47,10 +51,40 @@ export function readHost(env: Env): string {
   return value;
 }
 
+/**
+ * Each key of API_KEY shorter than this is refused: 16 characters of any random text are 64 bits or
+ * more, as METRICS_KEY (the keys `npm run keys` makes have 178 random bits).
+ */
+export const API_KEY_MIN_LENGTH = 16;
+
 /** API_KEY: unset means none configured (the service decides what that means). */
 export function readApiKeys(env: Env): string[] {
   // A key with a control character or an inner space could never be sent in a header.
-  return readSecretList(env, 'API_KEY', { expected: 'one or more keys separated by commas', item: 'key' }) ?? [];
+  const keys = readSecretList(env, 'API_KEY', { expected: `one or more keys of at least ${API_KEY_MIN_LENGTH} characters, separated by commas`, item: 'key' }) ?? [];
+  keys.forEach((key, index) => {
+    if (key.length < API_KEY_MIN_LENGTH) {
+      throw new SettingsError('API_KEY', `key ${index + 1} has ${key.length} characters; each must have at least ${API_KEY_MIN_LENGTH} (for example openssl rand -hex 16)`);
+    }
+    // It would be refused as mistyped at every request (api-keys/key-set.ts).
+    if (checksumFails(key)) throw new SettingsError('API_KEY', `key ${index + 1} has the form of a key made by npm run keys (cs_...) but not its checksum: it is mistyped`);
+  });
+  return keys;
+}
+
+/**
+ * API_KEYS_FILE: the key file (api-keys/key-file.ts), read and checked now: a file that cannot be
+ * read or does not parse stops the start. Unset: none. Relative to the working directory.
+ */
+export function readApiKeysFile(env: Env): KeyFileSource | null {
+  const value = readText(env, 'API_KEYS_FILE', { expected: 'the path of a key file (npm run keys -- create makes one)' });
+  if (value === undefined) return null;
+  const path = isAbsolute(value) ? value : resolve(process.cwd(), value);
+  try {
+    return { path, initial: readKeyFileSync(path) };
+  } catch (error) {
+    if (error instanceof KeyFileError) throw new SettingsError('API_KEYS_FILE', `${quoted(value)}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** An origin is scheme://host[:port] with nothing after it, exactly as a browser sends it. */
@@ -137,8 +171,10 @@ export function readLogLevel(env: Env): LogLevel {
 export interface PlatformSettings {
   port: number;
   host: string;
-  /** Accepted API keys (several for rotation). Empty: no key configured. */
+  /** Accepted API keys (several for rotation), the anonymous keys. Empty: none configured. */
   apiKeys: string[];
+  /** API_KEYS_FILE and its keys as read at start; null: no key file. */
+  apiKeysFile: KeyFileSource | null;
   /** Exact origins allowed to call the service from a browser. Empty: CORS off. */
   allowedOrigins: string[];
   showDocs: boolean;
@@ -159,6 +195,7 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     port: readPort(env, defaultPort),
     host: readHost(env),
     apiKeys: readApiKeys(env),
+    apiKeysFile: readApiKeysFile(env),
     allowedOrigins: readAllowedOrigins(env),
     showDocs: readBoolean(env, 'SHOW_DOCS', true),
     logLevel: readLogLevel(env),

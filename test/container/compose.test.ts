@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
+import { createKey, keysCommand, within } from '../support/key-files.js';
 import { IMAGE, podman, podmanStatus, waitFor200 } from './podman.js';
 
 /**
@@ -36,6 +40,11 @@ const url = { proxy: '', a: '', b: '' };
 /** A network range of this run's own (a range left by an earlier run cannot collide), and the proxy's address in it. */
 const SUBNET_BYTE = 100 + (process.pid % 150);
 const PROXY_ADDRESS = `172.30.${SUBNET_BYTE}.250`;
+/** The key file's directory, mounted read-only into every service (API_KEYS_DIR); readable by the services' user. */
+const keysDirectory = mkdtempSync(join(tmpdir(), 'compose-api-keys-'));
+chmodSync(keysDirectory, 0o755);
+const keysFile = join(keysDirectory, 'api-keys.json');
+let clientKey = { key: '', id: '' };
 
 async function compose(...args: string[]): Promise<void> {
   await composeWith({}, ...args);
@@ -57,10 +66,12 @@ interface Page { items: { id: number }[]; next_cursor: string | null }
 
 beforeAll(async () => {
   const [proxyPort, aPort, bPort, ticketsPort, housesPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  clientKey = await createKey(keysFile, '--name', 'Compose client', '--services', 'requests,tickets');
   env = {
     ...process.env,
     IMAGE,
     API_KEY: `${MAIN_KEY},${RATE_KEY}`,
+    API_KEYS_DIR: keysDirectory,
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     METRICS_KEY,
     LOADER_PASSWORD: randomBytes(12).toString('hex'),
@@ -90,6 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (Object.keys(env).length > 0) await compose('down', '--volumes', '--timeout', '2').catch(() => undefined);
+  rmSync(keysDirectory, { recursive: true, force: true });
 }, 300_000);
 
 describe('compose.yaml: two requests replicas behind the proxy', () => {
@@ -125,6 +137,21 @@ describe('compose.yaml: two requests replicas behind the proxy', () => {
       const metrics = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_KEY}` } });
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toContain('http_requests_total{');
+    }
+  });
+
+  it('a key of the key file (mounted read-only) opens both replicas; its revoke reaches both within 2 s, no restart', async () => {
+    for (const base of [url.a, url.b]) expect((await get(base, '/v1/dataset', clientKey.key)).status).toBe(200);
+    expect((await keysCommand(keysFile, 'revoke', clientKey.id)).code).toBe(0);
+    const took = await within(2_000, async () => (await get(url.a, '/v1/dataset', clientKey.key)).status === 401 && (await get(url.b, '/v1/dataset', clientKey.key)).status === 401);
+    expect(took).toBeLessThan(2_000);
+    // The replicas were not restarted: the key of API_KEY is still served, by the same containers.
+    for (const base of [url.a, url.b]) expect((await get(base, '/v1/dataset')).status).toBe(200);
+    for (const service of ['requests-a', 'requests-b']) {
+      expect(await podman('inspect', container(service), '--format', '{{.RestartCount}}')).toBe('0');
+      const logs = await podman('logs', container(service));
+      expect(logs).toContain(`"key_refused":"revoked"`);
+      expect(logs).not.toContain(clientKey.key);
     }
   });
 

@@ -5,7 +5,7 @@ import { appDuringSuite } from '../support/during-suite.js';
 
 /** house-prices.md "Authentication", rule 1 (413 before validation), and the 404 of the error table. */
 describe('API keys (two keys, for rotation)', () => {
-  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'first-key,second-key' }));
+  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'first-key-0123456789,second-key-012345678' }));
 
   for (const url of ['/v1/estimates', '/v1/estimates/batch']) {
     const body = url.endsWith('batch') ? { houses: [house()] } : house();
@@ -16,8 +16,8 @@ describe('API keys (two keys, for rotation)', () => {
       expectError(await postJson(app, url, body, { 'x-api-key': 'third-key' }), 401, 'unauthorized', [], 'Missing or invalid API key');
     });
     it(`POST ${url} accepts either key`, async () => {
-      expect((await postJson(app, url, body, { 'x-api-key': 'first-key' })).statusCode).toBe(200);
-      expect((await postJson(app, url, body, { 'x-api-key': 'second-key' })).statusCode).toBe(200);
+      expect((await postJson(app, url, body, { 'x-api-key': 'first-key-0123456789' })).statusCode).toBe(200);
+      expect((await postJson(app, url, body, { 'x-api-key': 'second-key-012345678' })).statusCode).toBe(200);
     });
   }
   it('the key is checked before the body: an invalid body without key is 401', async () => {
@@ -41,19 +41,19 @@ describe('no API_KEY set', () => {
 });
 
 describe('body size (64 KiB), checked before validation', () => {
-  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'k' }));
+  const app = appDuringSuite(() => buildFixtureApp({ API_KEY: 'houses-limits-key-01' }));
   const padding = 'x'.repeat(70_000);
 
   it('an oversized house with unknown fields is 413 body_too_large, not 422', async () => {
-    const response = await postJson(app, '/v1/estimates', house({ unknown_field: padding, another: 1 }), { 'x-api-key': 'k' });
+    const response = await postJson(app, '/v1/estimates', house({ unknown_field: padding, another: 1 }), { 'x-api-key': 'houses-limits-key-01' });
     expectError(response, 413, 'body_too_large', []);
   });
   it('an oversized batch with unknown fields is 413', async () => {
-    const response = await postJson(app, '/v1/estimates/batch', { houses: [house({ notes: padding })], extra: true }, { 'x-api-key': 'k' });
+    const response = await postJson(app, '/v1/estimates/batch', { houses: [house({ notes: padding })], extra: true }, { 'x-api-key': 'houses-limits-key-01' });
     expectError(response, 413, 'body_too_large', []);
   });
   it('a batch of 100 houses fits under the limit', async () => {
-    const response = await postJson(app, '/v1/estimates/batch', { houses: Array.from({ length: 100 }, () => house()) }, { 'x-api-key': 'k' });
+    const response = await postJson(app, '/v1/estimates/batch', { houses: Array.from({ length: 100 }, () => house()) }, { 'x-api-key': 'houses-limits-key-01' });
     expect(response.statusCode).toBe(200);
   });
 });

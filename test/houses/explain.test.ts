@@ -15,7 +15,7 @@ let keyed: PlatformApp;
 let noModel: PlatformApp;
 beforeAll(async () => {
   app = await buildFixtureApp();
-  keyed = await buildFixtureApp({ API_KEY: 'k1' });
+  keyed = await buildFixtureApp({ API_KEY: 'explain-key-0123456' });
   noModel = await buildFixtureApp({ MODEL_PATH: '/nonexistent/model.json' });
 });
 afterAll(async () => {
@@ -140,7 +140,7 @@ describe('POST /v1/estimates/explain refuses like POST /v1/estimates', () => {
     expectError(await explain(house(), keyed), 401, 'unauthorized', []);
     expectError(await postJson(keyed, '/v1/estimates/explain', house(), { 'x-api-key': 'nope' }), 401, 'unauthorized', []);
     expectError(await explain({ bad: true }, keyed), 401, 'unauthorized', []);
-    expect((await postJson(keyed, '/v1/estimates/explain', house(), { 'x-api-key': 'k1' })).statusCode).toBe(200);
+    expect((await postJson(keyed, '/v1/estimates/explain', house(), { 'x-api-key': 'explain-key-0123456' })).statusCode).toBe(200);
     expectError(await explainBatch({ houses: [house()] }, keyed), 401, 'unauthorized', []);
   });
   it('503 model_unavailable without a model, after validation', async () => {

@@ -14,10 +14,10 @@ describe('house settings', () => {
     expect(settings.model).toEqual({ path: resolve(REPO_ROOT, REVIEWED_MODEL.path), sha256: REVIEWED_MODEL.sha256 });
   });
   it('MODEL_PATH and MODEL_SHA256 override the reviewed configuration (hash in any case)', () => {
-    const settings = readHouseSettings({ MODEL_PATH: '/srv/model.json', MODEL_SHA256: 'AB'.repeat(32), PORT: '9000', API_KEY: 'a,b' });
+    const settings = readHouseSettings({ MODEL_PATH: '/srv/model.json', MODEL_SHA256: 'AB'.repeat(32), PORT: '9000', API_KEY: 'house-key-a-0123456,house-key-b-0123456' });
     expect(settings.model).toEqual({ path: '/srv/model.json', sha256: 'ab'.repeat(32) });
     expect(settings.port).toBe(9000);
-    expect(settings.apiKeys).toEqual(['a', 'b']);
+    expect(settings.apiKeys).toEqual(['house-key-a-0123456', 'house-key-b-0123456']);
   });
   it('a relative MODEL_PATH is taken from the working directory; alone it keeps the reviewed SHA-256', () => {
     const settings = readHouseSettings({ MODEL_PATH: 'other/model.json' });

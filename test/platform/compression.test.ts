@@ -24,7 +24,7 @@ describe('compression in the three services', () => {
   beforeAll(async () => {
     fixture = await createFixture('sqlite');
     requests = await startTestApp(fixture.databaseUrl);
-    apps.push((await startTickets({ API_KEY: 'k' })).app, await buildFixtureApp({ API_KEY: 'k' }), requests.app);
+    apps.push((await startTickets({ API_KEY: 'compression-key-0123' })).app, await buildFixtureApp({ API_KEY: 'compression-key-0123' }), requests.app);
     for (const app of apps) await app.ready();
   });
   afterAll(async () => {
@@ -57,7 +57,7 @@ describe('compression in the three services', () => {
     const compressedBody = await houses.inject({
       method: 'POST',
       url: '/v1/estimates',
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': 'k' },
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': 'compression-key-0123' },
       payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
     });
     // Never decompressed: a body in a Content-Encoding is refused before it is read (src/platform/http-protocol.ts).

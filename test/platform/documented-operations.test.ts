@@ -19,7 +19,7 @@ const info = { title: 'Test API', version: '1', description: 'A test service', t
 async function serviceWith(register: (app: PlatformApp) => void): Promise<PlatformApp> {
   const app = await createServiceApp(
     { name: 'test', openapi: info, components: [Thing], registerRoutes: register },
-    readPlatformSettings({ API_KEY: 'k' }, 0),
+    readPlatformSettings({ API_KEY: 'documented-key-0123' }, 0),
     { logger: false },
   );
   await app.ready();
@@ -78,13 +78,13 @@ describe('documented operations', () => {
       description: 'The thing',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: { name: 'a' } } },
     });
-    // A /v1/ route can be rate limited: its 429 and the RateLimit-* headers are described (only with RATE_LIMIT).
-    expect(create.responses['429'].description).toMatch(/^Only when the service runs with RATE_LIMIT\. .*rate_limited/);
+    // A /v1/ route can be rate limited: its 429 and the RateLimit-* headers are described (only with a limit: RATE_LIMIT, or a key's own).
+    expect(create.responses['429'].description).toMatch(/^Only when a rate limit applies \(RATE_LIMIT, or the key's own limit in API_KEYS_FILE\)\. .*rate_limited/);
     expect(Object.keys(create.responses['429'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
     expect(Object.keys(create.responses['200'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
     expect(spec.components.schemas.Thing.required).toEqual(['name']);
     const post = (payload: unknown) =>
-      app.inject({ method: 'POST', url: '/v1/things', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, payload: JSON.stringify(payload) });
+      app.inject({ method: 'POST', url: '/v1/things', headers: { 'content-type': 'application/json', 'x-api-key': 'documented-key-0123' }, payload: JSON.stringify(payload) });
     expect((await post({ name: 'a' })).json()).toEqual({ name: 'a' });
     expect((await post({ name: '' })).json()).toMatchObject({ error: { code: 'invalid_request', fields: ['name'] } });
     await app.close();

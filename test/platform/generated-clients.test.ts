@@ -1,27 +1,21 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import openapiTS, { astToString } from 'openapi-typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SAMPLE_HOUSE, type House } from '../../src/services/houses/house.js';
 import { REPO_ROOT } from '../support/http.js';
-import { SERVICE_NAMES, servedDescription, startThreeServices, type RunningService } from '../support/running-services.js';
+import { SERVICE_NAMES, servicesDuringSuite, type RunningService, type ServiceName } from '../support/running-services.js';
 
 /**
- * the warm-start decision, "OpenAPI descriptions that client generators love": a typed TypeScript client is
- * generated from each served description (openapi-typescript), a calling program
- * (test/generated-clients/<service>-calls.ts, openapi-fetch) is type-checked against it with tsc,
- * and then calls every operation of the running service. A description that breaks generation, a
- * renamed component or path, or an operation without a call fails here. Also: every media type of
+ * the warm-start decision, "OpenAPI descriptions that client generators love": a calling program
+ * (test/generated-clients/<service>-calls.ts, openapi-fetch) calls every operation of the running
+ * service (its type-check against the client generated from the served description:
+ * generated-clients.process.test.ts). An operation without a call fails here. Also: every media type of
  * every answer has an example (or named examples) that its schema accepts, and every request body
  * example of a description, sent as is, is answered 200, with the documented 200 example where the
  * answer is deterministic (tickets, houses).
  */
-const run = promisify(execFile);
 const CALLS_DIR = resolve(REPO_ROOT, 'test/generated-clients');
 
 type Media = { schema?: object; example?: unknown; examples?: Record<string, { value?: unknown }> };
@@ -56,66 +50,19 @@ function schemaCheck(description: Description): (schema: object, value: unknown)
   };
 }
 
-let running: Awaited<ReturnType<typeof startThreeServices>> | undefined;
-let workDir: string;
-const descriptions = new Map<string, Description>();
-
-beforeAll(async () => {
-  running = await startThreeServices();
-  // Inside the repository (ignored by git), so that the programs resolve openapi-fetch from node_modules.
-  mkdirSync(resolve(REPO_ROOT, '.test-results'), { recursive: true });
-  workDir = mkdtempSync(resolve(REPO_ROOT, '.test-results/generated-clients-'));
-  for (const service of running.services) {
-    const description = await servedDescription(service);
-    descriptions.set(service.name, description as unknown as Description);
-    const types = astToString(await openapiTS(description as never));
-    writeFileSync(join(workDir, `${service.name}-schema.d.ts`), types);
-    copyFileSync(join(CALLS_DIR, `${service.name}-calls.ts`), join(workDir, `${service.name}-calls.ts`));
-  }
-  writeFileSync(
-    join(workDir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: ['node'],
-      },
-      include: ['*.ts'],
-    }),
-  );
-}, 60_000);
-
-afterAll(async () => {
-  await running?.close();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-});
+const served = servicesDuringSuite();
+const descriptionOf = (name: ServiceName): Description => served.descriptions.get(name) as unknown as Description;
 
 describe('clients generated from the served descriptions', () => {
-  it('type-check: each calling program against the types generated from its service', async () => {
-    const tsc = resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', join(workDir, 'tsconfig.json')], { cwd: workDir }).catch(
-      (error: unknown) => {
-        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-        return { stdout: `${stdout ?? ''}${stderr ?? ''}`, failed: true };
-      },
-    );
-    expect(result.stdout, 'tsc on the generated clients').toBe('');
-  }, 60_000);
-
   for (const name of SERVICE_NAMES) {
     it(`${name}: the generated client calls every operation of the running service, each answered 200`, async () => {
-      const service = running!.services.find((one) => one.name === name) as RunningService;
-      const program = (await import(pathToFileURL(join(workDir, `${name}-calls.ts`)).href)) as {
+      const service = served.services.find((one) => one.name === name) as RunningService;
+      const program = (await import(pathToFileURL(join(CALLS_DIR, `${name}-calls.ts`)).href)) as {
         callEveryOperation(baseUrl: string, apiKey: string, sampleHouse: House): Promise<Answers>;
       };
       // The houses program is handed the sample house; the others take no third argument.
       const answers = await program.callEveryOperation(service.url, service.apiKey, SAMPLE_HOUSE);
-      const operationIds = operationsOf(descriptions.get(name) as Description).map(({ operation }) => operation.operationId);
+      const operationIds = operationsOf(descriptionOf(name)).map(({ operation }) => operation.operationId);
       expect(Object.keys(answers).sort()).toEqual([...operationIds].sort());
       for (const [operationId, answer] of Object.entries(answers)) {
         expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(200);
@@ -127,7 +74,7 @@ describe('clients generated from the served descriptions', () => {
 describe('the examples of the served descriptions', () => {
   for (const name of SERVICE_NAMES) {
     it(`${name}: every media type of every answer has an example that its schema accepts`, () => {
-      const description = descriptions.get(name) as Description;
+      const description = descriptionOf(name);
       const check = schemaCheck(description);
       let checked = 0;
       for (const { path, method, operation } of operationsOf(description)) {
@@ -152,8 +99,8 @@ describe('the examples of the served descriptions', () => {
 
   for (const name of SERVICE_NAMES) {
     it(`${name}: every request body example, sent as is, is answered 200 (with the documented answer where it is deterministic)`, async () => {
-      const service = running!.services.find((one) => one.name === name) as RunningService;
-      for (const { path, method, operation } of operationsOf(descriptions.get(name) as Description)) {
+      const service = served.services.find((one) => one.name === name) as RunningService;
+      for (const { path, method, operation } of operationsOf(descriptionOf(name))) {
         const media = operation.requestBody?.content['application/json'];
         expect(Object.keys(operation.responses['200']?.content ?? {}).length, `${operation.operationId}: a 200 answer with a body`).toBeGreaterThan(0);
         const answerExample = operation.responses['200']?.content?.['application/json']?.example;

@@ -19,7 +19,7 @@ import { LogCapture } from '../support/http.js';
  * answer is sent within its bound.
  */
 const info = { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: true };
-const KEY = 'k';
+const KEY = 'long-answers-key-0123';
 const CHUNK = Buffer.alloc(64 * 1024, 'x');
 
 /** A stream of `chunks` chunks whose every step waits `stepMs` (a database read), counting its steps. */

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/platform-app.js';
+import { describe, expect, it } from 'vitest';
 import { SettingsError } from '../../src/platform/setting-readers.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { expectError } from '../support/http.js';
 import { buildFixtureApp, VALID_HOUSE, postJson } from '../houses/support.js';
-import { createPostgresFixture, createSqliteFixture, FIXTURE_SNAPSHOT_ID, type FixtureDatabase } from '../requests/support/fixture-database.js';
+import { FIXTURE_SNAPSHOT_ID, fixtureDuringSuite } from '../requests/support/fixture-database.js';
 import { TEST_API_KEY, startTestApp } from '../requests/support/requests-app.js';
 import { appDuringSuite } from '../support/during-suite.js';
-
-const METRICS_KEY = 'metrics-key-0123456789';
-const scrapeHeaders = { authorization: `Bearer ${METRICS_KEY}` };
-
-async function scrape(app: PlatformApp): Promise<string> {
-  const response = await app.inject({ method: 'GET', url: '/metrics', headers: scrapeHeaders });
-  expect(response.statusCode).toBe(200);
-  expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-  return response.body;
-}
-
-/** The value of one series, found by its name and a fragment of its labels (0 when absent). */
-function valueOf(text: string, name: string, labels: string): number {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{`) && candidate.includes(labels));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+import { METRICS_KEY, scrape, scrapeHeaders, valueOf } from './metrics-scrape.js';
 
 describe('GET /metrics (METRICS_KEY)', () => {
   it('off by default: /metrics answers 404 like any unknown path', async () => {
@@ -39,21 +23,21 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('tickets', () => {
-    const app = appDuringSuite(() => buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'k' }), { logger: false }));
+    const app = appDuringSuite(() => buildTicketsApp(readTicketSettings({ METRICS_KEY, API_KEY: 'metrics-test-api-key' }), { logger: false }));
 
     it('answers 401 without the bearer key, and is not in the OpenAPI description', async () => {
       const missing = await app.inject({ method: 'GET', url: '/metrics' });
       expectError(missing, 401, 'unauthorized', []);
       expect(missing.headers['www-authenticate']).toBe('Bearer');
       expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }), 401, 'unauthorized', []);
-      expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'k' } }), 401, 'unauthorized', []);
+      expectError(await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': 'metrics-test-api-key' } }), 401, 'unauthorized', []);
       const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>();
       expect(Object.keys(spec.paths)).not.toContain('/metrics');
     });
 
     it('counts requests by route template, method and status; latency histogram; in flight; process metrics; classifier', async () => {
       const before = await scrape(app);
-      const classify = { method: 'POST' as const, url: '/v1/classify', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, payload: '{"subject":"My parcel is lost"}' };
+      const classify = { method: 'POST' as const, url: '/v1/classify', headers: { 'content-type': 'application/json', 'x-api-key': 'metrics-test-api-key' }, payload: '{"subject":"My parcel is lost"}' };
       for (let i = 0; i < 3; i++) expect((await app.inject(classify)).statusCode).toBe(200);
       expect((await app.inject({ ...classify, headers: { 'content-type': 'application/json' } })).statusCode).toBe(401);
       expect((await app.inject({ method: 'GET', url: '/no/such/path' })).statusCode).toBe(404);
@@ -76,8 +60,8 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   it('houses: the model loaded and its version', async () => {
-    const app = await buildFixtureApp({ METRICS_KEY, API_KEY: 'k' });
-    expect((await postJson(app, '/v1/estimates', VALID_HOUSE, { 'x-api-key': 'k' })).statusCode).toBe(200);
+    const app = await buildFixtureApp({ METRICS_KEY, API_KEY: 'metrics-test-api-key' });
+    expect((await postJson(app, '/v1/estimates', VALID_HOUSE, { 'x-api-key': 'metrics-test-api-key' })).statusCode).toBe(200);
     const text = await scrape(app);
     expect(text).toMatch(/^houses_model_loaded\{model_version="[^"]+",status="loaded",service="houses"\} 1$/m);
     expect(valueOf(text, 'http_requests_total', 'route="/v1/estimates",method="POST",status="200"')).toBe(1);
@@ -89,37 +73,18 @@ describe('GET /metrics (METRICS_KEY)', () => {
   });
 
   describe('requests', () => {
-    let sqlite: FixtureDatabase | undefined;
-    let postgres: FixtureDatabase | undefined;
-    beforeAll(async () => {
-      sqlite = createSqliteFixture();
-      postgres = await createPostgresFixture();
-    });
-    afterAll(async () => {
-      await sqlite?.drop();
-      await postgres?.drop();
-    });
+    const sqlite = fixtureDuringSuite();
 
     it('SQLite: the snapshot row count and id; the route template of /v1/service-requests/{id}', async () => {
-      const { app, get } = await startTestApp(sqlite!.databaseUrl, { METRICS_KEY });
-      const id = sqlite!.rows[0]!.id;
+      const { app, get } = await startTestApp(sqlite.databaseUrl, { METRICS_KEY });
+      const id = sqlite.rows[0]!.id;
       expect((await get(`/v1/service-requests/${id}`)).statusCode).toBe(200);
       const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite!.rows.length);
+      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(sqlite.rows.length);
       expect(valueOf(text, 'http_requests_total', 'route="/v1/service-requests/:id",method="GET",status="200"')).toBe(1);
       expect(text).not.toContain(`/v1/service-requests/${id}"`);
       expect(text).not.toContain('requests_database_pool_connections');
       expect(text).not.toContain(TEST_API_KEY);
-      await app.close();
-    });
-
-    it('PostgreSQL: the pool use as well', async () => {
-      const { app, get } = await startTestApp(postgres!.databaseUrl, { METRICS_KEY });
-      expect((await get('/v1/dataset')).statusCode).toBe(200);
-      const text = await scrape(app);
-      expect(valueOf(text, 'requests_snapshot_rows', `snapshot_id="${FIXTURE_SNAPSHOT_ID}"`)).toBe(postgres!.rows.length);
-      expect(text).toMatch(/^requests_database_pool_connections\{state="idle",service="requests"\} [1-9]/m);
-      expect(text).toMatch(/^requests_database_pool_connections\{state="in_use",service="requests"\} 0$/m);
       await app.close();
     });
   });

@@ -6,16 +6,16 @@ import { readAllowedOrigins, readApiKeys, readPlatformSettings } from '../../src
 
 describe('platform settings (conventions.md, "Running" and "Settings shared by all three")', () => {
   it('defaults: the given port, host 127.0.0.1, no keys, no origins, docs on, log level info', () => {
-    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], allowedOrigins: [], showDocs: true, logLevel: 'info', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
+    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], apiKeysFile: null, allowedOrigins: [], showDocs: true, logLevel: 'info', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
   });
 
   it('reads PORT, HOST, API_KEY (comma-separated, trimmed), ALLOWED_ORIGINS, SHOW_DOCS, LOG_LEVEL', () => {
     expect(
       readPlatformSettings(
-        { PORT: '9000', HOST: '0.0.0.0', API_KEY: ' a , b ', ALLOWED_ORIGINS: 'https://x.org , http://localhost:3000', SHOW_DOCS: 'false', LOG_LEVEL: 'warn' },
+        { PORT: '9000', HOST: '0.0.0.0', API_KEY: ' key-a-0123456789 , key-b-0123456789 ', ALLOWED_ORIGINS: 'https://x.org , http://localhost:3000', SHOW_DOCS: 'false', LOG_LEVEL: 'warn' },
         1,
       ),
-    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['a', 'b'], allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
+    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['key-a-0123456789', 'key-b-0123456789'], apiKeysFile: null, allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
   });
 
   it('words are read in any case; PORT 0 picks a free port; HOST takes names and IPv6 addresses', () => {
@@ -66,6 +66,12 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
     ['API_KEY', 'has space'],
     ['API_KEY', 'tab\tinside'],
     ['API_KEY', 'ключ'],
+    // Each key has at least 16 characters; a key of the made form (cs_...) has its checksum.
+    ['API_KEY', 'short-key'],
+    ['API_KEY', 'long-enough-key-0123,fifteen-chars-0'],
+    ['API_KEY', 'cs_000000000000000000000000000000000000'],
+    ['API_KEYS_FILE', ''],
+    ['API_KEYS_FILE', '/nonexistent/keys.json'],
     ['ALLOWED_ORIGINS', ' , '],
     ['ALLOWED_ORIGINS', '*'],
     ['ALLOWED_ORIGINS', 'https://x.org/path'],
@@ -109,7 +115,7 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
   });
 
   it('a key is never quoted in a settings message', () => {
-    for (const value of ['secret-key-1,secret-key-1', 'secret key', 'secret-key-1,,x']) {
+    for (const value of ['secret-key-1-abcdef,secret-key-1-abcdef', 'secret key', 'secret-key-1-abcdef,,x', 'secret-short', 'long-secret-key-0123,secret-short']) {
       expect(() => readApiKeys({ API_KEY: value })).toThrow(SettingsError);
       expect(() => readApiKeys({ API_KEY: value })).not.toThrow(/secret/);
     }
@@ -126,18 +132,23 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
   });
 });
 
-describe('API keys', () => {
-  it('no key configured: not enforced', () => {
-    const checker = new ApiKeyChecker([]);
-    expect(checker.enforced).toBe(false);
-    expect(checker.accepts(undefined)).toBe(true);
+describe('API_KEY', () => {
+  it('each key at least 16 characters, named by its place, never quoted', () => {
+    expect(readApiKeys({ API_KEY: 'exactly-16-chars' })).toEqual(['exactly-16-chars']);
+    expect(() => readApiKeys({ API_KEY: 'long-enough-key-0123,fifteen-chars-0' })).toThrow(
+      'Invalid setting API_KEY: key 2 has 15 characters; each must have at least 16 (for example openssl rand -hex 16)',
+    );
   });
+});
 
-  it('accepts each configured key and nothing else', () => {
-    const checker = new ApiKeyChecker(['old', 'new']);
-    expect(checker.accepts('old')).toBe(true);
-    expect(checker.accepts('new')).toBe(true);
-    for (const wrong of ['', 'ol', 'oldx', 'OLD', undefined, ['old'], 'old,new']) expect(checker.accepts(wrong)).toBe(false);
+describe('the metrics key comparison (ApiKeyChecker)', () => {
+  it('accepts each configured value and nothing else', () => {
+    const checker = new ApiKeyChecker(['old-metrics-key-0123', 'new-metrics-key-0123']);
+    expect(checker.accepts('old-metrics-key-0123')).toBe(true);
+    expect(checker.accepts('new-metrics-key-0123')).toBe(true);
+    for (const wrong of ['', 'old-metrics-key-012', 'old-metrics-key-0123x', 'OLD-METRICS-KEY-0123', undefined, ['old-metrics-key-0123'], 'old-metrics-key-0123,new-metrics-key-0123']) {
+      expect(checker.accepts(wrong)).toBe(false);
+    }
   });
 });
 

@@ -8,8 +8,10 @@ import { REPO_ROOT } from '../support/http.js';
  * The layout decisions, checked on the sources themselves: no two modules of src/ import each other,
  * even through others or for types only (a reader follows the imports one way, from the entry points
  * down to the platform and the snapshot); the wiring (src/platform/app.ts, every routes/ folder) reads
- * in one screen: no function of it longer than WIRING_FUNCTION_MAX_LINES; and the code and docs name
- * decisions, never a tracker's numbers (a tracker's number means nothing to a reader without the tracker).
+ * in one screen: no function of it longer than WIRING_FUNCTION_MAX_LINES; the code and docs name
+ * decisions, never a tracker's numbers (a tracker's number means nothing to a reader without the
+ * tracker); and bench/README.md stays a reference that a reader can take in (the runs behind its
+ * figures are in git).
  */
 function filesUnder(folder: string, extensions: readonly string[]): string[] {
   const found: string[] = [];
@@ -131,5 +133,10 @@ describe('the layout of the sources', () => {
       return [...text.matchAll(/\bissues?\s*#?\d+/gi)].map((match) => `${relative(REPO_ROOT, file)}: ${match[0]}`);
     });
     expect(found).toEqual([]);
+  });
+
+  it('bench/README.md is a reference of at most 600 lines', () => {
+    const lines = readFileSync(resolve(REPO_ROOT, 'bench/README.md'), 'utf8').split('\n').length;
+    expect(lines, 'bench/README.md: the current figure of each area, with its date and command; the history stays in git').toBeLessThanOrEqual(600);
   });
 });

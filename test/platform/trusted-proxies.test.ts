@@ -19,7 +19,7 @@ interface LoggedApp {
 
 async function ticketsApp(env: Record<string, string>): Promise<LoggedApp> {
   const logs = new LogCapture();
-  const app = await buildTicketsApp(readTicketSettings({ API_KEY: 'proxies-key', RATE_LIMIT: '2/minute', ...env }), { logStream: logs });
+  const app = await buildTicketsApp(readTicketSettings({ API_KEY: 'proxies-key-0123456789', RATE_LIMIT: '2/minute', ...env }), { logStream: logs });
   await app.ready();
   return { app, logs };
 }

@@ -8,6 +8,7 @@ import { errorResponses } from '../../src/platform/error-registry.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
 import { mapInPieces, TimeSlice, TIME_SLICE_MS, WorkBudget, type WorkBudgetLimits } from '../../src/platform/work-budget.js';
 import { expectError } from '../support/http.js';
+import { createKey, keyFileDirectory } from '../support/key-files.js';
 
 /**
  * Work budgets (docs/reliability.md, "Work budgets"): a route declares its budget; at most
@@ -16,7 +17,7 @@ import { expectError } from '../support/http.js';
  * gives way to the event loop every few milliseconds.
  */
 const info = { title: 'Test API', version: '1', description: 'A test service', tags: [], usesApiKey: true };
-const KEY = 'k';
+const KEY = 'work-budget-key-0123';
 
 interface Harness {
   app: PlatformApp;
@@ -27,21 +28,43 @@ interface Harness {
   finishAll: () => void;
 }
 
+/** Resolves once `condition` holds (checked every 5 ms), or fails after 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition did not come to hold in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 let harness: Harness | undefined;
+let removeKeyFile: (() => void) | undefined;
 afterEach(async () => {
   harness?.finishAll();
   await harness?.app.close();
   harness = undefined;
+  removeKeyFile?.();
+  removeKeyFile = undefined;
 });
 
-/** A service whose budgeted route waits until the test lets it answer. */
-async function serviceWithBudget(limits: WorkBudgetLimits): Promise<Harness> {
+/** A key file with two clients' keys (`a`, `b`), beside API_KEY. */
+async function twoClients(): Promise<{ env: Record<string, string>; a: string; b: string; aId: string }> {
+  const directory = keyFileDirectory();
+  removeKeyFile = directory.remove;
+  const a = await createKey(directory.path, '--name', 'Flooding client');
+  const b = await createKey(directory.path, '--name', 'Other client');
+  return { env: { API_KEYS_FILE: directory.path }, a: a.key, b: b.key, aId: a.id };
+}
+
+/** A service whose budgeted route waits until the test lets it answer (`env`: more settings, a key file). */
+async function serviceWithBudget(limits: WorkBudgetLimits, env: Record<string, string> = {}): Promise<Harness> {
   const budget = new WorkBudget('test work', limits);
   const started: number[] = [];
   let waiting: (() => void)[] = [];
   const app = await createServiceApp(
     {
-      name: 'test',
+      // A key of the key file opens one of the three services: the harness stands in for tickets.
+      name: 'tickets',
       openapi: info,
       registerRoutes(service) {
         service.get(
@@ -62,7 +85,7 @@ async function serviceWithBudget(limits: WorkBudgetLimits): Promise<Harness> {
         );
       },
     },
-    readPlatformSettings({ API_KEY: KEY }, 0),
+    readPlatformSettings({ API_KEY: KEY, ...env }, 0),
     { logger: false },
   );
   await app.ready();
@@ -76,7 +99,7 @@ async function serviceWithBudget(limits: WorkBudgetLimits): Promise<Harness> {
 }
 
 /** A request sent at once (light-my-request sends when its answer is awaited). */
-const work = async (app: PlatformApp, n: number) => app.inject({ method: 'GET', url: `/v1/work?n=${n}`, headers: { 'x-api-key': KEY } });
+const work = async (app: PlatformApp, n: number, key = KEY) => app.inject({ method: 'GET', url: `/v1/work?n=${n}`, headers: { 'x-api-key': key } });
 
 /** Lets the event loop turn a few times (the budget starts the next job on the next turn). */
 const turns = async (count = 5) => {
@@ -135,14 +158,15 @@ describe('work budgets', () => {
       sent.end();
       return sent;
     };
+    // Each step waits for what it needs (however busy the machine), not for a fixed time.
     const first = leave(1);
+    await until(() => budget.load.running === 1);
     const second = leave(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => budget.load.waiting === 1);
     expect(budget.load).toEqual({ running: 1, waiting: 1 });
     second.destroy();
     first.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+    await until(() => budget.load.running === 0 && budget.load.waiting === 0);
     expect(started).toEqual([1]);
     expect(url).toMatch(/^http:/);
   });
@@ -171,6 +195,65 @@ describe('work budgets', () => {
     release();
     expect(budget.load).toEqual({ running: 0, waiting: 0 });
   });
+  it('between keys: one key never takes every place of a budget of two; another key gets the free place at once', async () => {
+    const clients = await twoClients();
+    const { app, budget, started, finishAll } = await serviceWithBudget({ concurrency: 2, queue: 8, maxWaitMs: 5_000 }, clients.env);
+    const flood = [1, 2, 3, 4, 5].map((n) => work(app, n, clients.a));
+    await turns();
+    expect(started).toEqual([1]);
+    expect(budget.loadOf(clients.aId)).toEqual({ running: 1, waiting: 4 });
+    const other = work(app, 101, clients.b);
+    await turns();
+    expect(started).toEqual([1, 101]);
+    for (;;) {
+      finishAll();
+      await turns();
+      if (started.length === 6 && budget.load.running === 0) break;
+    }
+    expect(started).toEqual([1, 101, 2, 3, 4, 5]);
+    expect((await Promise.all([...flood, other])).map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it('between keys: a full queue refuses the flooding key\'s latest waiting request, not the newcomer; a freed place goes to the key that got one longest ago', async () => {
+    const clients = await twoClients();
+    const { app, started, finishAll } = await serviceWithBudget({ concurrency: 1, queue: 3, maxWaitMs: 5_000 }, clients.env);
+    const flood = [1, 2, 3, 4, 5].map((n) => work(app, n, clients.a));
+    await turns();
+    // 1 runs, 2 to 4 wait, 5 finds the queue full of its own key's requests: refused.
+    expectError(await flood[4]!, 503, 'overloaded', []);
+    // The other key's first request takes the place of the flood's latest waiting one (4), refused;
+    // its second finds the waiting requests shared (2 and 1): refused itself.
+    const first = work(app, 101, clients.b);
+    await turns();
+    expectError(await flood[3]!, 503, 'overloaded', []);
+    expectError(await work(app, 102, clients.b), 503, 'overloaded', []);
+    for (;;) {
+      finishAll();
+      await turns();
+      if (started.length === 4) break;
+    }
+    // The other key first: the flooding key got its place last.
+    expect(started).toEqual([1, 101, 2, 3]);
+    finishAll();
+    expect((await Promise.all([flood[0]!, flood[1]!, flood[2]!, first])).map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('between keys at a budget of one place: the keys take turns', async () => {
+    const clients = await twoClients();
+    const { app, started, finishAll } = await serviceWithBudget({ concurrency: 1, queue: 8, maxWaitMs: 5_000 }, clients.env);
+    const answers = [1, 2, 3].map((n) => work(app, n, clients.a));
+    await turns();
+    answers.push(...[101, 102].map((n) => work(app, n, clients.b)));
+    for (;;) {
+      finishAll();
+      await turns();
+      if (started.length === 5) break;
+    }
+    expect(started).toEqual([1, 101, 2, 102, 3]);
+    finishAll();
+    expect((await Promise.all(answers)).every((answer) => answer.statusCode === 200)).toBe(true);
+  });
+
   it('the OpenAPI description of a budgeted route lists 503 overloaded with the route\'s other 503 codes, and Retry-After', async () => {
     const { app } = await serviceWithBudget({ concurrency: 1, queue: 1, maxWaitMs: 1_000 });
     const spec = app.swagger() as unknown as { paths: Record<string, Record<string, { responses: Record<string, { description: string; headers?: Record<string, unknown> }> }>> };

@@ -12,7 +12,7 @@ import { SERVICES, serveDuringSuite, type ServiceUnderTest } from './services.js
  * body, protocol corners answer with the error object, every HTML page carries the CSP. Each exchange
  * is bounded in time (rawExchange's timeout); pipelining (item 2) is in pipelining.test.ts.
  */
-const KEY = 'http-layer-key';
+const KEY = 'http-layer-key-0123';
 /** The body deadline of these servers (10 s in production), so that the trickle tests stay short. */
 const BODY_TIMEOUT_MS = 600;
 

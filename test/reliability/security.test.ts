@@ -147,7 +147,17 @@ describe('docs content security policy', () => {
   });
 });
 
-describe('ApiKeyChecker: constant-time comparison', () => {
+describe('API keys: looked up by their SHA-256, never compared themselves', () => {
+  it('the presented key is hashed and its hash looked up (a Map of hashes); the key itself is never compared', () => {
+    const source = readFileSync(resolve(REPO_ROOT, 'src/platform/api-keys/key-set.ts'), 'utf8');
+    expect(source).toContain('this.byDigest.get(keyDigest(presented))');
+    expect(source).not.toMatch(/(?<!typeof )presented\s*[!=]==|[!=]==\s*presented|presented\.(startsWith|endsWith|includes|localeCompare|equals)\(/);
+    const text = readFileSync(resolve(REPO_ROOT, 'src/platform/api-keys/key-text.ts'), 'utf8');
+    expect(text).toContain("hash('sha256', key, 'hex')");
+  });
+});
+
+describe('ApiKeyChecker (the metrics key): constant-time comparison', () => {
   it('compares SHA-256 digests with timingSafeEqual, every configured key every time', async () => {
     const spy = vi.mocked(timingSafeEqual);
     // A fresh copy of the checker's module, which imports the spied node:crypto even where another test

@@ -25,6 +25,8 @@ export interface JsonEndpoint {
 
 export interface BuildOptions {
   dataCopies?: number;
+  /** More settings (API_KEYS_FILE, RATE_LIMIT, METRICS_KEY...). */
+  env?: Record<string, string>;
   appOptions?: Pick<AppOptions, 'backpressure' | 'bodyTimeoutMs'>;
 }
 
@@ -60,7 +62,7 @@ export const TICKETS: ServiceUnderTest = {
   async build(apiKey, logs, extra) {
     const { buildTicketsApp } = await import('../../src/services/tickets/app.js');
     const { readTicketSettings } = await import('../../src/services/tickets/settings.js');
-    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey }), appOptionsFor(logs, extra));
+    const app = await buildTicketsApp(readTicketSettings({ API_KEY: apiKey, ...extra?.env }), appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: { path: '/v1/classify', validBody: { subject: 'I was charged twice', body: 'refund please' }, stringField: 'subject', numberField: 'subject' },
@@ -74,7 +76,7 @@ export const HOUSES: ServiceUnderTest = {
   available: exists('src/services/houses/app.ts'),
   async build(apiKey, logs, extra) {
     const support = await import('../houses/support.js');
-    const app = await support.buildFixtureApp({ API_KEY: apiKey }, appOptionsFor(logs, extra));
+    const app = await support.buildFixtureApp({ API_KEY: apiKey, ...extra?.env }, appOptionsFor(logs, extra));
     return { app, cleanup: async () => {} };
   },
   json: {
@@ -99,7 +101,7 @@ export const REQUESTS: ServiceUnderTest = {
     const rows = readFixtureRows();
     const copies = Array.from({ length: dataCopies }, (_, copy) => rows.map((row) => ({ ...row, id: row.id + copy * 1_000_000_000 }))).flat();
     const fixture = createSqliteFixture({ rows: copies });
-    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123456789', DATABASE_URL: fixture.databaseUrl });
+    const settings = readRequestSettings({ API_KEY: apiKey, CURSOR_SECRET: 'reliability-cursor-secret-0123456789', DATABASE_URL: fixture.databaseUrl, ...extra?.env });
     const app = await buildRequestsApp(settings, appOptionsFor(logs, extra));
     return { app, cleanup: () => fixture.drop() };
   },

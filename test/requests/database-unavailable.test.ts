@@ -4,31 +4,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 import { expectError } from '../support/http.js';
-import { createSqliteFixture, TEST_POSTGRES_URL } from './support/fixture-database.js';
-import { startTestApp, type TestApp } from './support/requests-app.js';
-
-const V1_PATHS = [
-  '/v1/service-requests',
-  '/v1/service-requests?borough=queens&limit=5',
-  '/v1/service-requests/1001',
-  '/v1/complaint-types',
-  '/v1/stats/daily',
-  '/v1/dataset',
-];
+import { expectUnavailable } from './support/database-unavailable.js';
+import { createSqliteFixture } from './support/fixture-database.js';
+import { startTestApp } from './support/requests-app.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'requests-unavailable-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-async function expectUnavailable(service: TestApp): Promise<void> {
-  const ready = await service.app.inject({ method: 'GET', url: '/ready' });
-  expectError(ready, 503, 'database_unavailable', [], 'The database cannot be read');
-  for (const path of V1_PATHS) expectError(await service.get(path), 503, 'database_unavailable', [], 'The database cannot be read');
-  // liveness needs nothing; the key is checked before the database; validation too
-  expect((await service.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-  expectError(await service.app.inject({ method: 'GET', url: '/v1/dataset' }), 401, 'unauthorized', []);
-  expectError(await service.get('/v1/service-requests?limit=0'), 422, 'invalid_request', ['limit']);
-}
-
+/** 503 database_unavailable; a PostgreSQL schema without the snapshot in database-unavailable.server.test.ts. */
 describe('503 database_unavailable when the database cannot be read (never 500)', () => {
   it('SQLite: a missing file, until it appears', async () => {
     const path = join(folder, 'absent.sqlite');
@@ -39,7 +22,16 @@ describe('503 database_unavailable when the database cannot be read (never 500)'
       try {
         const { copyFileSync } = await import('node:fs');
         copyFileSync(fixture.databaseUrl, path);
-        expect((await service.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200);
+        // Ready once the file is read and the store warmed up: at once on an idle machine, within
+        // the readiness deadline's few retries on a busy one; 503 database_unavailable meanwhile.
+        const statuses: number[] = [];
+        const deadline = Date.now() + 10_000;
+        while (statuses.at(-1) !== 200 && Date.now() < deadline) {
+          if (statuses.length > 0) await new Promise((pause) => setTimeout(pause, 20));
+          statuses.push((await service.app.inject({ method: 'GET', url: '/ready' })).statusCode);
+        }
+        expect(statuses.at(-1)).toBe(200);
+        expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
         expect((await service.get('/v1/service-requests?limit=1')).statusCode).toBe(200);
       } finally {
         await fixture.drop();
@@ -74,17 +66,6 @@ describe('503 database_unavailable when the database cannot be read (never 500)'
 
   it('PostgreSQL: a server that does not answer (closed port)', async () => {
     const service = await startTestApp('postgres://postgres@127.0.0.1:1/test');
-    try {
-      await expectUnavailable(service);
-    } finally {
-      await service.app.close();
-    }
-  });
-
-  it('PostgreSQL: a schema without the snapshot', async () => {
-    const url = new URL(TEST_POSTGRES_URL);
-    url.searchParams.set('schema', 'requests_schema_that_does_not_exist');
-    const service = await startTestApp(url.toString());
     try {
       await expectUnavailable(service);
     } finally {

@@ -13,7 +13,7 @@ interface Operation {
 describe('OpenAPI description of the service-request API', () => {
   // No database is read to describe the API.
   const app = appDuringSuite(() =>
-    buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false }),
+    buildRequestsApp(readRequestSettings({ API_KEY: 'openapi-test-key-0123', DATABASE_URL: '/nonexistent/snapshot.sqlite' }), { logger: false }),
   );
 
   it('matches the reviewed copy', () => {

@@ -5,9 +5,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CODED_COLUMNS, CREATED_SECONDS, DAY_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, NULL_HUNDREDTHS, ROW_COLUMN_CHUNK, type SummaryUnit } from '../../src/snapshot/index.js';
 import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/engine/row-columns-memory.js';
 import { firstRowFrom, readRows, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
-import { BUCKET_KEY_OF, bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
+import { bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
 import type { BucketSummary } from '../../src/services/requests/store/service-request-store.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
+import { bucketOfDay } from './support/expected.js';
 
 /**
  * The row columns in memory hold created_at and days_to_close in two bytes a row (row-column-scan.ts):
@@ -104,7 +105,7 @@ const dayOfStored = Array.from(seconds, (second) => new Date(Math.floor(second /
 function bucketsOfStored(from: number, to: number, unit: SummaryUnit): Map<string, BucketSummary> {
   const groups = new Map<string, { opened: number; closeDays: number[] }>();
   for (let row = from; row < to; row++) {
-    const key = BUCKET_KEY_OF[unit](dayOfStored[row] as string);
+    const key = bucketOfDay(unit, dayOfStored[row] as string);
     const group = groups.get(key) ?? { opened: 0, closeDays: [] };
     groups.set(key, group);
     group.opened += 1;

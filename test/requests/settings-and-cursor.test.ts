@@ -14,6 +14,8 @@ import {
 import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
+import { rowColumnsMemoryBytes } from '../../src/services/requests/engine/row-columns-memory.js';
+import { CODED_COLUMNS } from '../../src/snapshot/row-columns.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
 import { fixtureDuringSuite } from './support/fixture-database.js';
 import { json, startTestApp } from './support/requests-app.js';
@@ -40,12 +42,12 @@ describe('settings of the service-request API', () => {
 
   it('API_KEY, CURSOR_SECRET and DATABASE_URL as given', () => {
     const settings = readRequestSettings({
-      API_KEY: 'one,two',
+      API_KEY: 'first-key-0123456789,second-key-012345678',
       CURSOR_SECRET: 'a-shared-secret-of-the-replicas-01',
       DATABASE_URL: 'postgresql://user@db.example:5432/city?schema=snapshot_2025&sslmode=disable',
       PORT: '9000',
     });
-    expect(settings.apiKeys).toEqual(['one', 'two']);
+    expect(settings.apiKeys).toEqual(['first-key-0123456789', 'second-key-012345678']);
     expect(settings.generatedApiKey).toBeNull();
     expect(settings.cursorSecrets.map(String)).toEqual(['a-shared-secret-of-the-replicas-01']);
     expect(settings.database).toEqual({ kind: 'postgres', url: 'postgresql://user@db.example:5432/city?sslmode=disable', schema: 'snapshot_2025' });
@@ -88,16 +90,24 @@ describe('settings of the service-request API', () => {
     expect(() => readRequestSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: [^\\n]+$`));
   });
 
-  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 512; anything else refuses the start', () => {
-    expect(readRequestSettings({ API_KEY: 'k' }).rowColumnsMaxBytes).toBe(512 * 1_048_576);
-    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
-    expect(readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
+  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 1024; anything else refuses the start', () => {
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(1024 * 1_048_576);
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
     for (const value of ['', 'none', '1.5', '-1', '1048577', '512MB']) {
-      expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: value })).toThrow(SettingsError);
+      expect(() => readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: value })).toThrow(SettingsError);
     }
-    expect(() => readRequestSettings({ API_KEY: 'k', ROW_COLUMNS_MAX_MB: '1048577' })).toThrow(
+    expect(() => readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048577' })).toThrow(
       'Invalid setting ROW_COLUMNS_MAX_MB: "1048577" is not a whole number of megabytes from 0 to 1048576',
     );
+  });
+
+  it('ROW_COLUMNS_MAX_MB by default holds the row columns of the full history: 40 million requests, descriptors and zip codes of every agency at two bytes each', () => {
+    const codeBytes = CODED_COLUMNS.length + 2;
+    const fullHistory = rowColumnsMemoryBytes(40_000_000, codeBytes);
+    expect(fullHistory).toBeLessThanOrEqual(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes);
+    // The default before: the full history's row columns were not loaded, and its combinations walked the rows.
+    expect(fullHistory).toBeGreaterThan(512 * 1_048_576);
   });
 
   it('a cursor secret or a database URL is never quoted in a settings message', () => {

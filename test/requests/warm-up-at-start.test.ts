@@ -30,10 +30,10 @@ describe('the store warms up after the start', () => {
   });
 
   it('the start command\'s service is ready to listen before the warm-up ends: pages answer 200, /ready 503 database_unavailable until it ends, then 200', async () => {
-    const { app } = await prepareRequestsService(readRequestSettings({ API_KEY: 'k', DATABASE_URL: fixture.databaseUrl }));
+    const { app } = await prepareRequestsService(readRequestSettings({ API_KEY: 'warm-up-key-0123456', DATABASE_URL: fixture.databaseUrl }));
     try {
       await app.ready();
-      const page = await app.inject({ method: 'GET', url: '/v1/service-requests?limit=2', headers: { 'x-api-key': 'k' } });
+      const page = await app.inject({ method: 'GET', url: '/v1/service-requests?limit=2', headers: { 'x-api-key': 'warm-up-key-0123456' } });
       expect(page.statusCode).toBe(200);
       expectError(await app.inject({ method: 'GET', url: '/ready' }), 503, 'database_unavailable', [], 'The database cannot be read');
       release();
@@ -44,7 +44,7 @@ describe('the store warms up after the start', () => {
   });
 
   it('an app built without the start command is ready once its store is warm', async () => {
-    const app = await buildRequestsApp(readRequestSettings({ API_KEY: 'k', DATABASE_URL: fixture.databaseUrl }), { logger: false });
+    const app = await buildRequestsApp(readRequestSettings({ API_KEY: 'warm-up-key-0123456', DATABASE_URL: fixture.databaseUrl }), { logger: false });
     try {
       let isReady = false;
       const ready = app.ready().then(() => {

@@ -5,13 +5,14 @@ import { afterAll, beforeAll } from 'vitest';
  * suite's first test and torn down after its last. Returns a stand-in that forwards every property to
  * what `setUp` made, so that the suite's tests use it as they would the thing itself
  * (`app.inject(...)`, `fixture.databaseUrl`). Call it in the suite's body, in the order of set-up:
- * teardowns run in the reverse order (vitest's default, `sequence.hooks: 'stack'`).
+ * teardowns run in the reverse order (vitest's default, `sequence.hooks: 'stack'`). `setUpTimeoutMs`:
+ * for a set-up longer than the hooks' default timeout.
  */
-export function duringSuite<T extends object>(setUp: () => T | Promise<T>, tearDown: (made: T) => unknown): T {
+export function duringSuite<T extends object>(setUp: () => T | Promise<T>, tearDown: (made: T) => unknown, setUpTimeoutMs?: number): T {
   let made: T | undefined;
   beforeAll(async () => {
     made = await setUp();
-  });
+  }, setUpTimeoutMs);
   afterAll(async () => {
     if (made !== undefined) await tearDown(made);
     made = undefined;

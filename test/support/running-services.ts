@@ -6,6 +6,7 @@ import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { buildTicketsApp } from '../../src/services/tickets/app.js';
 import { readTicketSettings } from '../../src/services/tickets/settings.js';
 import { createSqliteFixture, type FixtureDatabase } from '../requests/support/fixture-database.js';
+import { duringSuite } from './during-suite.js';
 
 export const SERVICE_NAMES = ['tickets', 'houses', 'requests'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -54,4 +55,17 @@ export async function servedDescription(service: RunningService): Promise<Record
   const response = await fetch(`${service.url}/openapi.json`);
   if (response.status !== 200) throw new Error(`${service.name}: /openapi.json answered ${response.status}`);
   return (await response.json()) as Record<string, unknown>;
+}
+
+/** The three services running during the suite, and the OpenAPI description each serves, by name. */
+export function servicesDuringSuite(): { services: RunningService[]; descriptions: Map<ServiceName, Record<string, unknown>> } {
+  return duringSuite(
+    async () => {
+      const running = await startThreeServices();
+      const descriptions = new Map<ServiceName, Record<string, unknown>>();
+      for (const service of running.services) descriptions.set(service.name, await servedDescription(service));
+      return { ...running, descriptions };
+    },
+    (running) => running.close(),
+  );
 }

@@ -25,14 +25,14 @@ describe('logs', () => {
   });
 
   it('never logs an API key (right or wrong) nor a request body', async () => {
-    const { app, logs } = await startTickets({ API_KEY: 'secret-key-123,secret-key-456' });
-    await app.inject({ method: 'POST', url: '/v1/classify', headers: { 'x-api-key': 'secret-key-123' }, payload: { subject: 'BODY-MARKER-subject', body: 'BODY-MARKER-body' } });
+    const { app, logs } = await startTickets({ API_KEY: 'secret-key-123-abcdef,secret-key-456-abcdef' });
+    await app.inject({ method: 'POST', url: '/v1/classify', headers: { 'x-api-key': 'secret-key-123-abcdef' }, payload: { subject: 'BODY-MARKER-subject', body: 'BODY-MARKER-body' } });
     await app.inject({ method: 'POST', url: '/v1/classify', headers: { 'x-api-key': 'wrong-key-789' }, payload: { subject: 'BODY-MARKER-2' } });
-    await app.inject({ method: 'POST', url: '/v1/classify', headers: { 'x-api-key': 'secret-key-456' }, payload: { subject: '' } });
+    await app.inject({ method: 'POST', url: '/v1/classify', headers: { 'x-api-key': 'secret-key-456-abcdef' }, payload: { subject: '' } });
     await app.close();
     const text = logs.text();
-    expect(text).not.toContain('secret-key-123');
-    expect(text).not.toContain('secret-key-456');
+    expect(text).not.toContain('secret-key-123-abcdef');
+    expect(text).not.toContain('secret-key-456-abcdef');
     expect(text).not.toContain('wrong-key-789');
     expect(text).not.toContain('BODY-MARKER');
   });

@@ -11,4 +11,4 @@ export async function startTickets(env: Env = {}) {
   return { app, logs };
 }
 
-export const KEY = 'test-key-1';
+export const KEY = 'test-key-tickets-01';

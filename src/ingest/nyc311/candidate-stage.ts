@@ -25,9 +25,29 @@ const BATCH = 200;
 /** The page cache of an export's stages, KiB: shared out between the stages when threads write several. */
 export const STAGES_CACHE_KIB = 65_536;
 
+/** The stage directories this thread made and has not removed: a stopped command removes them (removeStageDirectories). */
+const madeStageDirectories = new Set<string>();
+
 /** A new temporary directory for a stage, under `parentDirectory`. */
 export function makeStageDirectory(parentDirectory: string = tmpdir()): string {
-  return mkdtempSync(join(parentDirectory, 'snapshot-stage-'));
+  const directory = mkdtempSync(join(parentDirectory, 'snapshot-stage-'));
+  madeStageDirectories.add(directory);
+  return directory;
+}
+
+/** Removes a stage directory (its file with it). */
+export function removeStageDirectory(directory: string): void {
+  rmSync(directory, { recursive: true, force: true });
+  madeStageDirectories.delete(directory);
+}
+
+/**
+ * Removes every stage directory this thread made and has not removed yet: a snapshot command stopped
+ * by a signal would otherwise leave them in the temporary directory (about 300 bytes a request read:
+ * gigabytes for a history of tens of millions).
+ */
+export function removeStageDirectories(): void {
+  for (const directory of [...madeStageDirectories]) removeStageDirectory(directory);
 }
 
 export class CandidateStage {
@@ -127,7 +147,7 @@ export class CandidateStage {
   /** Delete the temporary file. */
   close(): void {
     if (this.db.open) this.db.close();
-    rmSync(this.directory, { recursive: true, force: true });
+    removeStageDirectory(this.directory);
   }
 }
 

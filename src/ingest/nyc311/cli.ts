@@ -8,7 +8,8 @@
  * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr (a bar
  * on a terminal, a line every 2 s otherwise); the summary (one JSON object) to stdout.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSnapshot, type SnapshotInput, type SnapshotOutput } from './build-snapshot.js';
 import { DEFAULT_SNAPSHOT_RELATIVE_PATH, defaultSnapshotPath } from './ensure-snapshot.js';
@@ -17,6 +18,8 @@ import { isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema
 import { createProgressReporter } from './progress-reporter.js';
 import { SYNTHETIC_SEED, type SyntheticHistoryOptions, generateSyntheticExport, generateSyntheticHistory } from './synthetic-export.js';
 import { CsvFormatError } from './csv-reader.js';
+import { removeStageDirectories } from './candidate-stage.js';
+import { temporarySnapshotPrefix } from './sqlite-snapshot-writer.js';
 
 const USAGE = `Usage: npm run snapshot -- [options]
 
@@ -94,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
       : { kind: 'sqlite', path: values.output ?? defaultSnapshotPath() };
   if (output.kind === 'postgres') parsePostgresTarget(output.url, output.schema); // validates the schema name early
 
+  removeTemporaryFilesWhenStopped(output);
   const progress = values.quiet ? undefined : createProgressReporter();
   const result = await buildSnapshot(input, output, {
     // A history spans years and, like a real export of all agencies, is loaded without the filters.
@@ -125,6 +129,29 @@ async function main(argv: string[]): Promise<number> {
     })}\n`,
   );
   return 0;
+}
+
+/**
+ * A command stopped by a signal (Ctrl-C, SIGTERM, its terminal closed) first removes what it wrote
+ * so far: the stages in the temporary directory and the SQLite file not yet renamed onto the output,
+ * then stops with the signal as it would have. The signal is handled when the command's thread
+ * turns: at once while worker threads stage and write (an export of 32 MiB or more, or --threads);
+ * a small export written on the command's own thread (--threads 0) is finished first, in seconds.
+ * (A PostgreSQL load stopped midway leaves its new snapshot schema, which the pointer never named;
+ * the next load of that schema drops it.)
+ */
+function removeTemporaryFilesWhenStopped(output: SnapshotOutput): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      removeStageDirectories();
+      if (output.kind === 'sqlite') {
+        const prefix = basename(temporarySnapshotPrefix(output.path));
+        const directory = dirname(output.path);
+        for (const name of existsSync(directory) ? readdirSync(directory) : []) if (name.startsWith(prefix)) rmSync(join(directory, name), { force: true });
+      }
+      process.kill(process.pid, signal);
+    });
+  }
 }
 
 /** --rows, --from and --to, all three or none. */

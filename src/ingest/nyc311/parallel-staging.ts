@@ -7,9 +7,8 @@
  * The result is that of the staging on one thread (stageExportRecords), count for count: only
  * duplicate_unique_key depends on the order of the records, and it is decided here, in file order.
  */
-import { rmSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { CandidateStage, STAGES_CACHE_KIB, makeStageDirectory } from './candidate-stage.js';
+import { CandidateStage, STAGES_CACHE_KIB, makeStageDirectory, removeStageDirectory } from './candidate-stage.js';
 import { type CleaningOptions, type CleaningTally, EMPTY_EXPORT_MESSAGE, type StagedExport, markDuplicates, stageExportRecords, stagedExportOf, usedColumnMask } from './clean-export.js';
 import { type CleaningCounts, type SpellingTally, UniqueKeySet } from './cleaning-rules.js';
 import { CsvFormatError, readCsvHeader, readCsvRecordBatches, readCsvRecordTexts } from './csv-reader.js';
@@ -161,7 +160,7 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
   } catch (error) {
     stopping = true;
     await Promise.all(workers.map((worker) => worker.terminate()));
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+    for (const directory of directories) removeStageDirectory(directory);
     throw error;
   }
   stopping = true;

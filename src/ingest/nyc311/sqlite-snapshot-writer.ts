@@ -24,10 +24,13 @@ const SORT_CACHE_KIB = 8192;
 /** At most this many helper threads sort for an index build (SQLite's build allows 8). */
 const MAX_SORTER_THREADS = 4;
 
+/** How the files this process writes before renaming one onto `path` begin (the rest is random). */
+export const temporarySnapshotPrefix = (path: string): string => `${path}.tmp-${process.pid}-`;
+
 /** Write the snapshot into a new SQLite database at `path` (replacing any file there, atomically). */
 export function writeSqliteSnapshot(path: string, content: SnapshotContent | SnapshotStream, onProgress?: WriteProgress): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const temporary = `${temporarySnapshotPrefix(path)}${randomBytes(4).toString('hex')}`;
   try {
     const db = new Database(temporary);
     try {

@@ -32,12 +32,16 @@ export interface RequestSettings extends PlatformSettings {
   showDashboard: boolean;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
   exportMaxMs: number;
-  /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 512 MB). */
+  /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 1024 MB). */
   rowColumnsMaxBytes: number;
 }
 
-/** The default of ROW_COLUMNS_MAX_MB: the row columns of about 33 million requests. */
-export const ROW_COLUMNS_DEFAULT_MAX_MB = 512;
+/**
+ * The default of ROW_COLUMNS_MAX_MB: the row columns of the full history (about 40 million requests
+ * of every agency) with room, at 12 to 26 bytes a request (a column of more than 255 values, such as
+ * the descriptors and zip codes of every agency, takes two bytes a request).
+ */
+export const ROW_COLUMNS_DEFAULT_MAX_MB = 1024;
 
 /**
  * DATABASE_URL: unset means the embedded SQLite snapshot; `postgres://` or `postgresql://` a
@@ -91,8 +95,9 @@ export function readCursorSecrets(env: Env): { secrets: Buffer[]; generated: boo
 }
 
 /**
- * The settings of the service-request API. Every /v1 path needs a key: with API_KEY unset a random
- * key is made here (the start command prints it once), so that the data is never open by accident.
+ * The settings of the service-request API. Every /v1 path needs a key: with neither API_KEY nor
+ * API_KEYS_FILE set a random key is made here (the start command prints it once), so that the data is
+ * never open by accident.
  */
 export function readRequestSettings(env: Env): RequestSettings {
   const platform = readPlatformSettings(env, REQUESTS_DEFAULT_PORT);
@@ -102,7 +107,7 @@ export function readRequestSettings(env: Env): RequestSettings {
   const exportMaxMs = readSeconds(env, 'EXPORT_MAX_SECONDS', { min: 1, max: 86_400, defaultSeconds: 300 });
   const rowColumnsMaxBytes = readWholeNumber(env, 'ROW_COLUMNS_MAX_MB', { min: 0, max: 1_048_576, defaultValue: ROW_COLUMNS_DEFAULT_MAX_MB, unit: 'megabytes' }) * MEGABYTE;
   let generatedApiKey: string | null = null;
-  if (platform.apiKeys.length === 0) {
+  if (platform.apiKeys.length === 0 && platform.apiKeysFile === null) {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }

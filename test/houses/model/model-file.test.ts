@@ -8,10 +8,23 @@ import { REPO_ROOT } from './support.js';
 const text = readFileSync(resolve(REPO_ROOT, REVIEWED_MODEL.path), 'utf8');
 const shipped = JSON.parse(text) as Record<string, any>;
 
-/** The shipped file with one change, handed to the parser as parsed JSON (one of the forms it takes). */
+/**
+ * The shipped file with one change, handed to the parser as parsed JSON (one of the forms it takes).
+ * Only the top-level parts the change reads are copied (the file is 2 MB; the rest is shared, unchanged).
+ */
 function refuses(change: (doc: Record<string, any>) => void, message: RegExp): void {
-  const doc = structuredClone(shipped);
-  change(doc);
+  const doc: Record<string, any> = { ...shipped };
+  const copied = new Set<string>();
+  const copyOnRead = new Proxy(doc, {
+    get(target, key) {
+      if (typeof key === 'string' && !copied.has(key)) {
+        copied.add(key);
+        target[key] = structuredClone(shipped[key]);
+      }
+      return Reflect.get(target, key);
+    },
+  });
+  change(copyOnRead);
   expect(() => parseModelFile(doc)).toThrow(message);
 }
 

@@ -1,60 +1,28 @@
 /**
- * The hand-written export through the whole command: SQLite and PostgreSQL snapshots, their
- * precomputed numbers, ensureSnapshot under concurrency, and the command line.
+ * The hand-written export through the whole command: the SQLite snapshot, its precomputed numbers,
+ * ensureSnapshot under concurrency, the PostgreSQL target's schema (the PostgreSQL snapshot in
+ * fixture-snapshot.server.test.ts, the command line and two processes at once in
+ * fixture-snapshot.process.test.ts).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import pg from 'pg';
-import { dropServedSchema } from '../../../src/snapshot/postgres-snapshot-pointer.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot, prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
+import { describe, expect, it } from 'vitest';
 import { ensureSnapshot, isCurrentSnapshot } from '../../../src/ingest/nyc311/ensure-snapshot.js';
 import { parsePostgresTarget } from '../../../src/shared/postgres-schema.js';
-import {
-  readComplaintTypeCounts,
-  readComplaintTypeCountsFromPostgres,
-  readDailyStats,
-  readDailyStatsFromPostgres,
-  readSnapshotMeta,
-  readSnapshotMetaFromPostgres,
-} from '../../../src/snapshot/snapshot-readers.js';
+import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../../src/snapshot/snapshot-readers.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../../src/snapshot/service-request.js';
 import { FILTERED_COLUMNS, createTablesSql, filterIndexName } from '../../../src/snapshot/snapshot-schema.js';
-import {
-  COUNCIL_DISTRICT_FIXTURE,
-  MISSING_COLUMNS_FIXTURE,
-  STANDARD_41_FIXTURE,
-  TEST_DATABASE_URL,
-  isolatedSchemaName,
-} from './fixture-paths.js';
-import { REPO_ROOT } from '../../support/http.js';
+import { duringSuite } from '../../support/during-suite.js';
+import { exportSnapshot } from './export-snapshot.js';
+import { COUNCIL_DISTRICT_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
-const run = promisify(execFile);
-
-let directory: string;
-let prepared: PreparedSnapshot;
-let db: Database.Database | undefined;
-
-beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'snapshot-fixture-'));
-  prepared = await prepareSnapshot({ kind: 'file', path: COUNCIL_DISTRICT_FIXTURE });
-  await buildSnapshot({ kind: 'file', path: COUNCIL_DISTRICT_FIXTURE }, { kind: 'sqlite', path: join(directory, 'fixture.sqlite') });
-  db = new Database(join(directory, 'fixture.sqlite'), { readonly: true });
-});
-
-afterAll(() => {
-  db?.close();
-  if (directory) rmSync(directory, { recursive: true, force: true });
-});
+const built = duringSuite(() => exportSnapshot({ kind: 'file', path: COUNCIL_DISTRICT_FIXTURE }, 'built'), (snapshot) => snapshot.remove());
 
 describe('SQLite snapshot of the hand-written export', () => {
   it('reads back the cleaned rows with their types', () => {
-    const rows = db!.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
-    expect(rows).toEqual(prepared.content.rows);
+    const rows = built.db.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
+    expect(rows).toEqual(built.prepared.content.rows);
     expect(rows).toHaveLength(15);
     const row1001 = rows.find((r) => r.id === 1001)!;
     expect(row1001).toEqual({
@@ -77,7 +45,7 @@ describe('SQLite snapshot of the hand-written export', () => {
   });
 
   it('has 181 days of numbers, days without requests as zeros', () => {
-    const days = readDailyStats(db!);
+    const days = readDailyStats(built.db);
     expect(days).toHaveLength(181);
     expect(days.filter((d) => d.opened > 0).map((d) => [d.day, d.opened])).toEqual([
       ['2025-01-01', 1],
@@ -110,12 +78,12 @@ describe('SQLite snapshot of the hand-written export', () => {
       median_days_to_close: 2,
     });
     // Requests with no borough count in "all" only.
-    expect(readDailyStats(db!, { borough: 'brooklyn' }).find((d) => d.day === '2025-05-06')!.opened).toBe(0);
-    expect(readDailyStats(db!, { borough: 'queens', complaintType: 'Street Light Condition' }).find((d) => d.day === '2025-01-01')!.opened).toBe(1);
+    expect(readDailyStats(built.db, { borough: 'brooklyn' }).find((d) => d.day === '2025-05-06')!.opened).toBe(0);
+    expect(readDailyStats(built.db, { borough: 'queens', complaintType: 'Street Light Condition' }).find((d) => d.day === '2025-01-01')!.opened).toBe(1);
   });
 
   it('counts complaint types, largest first', () => {
-    expect(readComplaintTypeCounts(db!)).toEqual([
+    expect(readComplaintTypeCounts(built.db)).toEqual([
       { complaint_type: 'Street Condition', count: 10 },
       { complaint_type: 'Bridge Condition', count: 2 },
       { complaint_type: 'Sidewalk Condition', count: 1 },
@@ -125,7 +93,7 @@ describe('SQLite snapshot of the hand-written export', () => {
   });
 
   it('describes its source: the file, its SHA-256 and layout; the snapshot date from its latest time', () => {
-    const meta = readSnapshotMeta(db!);
+    const meta = readSnapshotMeta(built.db);
     expect(meta.source).toMatchObject({ kind: 'file', file_name: 'dot-2025-with-council-district.csv', seed: null, layout: 'extended' });
     expect(meta.source.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(meta.snapshot_date).toBe('2025-07-01');
@@ -134,7 +102,7 @@ describe('SQLite snapshot of the hand-written export', () => {
     expect(meta.created_at_min).toBe('2025-01-01T00:00:00');
     expect(meta.created_at_max).toBe('2025-06-30T23:59:59');
     expect(meta.filters_applied).toBe(true);
-    expect(meta.snapshot_id).toBe(prepared.content.meta.snapshot_id);
+    expect(meta.snapshot_id).toBe(built.prepared.content.meta.snapshot_id);
   });
 
   it('refuses a status, borough or channel outside its codes; borough and channel may be null', () => {
@@ -150,59 +118,14 @@ describe('SQLite snapshot of the hand-written export', () => {
   });
 });
 
-describe('PostgreSQL snapshot of the hand-written export (real database, isolated schema)', () => {
-  const schema = isolatedSchemaName('snapshot_fixture');
-  let pool: pg.Pool | undefined;
-
-  beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
-    await buildSnapshot({ kind: 'file', path: COUNCIL_DISTRICT_FIXTURE }, { kind: 'postgres', url: `${TEST_DATABASE_URL}?schema=${schema}` });
-  });
-
-  afterAll(async () => {
-    if (pool) await dropServedSchema(pool, schema);
-    await pool?.end();
-  });
-
-  it('holds the same rows, numbers and metadata as SQLite', async () => {
-    const { rows } = await pool!.query(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM "${schema}".service_requests ORDER BY created_at, id`);
-    expect(rows).toEqual(prepared.content.rows);
-    expect(await readDailyStatsFromPostgres(pool!, schema)).toEqual(readDailyStats(db!));
-    expect(await readDailyStatsFromPostgres(pool!, schema, { complaintType: 'No Such Type' })).toEqual(readDailyStats(db!, { complaintType: 'No Such Type' }));
-    expect(await readComplaintTypeCountsFromPostgres(pool!, schema)).toEqual(readComplaintTypeCounts(db!));
-    const meta = await readSnapshotMetaFromPostgres(pool!, schema);
-    expect({ ...meta, built_at: '' }).toEqual({ ...readSnapshotMeta(db!), built_at: '' });
-  });
-
-  it('replaces the snapshot in one transaction when loaded again', async () => {
-    await buildSnapshot({ kind: 'file', path: STANDARD_41_FIXTURE }, { kind: 'postgres', url: TEST_DATABASE_URL, schema });
-    const meta = await readSnapshotMetaFromPostgres(pool!, schema);
-    expect(meta.source.file_name).toBe('dot-2025-standard-41-columns.csv');
-    const { rows } = await pool!.query(`SELECT count(*)::int AS n, count(council_district)::int AS districts FROM "${schema}".service_requests`);
-    expect(rows[0]).toEqual({ n: 15, districts: 0 });
-  });
-
-  it('rejects the load of a file lacking a column and keeps the loaded snapshot', async () => {
-    await expect(buildSnapshot({ kind: 'file', path: MISSING_COLUMNS_FIXTURE }, { kind: 'postgres', url: TEST_DATABASE_URL, schema })).rejects.toThrow(/"Status", "Borough"/);
-    const { rows } = await pool!.query(`SELECT count(*)::int AS n FROM "${schema}".service_requests`);
-    expect(rows[0].n).toBe(15);
-  });
-
-  it('takes the schema from ?schema= and refuses names that are not plain identifiers', () => {
-    expect(parsePostgresTarget('postgres://u@h:5432/db?schema=abc_1')).toEqual({ connectionString: 'postgres://u@h:5432/db', schema: 'abc_1' });
-    expect(parsePostgresTarget('postgres://u@h:5432/db').schema).toBe('public');
-    expect(() => parsePostgresTarget('postgres://u@h/db?schema=a;drop')).toThrow(/Invalid PostgreSQL schema name/);
-  });
-});
-
 describe('ensureSnapshot', () => {
   it('builds the file once when absent, safely when called twice at the same time, and leaves no temporary file', async () => {
-    const path = join(directory, 'ensure', 'snapshot.sqlite');
+    const path = join(built.directory, 'ensure', 'snapshot.sqlite');
     const options = { input: { kind: 'file', path: STANDARD_41_FIXTURE } as const };
     const [a, b] = await Promise.all([ensureSnapshot(path, options), ensureSnapshot(path, options)]);
     expect([a.built, b.built].filter(Boolean)).toHaveLength(1);
     expect(existsSync(path)).toBe(true);
-    expect(readdirSync(join(directory, 'ensure'))).toEqual(['snapshot.sqlite']);
+    expect(readdirSync(join(built.directory, 'ensure'))).toEqual(['snapshot.sqlite']);
     const again = await ensureSnapshot(path, options);
     expect(again.built).toBe(false);
     const check = new Database(path, { readonly: true });
@@ -211,7 +134,7 @@ describe('ensureSnapshot', () => {
   });
 
   it('builds the file again when it was written in an older layout (another schema_version)', async () => {
-    const path = join(directory, 'ensure-older', 'snapshot.sqlite');
+    const path = join(built.directory, 'ensure-older', 'snapshot.sqlite');
     const options = { input: { kind: 'file', path: STANDARD_41_FIXTURE } as const };
     expect((await ensureSnapshot(path, options)).built).toBe(true);
     const older = new Database(path);
@@ -223,7 +146,7 @@ describe('ensureSnapshot', () => {
   });
 
   it('builds the file again when it lacks the index of a filtered column (a filter added since, with no version bump)', async () => {
-    const path = join(directory, 'ensure-filter', 'snapshot.sqlite');
+    const path = join(built.directory, 'ensure-filter', 'snapshot.sqlite');
     const options = { input: { kind: 'file', path: STANDARD_41_FIXTURE } as const };
     expect((await ensureSnapshot(path, options)).built).toBe(true);
     const older = new Database(path);
@@ -235,49 +158,10 @@ describe('ensureSnapshot', () => {
   });
 });
 
-describe('ensureSnapshot from two processes at once', () => {
-  it('builds once; both processes find a complete snapshot', async () => {
-    const path = join(directory, 'two-processes', 'snapshot.sqlite');
-    const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
-    const child = join(REPO_ROOT, 'test/ingest/nyc311/ensure-snapshot-child.ts');
-    const results = await Promise.all([0, 1].map(() => run(tsx, [child, path, STANDARD_41_FIXTURE], { cwd: REPO_ROOT })));
-    const built = results.map((r) => (JSON.parse(r.stdout) as { built: boolean }).built);
-    expect(built.filter(Boolean)).toHaveLength(1);
-    expect(readdirSync(join(directory, 'two-processes'))).toEqual(['snapshot.sqlite']);
-    const check = new Database(path, { readonly: true });
-    expect(readSnapshotMeta(check).row_count).toBe(15);
-    check.close();
-  }, 60_000);
-});
-
-describe('the snapshot command', () => {
-  const cli = join(REPO_ROOT, 'src/ingest/nyc311/cli.ts');
-  const tsx = join(REPO_ROOT, 'node_modules/.bin/tsx');
-
-  it('builds a SQLite snapshot from an export and prints a summary', async () => {
-    const output = join(directory, 'cli.sqlite');
-    const { stdout, stderr } = await run(tsx, [cli, '--input', STANDARD_41_FIXTURE, '--output', output], { cwd: REPO_ROOT });
-    const summary = JSON.parse(stdout) as { row_count: number; removed: Record<string, number> };
-    expect(summary.row_count).toBe(15);
-    expect(summary.removed.repeated_submission).toBe(3);
-    expect(stderr).toMatch(/reading and cleaning/);
-    expect(existsSync(output)).toBe(true);
-  }, 60_000);
-
-  it('--threads 2 (staging and writer threads) builds the snapshot of --threads 0; --threads takes a count', async () => {
-    const snapshotIdWith = async (threads: string): Promise<string> => {
-      const output = join(directory, `cli-threads-${threads}.sqlite`);
-      const { stdout } = await run(tsx, [cli, '--input', STANDARD_41_FIXTURE, '--output', output, '--threads', threads, '--quiet'], { cwd: REPO_ROOT });
-      return (JSON.parse(stdout) as { snapshot_id: string }).snapshot_id;
-    };
-    expect(await snapshotIdWith('2')).toBe(await snapshotIdWith('0'));
-    const attempt = run(tsx, [cli, '--input', STANDARD_41_FIXTURE, '--output', join(directory, 'never.sqlite'), '--threads', 'two'], { cwd: REPO_ROOT });
-    await expect(attempt).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--threads must be an integer from 0 to 64/) });
-  }, 60_000);
-
-  it('stops with a clear message naming the missing columns', async () => {
-    const attempt = run(tsx, [cli, '--input', MISSING_COLUMNS_FIXTURE, '--output', join(directory, 'never.sqlite'), '--quiet'], { cwd: REPO_ROOT });
-    await expect(attempt).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/lacks the needed columns "Status", "Borough"/) });
-    expect(existsSync(join(directory, 'never.sqlite'))).toBe(false);
-  }, 60_000);
+describe('the PostgreSQL target of the snapshot command', () => {
+  it('takes the schema from ?schema= and refuses names that are not plain identifiers', () => {
+    expect(parsePostgresTarget('postgres://u@h:5432/db?schema=abc_1')).toEqual({ connectionString: 'postgres://u@h:5432/db', schema: 'abc_1' });
+    expect(parsePostgresTarget('postgres://u@h:5432/db').schema).toBe('public');
+    expect(() => parsePostgresTarget('postgres://u@h/db?schema=a;drop')).toThrow(/Invalid PostgreSQL schema name/);
+  });
 });

@@ -1,62 +1,36 @@
 /**
- * The synthetic export, built once for this file: determinism, the exact count, the SQLite
- * snapshot read back, the precomputed numbers against the rows, and the same load into PostgreSQL.
+ * The synthetic export, built once for this file: determinism, the exact count, the default SQLite
+ * snapshot as the snapshot command builds it (streamed) read back against the in-memory preparation,
+ * the precomputed numbers against the rows (the same load into PostgreSQL:
+ * synthetic-snapshot.server.test.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { dropServedSchema, readServedSnapshot } from '../../../src/snapshot/postgres-snapshot-pointer.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareSnapshot, type PreparedSnapshot } from '../../../src/ingest/nyc311/build-snapshot.js';
-import { writePostgresSnapshot } from '../../../src/ingest/nyc311/postgres-snapshot-writer.js';
+import { describe, expect, it } from 'vitest';
 import { medianOf, round4 } from '../../../src/snapshot/snapshot-aggregates.js';
-import {
-  readComplaintTypeCounts,
-  readComplaintTypeCountsFromPostgres,
-  readDailyStats,
-  readDailyStatsFromPostgres,
-  readSnapshotMeta,
-  readSnapshotMetaFromPostgres,
-} from '../../../src/snapshot/snapshot-readers.js';
-import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
+import { readComplaintTypeCounts, readDailyStats, readSnapshotMeta } from '../../../src/snapshot/snapshot-readers.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../../src/snapshot/service-request.js';
 import {
   SYNTHETIC_REQUEST_COUNT,
   generateSyntheticExport,
 } from '../../../src/ingest/nyc311/synthetic-export.js';
-import { TEST_DATABASE_URL, isolatedSchemaName } from './fixture-paths.js';
+import { duringSuite } from '../../support/during-suite.js';
+import { SERVICE_REQUEST_INDEXES, exportSnapshot } from './export-snapshot.js';
 
 /** SHA-256 of the synthetic export's bytes for seed 311, generator 1.1.0. Changes only with the generator. */
 const SYNTHETIC_EXPORT_SHA256 = '20266ea38a7bae3d43701eac569e79babbd52c64a170b2a534bdb1b0da16decb';
 
-let prepared: PreparedSnapshot;
-let directory: string;
-let db: Database.Database | undefined;
-
-beforeAll(async () => {
-  prepared = await prepareSnapshot({ kind: 'synthetic' });
-  directory = mkdtempSync(join(tmpdir(), 'snapshot-synthetic-'));
-  writeSqliteSnapshot(join(directory, 'service-requests.sqlite'), prepared.content);
-  db = new Database(join(directory, 'service-requests.sqlite'), { readonly: true });
-}, 180_000);
-
-afterAll(() => {
-  db?.close();
-  if (directory) rmSync(directory, { recursive: true, force: true });
-});
+// Prepared in memory, and built by the snapshot command's streaming build: the two must agree.
+const built = duringSuite(() => exportSnapshot({ kind: 'synthetic' }, 'built'), (snapshot) => snapshot.remove(), 180_000);
 
 describe('synthetic export', () => {
   it('yields exactly 109,915 requests after cleaning', () => {
-    expect(prepared.content.rows).toHaveLength(SYNTHETIC_REQUEST_COUNT);
-    expect(prepared.content.meta.row_count).toBe(109_915);
+    expect(built.prepared.content.rows).toHaveLength(SYNTHETIC_REQUEST_COUNT);
+    expect(built.prepared.content.meta.row_count).toBe(109_915);
   });
 
   it('holds the dirt it was built with, and cleaning removes exactly that', () => {
-    const counts = prepared.syntheticCounts!;
-    const removed = Object.fromEntries(prepared.content.meta.cleaning_rules.map((r) => [r.id, r.rows_removed]));
+    const counts = built.prepared.syntheticCounts!;
+    const removed = Object.fromEntries(built.prepared.content.meta.cleaning_rules.map((r) => [r.id, r.rows_removed]));
     expect(removed).toMatchObject({
       malformed_record: 0,
       agency_not_dot: counts.otherAgencies,
@@ -66,8 +40,8 @@ describe('synthetic export', () => {
       repeated_submission: counts.repeatedSubmissions,
     });
     expect(counts.repeatedSubmissions).toBeGreaterThan(1000);
-    expect(prepared.content.meta.raw_rows_read).toBe(counts.records);
-    const changed = Object.fromEntries(prepared.content.meta.cleaning_rules.map((r) => [r.id, r.values_changed]));
+    expect(built.prepared.content.meta.raw_rows_read).toBe(counts.records);
+    const changed = Object.fromEntries(built.prepared.content.meta.cleaning_rules.map((r) => [r.id, r.values_changed]));
     expect(changed.placeholder_to_null).toBeGreaterThan(1000);
     expect(changed.canonical_spelling).toBeGreaterThan(100);
     expect(changed.status_code).toBeGreaterThan(100);
@@ -79,12 +53,12 @@ describe('synthetic export', () => {
     const hash = createHash('sha256');
     for (const chunk of generateSyntheticExport().chunks) hash.update(chunk);
     const again = hash.digest('hex');
-    expect(again).toBe(prepared.content.meta.source.sha256);
+    expect(again).toBe(built.prepared.content.meta.source.sha256);
     expect(again).toBe(SYNTHETIC_EXPORT_SHA256);
   }, 60_000);
 
   it('looks like DOT data: all six months, every borough and channel, several complaint types', () => {
-    const rows = prepared.content.rows;
+    const rows = built.prepared.content.rows;
     expect(rows[0]!.created_at >= '2025-01-01T00:00:00').toBe(true);
     expect(rows[rows.length - 1]!.created_at < '2025-07-01T00:00:00').toBe(true);
     const share = (pred: (r: ServiceRequest) => boolean): number => rows.filter(pred).length / rows.length;
@@ -92,7 +66,7 @@ describe('synthetic export', () => {
     expect(share((r) => r.borough === 'staten_island')).toBeLessThan(0.12);
     expect(share((r) => r.status === 'closed')).toBeGreaterThan(0.8);
     for (const channel of ['online', 'phone', 'mobile', 'other', null]) expect(share((r) => r.channel === channel)).toBeGreaterThan(0);
-    const counts = prepared.content.complaintTypeCounts;
+    const counts = built.prepared.content.complaintTypeCounts;
     expect(counts[0]!.complaint_type).toBe('Street Condition');
     expect(counts.length).toBeGreaterThanOrEqual(10);
     // Potholes peak in spring: March has more than January and June.
@@ -106,15 +80,15 @@ describe('synthetic export', () => {
 });
 
 describe('SQLite snapshot of the synthetic export', () => {
-  it('reads back exactly the cleaned rows', () => {
-    const rows = db!.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
+  it('reads back exactly the cleaned rows of the in-memory preparation', () => {
+    const rows = built.db.prepare(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM service_requests ORDER BY created_at, id`).all() as ServiceRequest[];
     expect(rows).toHaveLength(109_915);
-    expect(rows).toEqual(prepared.content.rows);
+    expect(rows).toEqual(built.prepared.content.rows);
   });
 
   it('holds the metadata: source, seed, snapshot date, counts, range, rules', () => {
-    const meta = readSnapshotMeta(db!);
-    expect(meta).toEqual(prepared.content.meta);
+    const meta = readSnapshotMeta(built.db);
+    expect(meta).toEqual({ ...built.prepared.content.meta, built_at: meta.built_at });
     expect(meta.source).toMatchObject({
       kind: 'synthetic',
       description: 'synthetic, in the layout of NYC Open Data erm2-nwe9 (seed 311, generator 1.1.0)',
@@ -131,22 +105,18 @@ describe('SQLite snapshot of the synthetic export', () => {
     expect(meta.cleaning_rules.map((r) => r.id)).toContain('repeated_submission');
   });
 
-  it('has the indexes for the filters and keyset pages, and uses them', () => {
-    const names = (db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'service_requests'").all() as { name: string }[]).map((r) => r.name);
-    expect(names).toEqual(
-      expect.arrayContaining([
-        'service_requests_created_at_id',
-        'service_requests_borough_created_at_id',
-        'service_requests_complaint_type_created_at_id',
-        'service_requests_status_created_at_id',
-        'service_requests_channel_created_at_id',
-        'service_requests_council_district_created_at_id',
-        'service_requests_incident_zip_created_at_id',
-        'service_requests_descriptor_created_at_id',
-      ]),
+  it('holds the daily numbers of the in-memory preparation, row for row', () => {
+    const days = built.db.prepare(
+      'SELECT borough, complaint_type, day, opened, closed_within_14_days, share_closed_within_14_days, median_days_to_close FROM daily_stats ORDER BY borough, complaint_type, day',
     );
+    expect(days.all()).toEqual(built.prepared.content.dailyStats);
+  });
+
+  it('has the indexes for the filters and keyset pages, and uses them', () => {
+    const names = (built.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'service_requests'").all() as { name: string }[]).map((r) => r.name);
+    expect(names).toEqual(expect.arrayContaining(SERVICE_REQUEST_INDEXES));
     const plan = (sql: string, ...params: unknown[]): string =>
-      (db!.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
+      (built.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('; ');
     expect(plan('SELECT * FROM service_requests WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 51', '2025-03-01T00:00:00', 0)).toMatch(
       /USING INDEX service_requests_created_at_id/,
     );
@@ -165,20 +135,20 @@ describe('SQLite snapshot of the synthetic export', () => {
   });
 
   it('counts the rows of each filter value (filter_value_counts: the cost of a page walk)', () => {
-    const counted = db!.prepare("SELECT row_count FROM filter_value_counts WHERE column_name = 'borough' AND value = 'queens'").pluck().get();
-    expect(counted).toBe(db!.prepare("SELECT count(*) FROM service_requests WHERE borough = 'queens'").pluck().get());
-    const total = db!.prepare("SELECT sum(row_count) FROM filter_value_counts WHERE column_name = 'council_district'").pluck().get();
-    expect(total).toBe(db!.prepare('SELECT count(*) FROM service_requests').pluck().get());
+    const counted = built.db.prepare("SELECT row_count FROM filter_value_counts WHERE column_name = 'borough' AND value = 'queens'").pluck().get();
+    expect(counted).toBe(built.db.prepare("SELECT count(*) FROM service_requests WHERE borough = 'queens'").pluck().get());
+    const total = built.db.prepare("SELECT sum(row_count) FROM filter_value_counts WHERE column_name = 'council_district'").pluck().get();
+    expect(total).toBe(built.db.prepare('SELECT count(*) FROM service_requests').pluck().get());
   });
 
   it('has daily numbers for 181 days that match the rows, for all and for each scope', () => {
     const scopes: { borough?: 'queens'; complaintType?: string }[] = [{}, { borough: 'queens' }, { complaintType: 'Sidewalk Condition' }, { borough: 'queens', complaintType: 'Street Condition' }];
     for (const scope of scopes) {
-      const days = readDailyStats(db!, scope);
+      const days = readDailyStats(built.db, scope);
       expect(days).toHaveLength(181);
       expect(days[0]!.day).toBe('2025-01-01');
       expect(days[180]!.day).toBe('2025-06-30');
-      const rows = prepared.content.rows.filter(
+      const rows = built.prepared.content.rows.filter(
         (r) => (scope.borough === undefined || r.borough === scope.borough) && (scope.complaintType === undefined || r.complaint_type === scope.complaintType),
       );
       const byDay = new Map<string, ServiceRequest[]>();
@@ -204,82 +174,36 @@ describe('SQLite snapshot of the synthetic export', () => {
   });
 
   it('agrees with SQL over the rows for every scope and day', () => {
-    const fromRows = db!
+    const fromRows = built.db
       .prepare(
         `SELECT substr(created_at, 1, 10) AS day, count(*) AS opened, sum(days_to_close <= 14) AS within
          FROM service_requests GROUP BY day ORDER BY day`,
       )
       .all() as { day: string; opened: number; within: number }[];
-    const stored = db!.prepare("SELECT day, opened, closed_within_14_days AS within FROM daily_stats WHERE borough = '*' AND complaint_type = '*' ORDER BY day").all();
+    const stored = built.db.prepare("SELECT day, opened, closed_within_14_days AS within FROM daily_stats WHERE borough = '*' AND complaint_type = '*' ORDER BY day").all();
     expect(stored).toEqual(fromRows);
-    const perScope = db!
+    const perScope = built.db
       .prepare(
         `SELECT d.borough, d.complaint_type, sum(d.opened) AS opened FROM daily_stats d WHERE d.borough <> '*' AND d.complaint_type <> '*' GROUP BY 1, 2`,
       )
       .all() as { borough: string; complaint_type: string; opened: number }[];
-    const counted = db!.prepare('SELECT borough, complaint_type, count(*) AS opened FROM service_requests WHERE borough IS NOT NULL AND complaint_type IS NOT NULL GROUP BY 1, 2').all();
+    const counted = built.db.prepare('SELECT borough, complaint_type, count(*) AS opened FROM service_requests WHERE borough IS NOT NULL AND complaint_type IS NOT NULL GROUP BY 1, 2').all();
     expect(perScope.filter((r) => r.opened > 0)).toEqual(expect.arrayContaining(counted as never[]));
     expect(perScope.filter((r) => r.opened > 0)).toHaveLength(counted.length);
   });
 
   it('answers 181 days of zeros for a complaint type that does not occur', () => {
-    const days = readDailyStats(db!, { complaintType: 'No Such Type' });
+    const days = readDailyStats(built.db, { complaintType: 'No Such Type' });
     expect(days).toHaveLength(181);
     expect(days.every((d) => d.opened === 0 && d.median_days_to_close === null && d.share_closed_within_14_days === null)).toBe(true);
   });
 
   it('counts complaint types like the rows, largest first', () => {
-    const counts = readComplaintTypeCounts(db!);
-    const fromRows = db!
+    const counts = readComplaintTypeCounts(built.db);
+    const fromRows = built.db
       .prepare('SELECT complaint_type, count(*) AS count FROM service_requests WHERE complaint_type IS NOT NULL GROUP BY complaint_type ORDER BY count DESC, complaint_type')
       .all();
     expect(counts).toEqual(fromRows);
-    expect(counts.reduce((a, c) => a + c.count, 0)).toBe(109_915 - prepared.content.rows.filter((r) => r.complaint_type === null).length);
-  });
-});
-
-describe('PostgreSQL snapshot of the synthetic export', () => {
-  const schema = isolatedSchemaName('snapshot_synthetic');
-  let pool: pg.Pool | undefined;
-
-  beforeAll(async () => {
-    await writePostgresSnapshot(`${TEST_DATABASE_URL}?schema=${schema}`, prepared.content);
-    pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
-  }, 120_000);
-
-  afterAll(async () => {
-    if (pool) await dropServedSchema(pool, schema);
-    await pool?.end();
-  });
-
-  it('holds the same rows as SQLite', async () => {
-    const { rows } = await pool!.query(`SELECT ${SERVICE_REQUEST_FIELDS.join(', ')} FROM "${schema}".service_requests ORDER BY created_at, id`);
-    expect(rows).toHaveLength(109_915);
-    expect(rows).toEqual(prepared.content.rows);
-  });
-
-  it('answers the read API like SQLite', async () => {
-    expect(await readSnapshotMetaFromPostgres(pool!, schema)).toEqual(readSnapshotMeta(db!));
-    expect(await readComplaintTypeCountsFromPostgres(pool!, schema)).toEqual(readComplaintTypeCounts(db!));
-    for (const scope of [{}, { borough: 'bronx' as const }, { complaintType: 'Street Light Condition', borough: 'manhattan' as const }]) {
-      expect(await readDailyStatsFromPostgres(pool!, schema, scope)).toEqual(readDailyStats(db!, scope));
-    }
-  });
-
-  it('has the same indexes, in the snapshot schema the served schema points at', async () => {
-    const served = await readServedSnapshot(pool!, schema);
-    const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'service_requests'`, [served!.schema]);
-    expect(rows.map((r: { indexname: string }) => r.indexname)).toEqual(
-      expect.arrayContaining([
-        'service_requests_created_at_id',
-        'service_requests_borough_created_at_id',
-        'service_requests_complaint_type_created_at_id',
-        'service_requests_status_created_at_id',
-        'service_requests_channel_created_at_id',
-        'service_requests_council_district_created_at_id',
-        'service_requests_incident_zip_created_at_id',
-        'service_requests_descriptor_created_at_id',
-      ]),
-    );
+    expect(counts.reduce((a, c) => a + c.count, 0)).toBe(109_915 - built.prepared.content.rows.filter((r) => r.complaint_type === null).length);
   });
 });

@@ -1,4 +1,6 @@
+import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
 import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
+import type { SummaryUnit } from '../../../src/snapshot/aggregate-summaries.js';
 import { FIXTURE_PERIOD, inApiOrder } from './fixture-database.js';
 
 /** What the API should answer, computed here from the rows themselves (independently of the database). */
@@ -151,4 +153,13 @@ export function parseCsv(text: string): string[][] {
   }
   if (field !== '' || record.length > 0) throw new Error('CSV does not end with CRLF');
   return records;
+}
+
+const bucketsOfDays = { day: new Map<string, string>(), week: new Map<string, string>(), month: new Map<string, string>() };
+
+/** The key of the bucket of a day (`YYYY-MM-DD`) in a unit (BUCKET_KEY_OF), worked out once per day: references that group many rows by bucket. */
+export function bucketOfDay(unit: SummaryUnit, day: string): string {
+  let key = bucketsOfDays[unit].get(day);
+  if (key === undefined) bucketsOfDays[unit].set(day, (key = BUCKET_KEY_OF[unit](day)));
+  return key;
 }

@@ -3,15 +3,15 @@
  * with the writer the snapshot command runs as it stores the rows, fed the rows in list order, and
  * prints how long it took and the bytes it added:
  *
- *   npx tsx bench/add-row-columns.ts FILE.sqlite
+ *   npx tsx bench/investigations/add-row-columns.ts FILE.sqlite
  *
  * The scale benchmark serves one snapshot before and after: loaded once, copied, then given its row
  * columns here (an hour of ingestion saved at 50x).
  */
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { SqliteRowColumnsWriter } from '../src/ingest/nyc311/sqlite-row-columns.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../src/snapshot/service-request.js';
+import { SqliteRowColumnsWriter } from '../../src/ingest/nyc311/sqlite-row-columns.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest } from '../../src/snapshot/service-request.js';
 
 const path = process.argv[2];
 if (path === undefined) throw new Error('usage: add-row-columns.ts FILE.sqlite');

@@ -14,7 +14,7 @@ import { FLOOD_ROUTES, flood, startFloodTarget, type FloodService, type FloodTar
  * floods of exports, explanation batches or statistics held /health for 2 to 7 s.
  * Every answer of the flooded route is a 200 or a 503 overloaded, never a failure.
  */
-const KEY = 'flood-test-key';
+const KEY = 'flood-test-key-0123';
 const SECONDS = 2;
 const HEALTH_TARGET_MS = 250;
 const CHEAP_TARGET_MS = 20;

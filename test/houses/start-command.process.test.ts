@@ -8,11 +8,11 @@ const ENTRY = 'src/services/houses/main.ts';
 /** npm run start:houses as a user runs it: settings from the environment, the shipped model by default. */
 describe('start command of the house-price service', () => {
   it('starts with the shipped model by default, logs it, answers over HTTP, exits 0 on SIGTERM', async () => {
-    const service = await startService(ENTRY, { API_KEY: 'house-key' });
+    const service = await startService(ENTRY, { API_KEY: 'house-start-key-0123' });
     try {
       const ok = await fetch(`${service.baseUrl}/v1/estimates`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'house-key' },
+        headers: { 'content-type': 'application/json', 'x-api-key': 'house-start-key-0123' },
         body: JSON.stringify(house()),
       });
       expect(ok.status).toBe(200);
@@ -31,7 +31,7 @@ describe('start command of the house-price service', () => {
     }
     expect(await service.exited).toBe(0);
     expect(service.stdout()).toMatch(/"msg":"model kc-hgb-drift-2015-02 loaded from [^"]*models\/kc-hgb-drift-2015-02\.json"/);
-    expect(service.stdout()).not.toContain('house-key');
+    expect(service.stdout()).not.toContain('house-start-key-0123');
   });
 
   it('with a missing model file it still starts: /health 200, /ready 503, and says why', async () => {

@@ -7,12 +7,12 @@
  * interrupt, or the host holding the virtual core). Nothing here is the services' code, so a
  * gap over 20 ms here is one no service on this machine can avoid:
  *
- *   npx tsx bench/clock-gaps.ts [--threads 2] [--seconds 60] [--over 5]
+ *   npx tsx bench/investigations/clock-gaps.ts [--threads 2] [--seconds 60] [--over 5]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { startModuleWorker } from '../src/shared/module-worker.js';
+import { startModuleWorker } from '../../src/shared/module-worker.js';
 
 interface Gap {
   ms: number;

@@ -157,15 +157,15 @@ describe.skipIf(!REQUESTS.available)('bounded shutdown and the export time bound
   it('SHUTDOWN_GRACE_SECONDS and EXPORT_MAX_SECONDS: whole seconds, default 10 and 300; anything else refuses the start', () => {
     expect(readPlatformSettings({}, 8001).shutdownGraceMs).toBe(10_000);
     expect(readPlatformSettings({ SHUTDOWN_GRACE_SECONDS: ' 0 ' }, 8001).shutdownGraceMs).toBe(0);
-    expect(readRequestSettings({ API_KEY: 'k' }).exportMaxMs).toBe(300_000);
-    expect(readRequestSettings({ API_KEY: 'k', EXPORT_MAX_SECONDS: '86400' }).exportMaxMs).toBe(86_400_000);
+    expect(readRequestSettings({ API_KEY: 'shutdown-key-0123456' }).exportMaxMs).toBe(300_000);
+    expect(readRequestSettings({ API_KEY: 'shutdown-key-0123456', EXPORT_MAX_SECONDS: '86400' }).exportMaxMs).toBe(86_400_000);
     for (const value of ['', 'ten', '1.5', '-1', '3601', '10s']) {
       expect(() => readPlatformSettings({ SHUTDOWN_GRACE_SECONDS: value }, 8001)).toThrow(SettingsError);
     }
     expect(() => readPlatformSettings({ SHUTDOWN_GRACE_SECONDS: '3601' }, 8001)).toThrow('Invalid setting SHUTDOWN_GRACE_SECONDS: "3601" is not a whole number of seconds from 0 to 3600');
     for (const value of ['0', '86401', 'forever']) {
-      expect(() => readRequestSettings({ API_KEY: 'k', EXPORT_MAX_SECONDS: value })).toThrow(SettingsError);
+      expect(() => readRequestSettings({ API_KEY: 'shutdown-key-0123456', EXPORT_MAX_SECONDS: value })).toThrow(SettingsError);
     }
-    expect(() => readRequestSettings({ API_KEY: 'k', EXPORT_MAX_SECONDS: '0' })).toThrow('Invalid setting EXPORT_MAX_SECONDS: "0" is not a whole number of seconds from 1 to 86400');
+    expect(() => readRequestSettings({ API_KEY: 'shutdown-key-0123456', EXPORT_MAX_SECONDS: '0' })).toThrow('Invalid setting EXPORT_MAX_SECONDS: "0" is not a whole number of seconds from 1 to 86400');
   });
 });

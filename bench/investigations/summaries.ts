@@ -1,11 +1,11 @@
 /**
  * Count, facets and weekly / monthly statistics before and after the aggregate summaries, in one run:
  *
- *   npx tsx bench/summaries.ts --before /work/main --label 10x --first-year 2021 \
+ *   npx tsx bench/investigations/summaries.ts --before /work/main --label 10x --first-year 2021 \
  *     --sqlite-before A.sqlite --sqlite-after B.sqlite --postgres-before URL --postgres-after URL [--seconds 3]
  *
  * "before" serves the snapshot without summaries with the code of the --before worktree (main);
- * "after" serves the same snapshot with its summaries (bench/add-aggregate-summaries.ts) with this
+ * "after" serves the same snapshot with its summaries (bench/investigations/add-aggregate-summaries.ts) with this
  * worktree's code. Both run from source (tsx) side by side; each case is loaded at 10 connections
  * for --seconds, before then after, and the table gives p50 / p99 in ms and the errors (timeouts
  * and non-2xx answers, 503 included).
@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { START_NODE_FLAGS, REPO_ROOT, freePort, load, type LoadResult } from './support.js';
+import { START_NODE_FLAGS, REPO_ROOT, freePort, load, type LoadResult } from '../support.js';
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +28,7 @@ const { values } = parseArgs({
   },
 });
 const seconds = Number(values.seconds);
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const year = values['first-year'];
 
 /** The cases the summaries cover: no filter, one filter, a range alone or with one filter. */

@@ -7,11 +7,11 @@ const ENTRY = 'src/services/tickets/main.ts';
 /** The start command (npm run start:tickets) as a user runs it: settings from the environment, SIGTERM. */
 describe('start command of the ticket service', () => {
   it('reads PORT, HOST and API_KEY from the environment and answers over HTTP', async () => {
-    const service = await startService(ENTRY, { API_KEY: 'k-1' });
+    const service = await startService(ENTRY, { API_KEY: 'ticket-start-key-01' });
     try {
       const ok = await fetch(`${service.baseUrl}/v1/classify`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'k-1' },
+        headers: { 'content-type': 'application/json', 'x-api-key': 'ticket-start-key-01' },
         body: JSON.stringify({ subject: 'My parcel is lost' }),
       });
       expect(ok.status).toBe(200);
@@ -20,7 +20,7 @@ describe('start command of the ticket service', () => {
     } finally {
       await service.stop();
     }
-    expect(service.stdout()).not.toContain('k-1');
+    expect(service.stdout()).not.toContain('ticket-start-key-01');
   });
 
   it('SIGTERM: finishes the requests in flight, then exits 0', async () => {

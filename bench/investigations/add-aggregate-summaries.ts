@@ -3,18 +3,18 @@
  * without them, with the code the snapshot command runs after its load, and prints how long it took
  * and the rows and bytes of the summary tables:
  *
- *   npx tsx bench/add-aggregate-summaries.ts FILE.sqlite
- *   npx tsx bench/add-aggregate-summaries.ts 'postgres://postgres@127.0.0.1:5432/DB?schema=NAME'
+ *   npx tsx bench/investigations/add-aggregate-summaries.ts FILE.sqlite
+ *   npx tsx bench/investigations/add-aggregate-summaries.ts 'postgres://postgres@127.0.0.1:5432/DB?schema=NAME'
  *
  * The benchmark of the summaries serves one snapshot before and after: loaded once by the snapshot
  * command of main, copied, then summarised here.
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { SUMMARY_TABLES } from '../src/snapshot/aggregate-summaries.js';
-import { writePostgresAggregateSummaries } from '../src/ingest/nyc311/postgres-aggregate-summaries.js';
-import { writeSqliteAggregateSummaries } from '../src/ingest/nyc311/sqlite-aggregate-summaries.js';
-import { parsePostgresTarget, quoteIdentifier } from '../src/shared/postgres-schema.js';
+import { SUMMARY_TABLES } from '../../src/snapshot/aggregate-summaries.js';
+import { writePostgresAggregateSummaries } from '../../src/ingest/nyc311/postgres-aggregate-summaries.js';
+import { writeSqliteAggregateSummaries } from '../../src/ingest/nyc311/sqlite-aggregate-summaries.js';
+import { parsePostgresTarget, quoteIdentifier } from '../../src/shared/postgres-schema.js';
 
 const target = process.argv[2];
 if (target === undefined) throw new Error('usage: add-aggregate-summaries.ts FILE.sqlite | postgres://...?schema=NAME');

@@ -7,9 +7,9 @@ import { REQUESTS, SERVICES, TICKETS, serveDuringSuite, type ServiceUnderTest } 
  * The hostile-input decisions: clients that pipeline hundreds of requests on one connection and never read
  * the answers. The service must stop reading such a connection (backpressure), so its memory stays
  * bounded, and a normal client's /health is answered promptly meanwhile. Figures in bench/README.md
- * ("Pipelining"); the bounds here are generous because the machine is shared.
+ * ("Pipelining clients that never read"); the bounds here are generous because the machine is shared.
  */
-const KEY = 'pipelining-key';
+const KEY = 'pipelining-key-0123';
 const CLIENTS = 6;
 const REQUESTS_PER_CLIENT = 500;
 const WATCH_MS = 5000;

@@ -1,16 +1,16 @@
 /**
  * CPU per answer of the SQLite store (the event loop's time: better-sqlite3 and the keyset index run on
  * it), before and after the aggregate summaries, in one process: the same snapshot without and with
- * its summaries (bench/add-aggregate-summaries.ts). CPU time, unlike latency, does not count the
+ * its summaries (bench/investigations/add-aggregate-summaries.ts). CPU time, unlike latency, does not count the
  * waits for a loaded machine's cores:
  *
- *   npx tsx bench/summaries-cpu.ts --before A.sqlite --after B.sqlite --first-year 2023 [--repeat 5]
+ *   npx tsx bench/investigations/summaries-cpu.ts --before A.sqlite --after B.sqlite --first-year 2023 [--repeat 5]
  */
 import { parseArgs } from 'node:util';
-import { readListFilters, type FilterQuery, type ListFilters } from '../src/services/requests/list-filters.js';
-import { periodNumbersOf } from '../src/services/requests/engine/summary-answers.js';
-import type { ServiceRequestStore } from '../src/services/requests/store/service-request-store.js';
-import { SqliteServiceRequestStore } from '../src/services/requests/store/sqlite-store.js';
+import { readListFilters, type FilterQuery, type ListFilters } from '../../src/services/requests/list-filters.js';
+import { periodNumbersOf } from '../../src/services/requests/engine/summary-answers.js';
+import type { ServiceRequestStore } from '../../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 
 const { values } = parseArgs({
   options: { before: { type: 'string' }, after: { type: 'string' }, 'first-year': { type: 'string', default: '2025' }, repeat: { type: 'string', default: '5' } },

@@ -4,16 +4,16 @@
  * loop's longest delay after each answer (and 50 ms of quiet), then the same path is asked again with
  * `Accept-Encoding: gzip` (answered from the kept body):
  *
- *   npx tsx bench/first-answer-blocks.ts SNAPSHOT PATH...
+ *   npx tsx bench/investigations/first-answer-blocks.ts SNAPSHOT PATH...
  *
  * A SNAPSHOT is a SQLite file or a `postgres://...?schema=NAME` URL. Before and after in one run: the
  * same command from the checkout of the earlier commit (its own `dist/`), alternating.
  */
-import { probedRequestsService } from './support.js';
+import { probedRequestsService } from '../support.js';
 
 const [snapshot, ...paths] = process.argv.slice(2);
-if (snapshot === undefined || paths.length === 0) throw new Error('usage: npx tsx bench/first-answer-blocks.ts SNAPSHOT PATH...');
-const KEY = 'bench-key';
+if (snapshot === undefined || paths.length === 0) throw new Error('usage: npx tsx bench/investigations/first-answer-blocks.ts SNAPSHOT PATH...');
+const KEY = 'bench-key-0123456789';
 const service = await probedRequestsService(snapshot, KEY);
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

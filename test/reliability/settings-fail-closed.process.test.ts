@@ -66,7 +66,7 @@ describe.concurrent('settings fail closed: the start commands refuse a set but u
   });
 
   it('a HOST that is not an address of this machine is named (the system refuses it at listen)', async () => {
-    await expectRefused(TICKETS, { API_KEY: 'k-1', HOST: '192.0.2.1' }, 'HOST');
+    await expectRefused(TICKETS, { API_KEY: 'fail-closed-key-0123', HOST: '192.0.2.1' }, 'HOST');
   });
 
   it('a PORT already in use is named', async () => {
@@ -74,7 +74,7 @@ describe.concurrent('settings fail closed: the start commands refuse a set but u
     await new Promise<void>((resolveListen) => taken.listen(0, '127.0.0.1', resolveListen));
     try {
       const port = (taken.address() as { port: number }).port;
-      await expectRefused(TICKETS, { API_KEY: 'k-1', HOST: '127.0.0.1', PORT: String(port) }, 'PORT');
+      await expectRefused(TICKETS, { API_KEY: 'fail-closed-key-0123', HOST: '127.0.0.1', PORT: String(port) }, 'PORT');
     } finally {
       await new Promise((resolveClose) => taken.close(resolveClose));
     }

@@ -58,15 +58,15 @@ describe('start command of the service-request API', () => {
   it('with API_KEY and CURSOR_SECRET set: neither is written anywhere, and no warning about them', async () => {
     const key = 'fixed-key-of-the-test-0123';
     const secrets = 'cursor-secret-new-0123456789abcdef,cursor-secret-old-0123456789abcdef';
-    const service = await startRequests({ API_KEY: `${key},second-key-0123`, CURSOR_SECRET: secrets });
+    const service = await startRequests({ API_KEY: `${key},second-key-0123456`, CURSOR_SECRET: secrets });
     try {
       expect((await fetch(`${service.baseUrl}/v1/service-requests?limit=1`, { headers: { 'x-api-key': key } })).status).toBe(200);
-      expect((await fetch(`${service.baseUrl}/v1/service-requests?cursor=bad`, { headers: { 'x-api-key': 'second-key-0123' } })).status).toBe(422);
+      expect((await fetch(`${service.baseUrl}/v1/service-requests?cursor=bad`, { headers: { 'x-api-key': 'second-key-0123456' } })).status).toBe(422);
     } finally {
       await service.stop();
     }
     expect(await service.exited).toBe(0);
-    for (const text of [key, 'second-key-0123', 'cursor-secret-new', 'cursor-secret-old']) {
+    for (const text of [key, 'second-key-0123456', 'cursor-secret-new', 'cursor-secret-old']) {
       expect(service.stdout()).not.toContain(text);
       expect(service.stderr()).not.toContain(text);
     }
@@ -75,7 +75,7 @@ describe('start command of the service-request API', () => {
 
   it('DATABASE_URL naming a SQLite file that does not exist stops the start with one line naming the variable', async () => {
     const missing = resolve(REPO_ROOT, 'no-such-folder/snapshot.sqlite');
-    const { code, stderr } = await runUntilExit(ENTRY, { PORT: '0', API_KEY: 'k', DATABASE_URL: missing });
+    const { code, stderr } = await runUntilExit(ENTRY, { PORT: '0', API_KEY: 'start-command-key-01', DATABASE_URL: missing });
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toEqual([`Invalid setting DATABASE_URL: the SQLite file ${missing} does not exist (unset DATABASE_URL to build and use the default snapshot)`]);
     expect(existsSync(missing)).toBe(false);
