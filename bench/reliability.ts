@@ -11,6 +11,7 @@ import { REALISTIC_TICKETS } from './realistic-tickets.js';
 import { START_NODE_FLAGS, freePort, REPO_ROOT, startChild, type ChildService } from './support.js';
 import { worstBodyCosts } from './reliability/worst-body.js';
 import { pipeliningWithoutReading } from './reliability/pipelining.js';
+import { filterShapes, headExports } from './reliability/head-and-shapes.js';
 
 /**
  * Load and faults (the reliability decisions), for each service that exists, loopback only, bounded in time:
@@ -28,13 +29,15 @@ import { pipeliningWithoutReading } from './reliability/pipelining.js';
  *     schema reliability_bench is loaded with the synthetic snapshot when absent, about 10 s).
  * (worst-body) server CPU per worst request under the limits, /health meanwhile (bench/reliability/worst-body.ts).
  * (p) pipelining clients that never read: bench/reliability/pipelining.ts.
- * Usage: npx tsx bench/reliability.ts [tickets|houses|requests ...] (default: all; about 6 minutes).
+ * (head), (shapes) requests only: HEAD of the export, and requests of distinct filter shapes, with an
+ * earlier build beside this one when RELIABILITY_BEFORE names it: bench/reliability/head-and-shapes.ts.
+ * Usage: npx tsx bench/reliability.ts [tickets|houses|requests ...] (default: all; about 9 minutes).
  * RELIABILITY_LOAD_SECONDS shortens the 60 s load for a quick try; RELIABILITY_PARTS=b,d runs only
  * those parts.
  */
 const KEY = 'reliability-bench-key';
 const LOAD_SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS ?? 60);
-const PARTS = new Set((process.env.RELIABILITY_PARTS ?? 'a,b,c,d,p,worst-body').split(',').map((part) => part.trim()));
+const PARTS = new Set((process.env.RELIABILITY_PARTS ?? 'a,b,c,d,p,worst-body,head,shapes').split(',').map((part) => part.trim()));
 const POSTGRES_URL = process.env.RELIABILITY_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POSTGRES_SCHEMA = 'reliability_bench';
 const json = { 'content-type': 'application/json', 'x-api-key': KEY };
@@ -443,4 +446,7 @@ if (PARTS.has('d') && present.includes('requests')) {
 }
 if (PARTS.has('worst-body')) await worstBodyCosts(present.map((name) => ({ name, ...CASES[name]!, key: KEY })), report);
 if (PARTS.has('p')) await pipeliningWithoutReading(present.map((name) => [name, CASES[name]!]), report);
+if ((PARTS.has('head') || PARTS.has('shapes')) && present.includes('requests')) ensureBuilt();
+if (PARTS.has('head') && present.includes('requests')) await headExports(report);
+if (PARTS.has('shapes') && present.includes('requests')) await filterShapes(report);
 report(`\nnode ${process.version}, ${new Date().toISOString().slice(0, 10)}, loopback, 2 cores shared with other work`);

@@ -16,6 +16,7 @@ import { makeErrorHandler } from './error-handler.js';
 import { httpProtocolPlugin, routeExpectations } from './http-protocol.js';
 import { RouteTable, ROUTABLE_METHODS, addMethodNotAllowedRoutes, notFoundHandler, routeTablePlugin, unknownPathPlugin } from './method-routing.js';
 import { jsonBodyPlugin } from './json-body.js';
+import { ANSWER_SEND_MAX_MS, longAnswersPlugin } from './long-answers.js';
 import { metricsPlugin, type ServiceMetricsRegistration } from './metrics.js';
 import type { PlatformApp } from './platform-app.js';
 import { rateLimitPlugin } from './rate-limit.js';
@@ -94,6 +95,8 @@ export interface AppOptions {
   bodyTimeoutMs?: number;
   /** Limits of the pipelining backpressure (default BACKPRESSURE_LIMITS); tests shorten them. */
   backpressure?: Partial<BackpressureLimits>;
+  /** Time an answer has to be sent, unless its route gives its own (default ANSWER_SEND_MAX_MS); tests shorten it. */
+  answerSendMaxMs?: number;
 }
 
 /**
@@ -159,6 +162,8 @@ function newFastify(service: ServiceDefinition, settings: PlatformSettings, opti
     // every error would only cost time on a body with thousands of them.
     schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
+    // The client address (rate limits, logs): X-Forwarded-For only from the proxies of TRUSTED_PROXIES.
+    trustProxy: settings.trustedProxies !== undefined && settings.trustedProxies.length > 0 ? settings.trustedProxies : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
 
@@ -230,6 +235,8 @@ async function registerPlatformConcerns(
   await app.register(workBudgetPlugin, { ownerOf: (request) => budgetOwner(request, keys) });
   // JSON bodies only, parsed strictly; unusable query and path parameters are 422.
   await app.register(jsonBodyPlugin, { bodyLimit });
+  // onSend, before compression: a stream's work ends with the stream; HEAD reads no stream; every answer sent within its bound.
+  await app.register(longAnswersPlugin, { sendMaxMs: options.answerSendMaxMs ?? ANSWER_SEND_MAX_MS });
   // The content security policy of every HTML page.
   await app.register(htmlPolicyPlugin);
   // The one log line of each request.

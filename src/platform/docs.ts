@@ -10,7 +10,9 @@ import { platformPlugin } from './platform-app.js';
  * The reference pages and the OpenAPI description (conventions.md, "OpenAPI" and SHOW_DOCS).
  * - /openapi.json: OpenAPI 3.1, generated from the same TypeBox schemas that validate requests;
  * - /docs: Swagger UI with try-it, its assets served by @fastify/swagger-ui from this service;
- * - /redoc: ReDoc, from the `redoc` package's standalone bundle, also served from this service.
+ * - /redoc: ReDoc, from the `redoc` package's standalone bundle, also served from this service, with
+ *   its `sanitize` option: the HTML of the descriptions (Markdown allows it) goes through its
+ *   sanitizer, since the pages' policy allows inline scripts (Swagger UI sanitizes by itself).
  * Nothing is loaded from a CDN, so the pages work offline. With SHOW_DOCS=false none is registered.
  */
 export interface OpenApiInfo {
@@ -81,7 +83,7 @@ function redocPage(title: string): string {
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
-<redoc spec-url="/openapi.json" hide-download-button="false"></redoc>
+<redoc spec-url="/openapi.json" hide-download-button="false" sanitize="true"></redoc>
 <script src="/redoc/redoc.standalone.js"></script>
 </body>
 </html>

@@ -8,9 +8,10 @@ import type { LogLevel } from './settings.js';
 
 /**
  * Logs (conventions.md): pino, Fastify's own logger, one JSON line per request on stdout with method,
- * path, status, duration in milliseconds and the request id, and, when the request's API key was looked
- * at, the key's id (`key_id`: an id of the key file, or `anonymous` for a key of API_KEY) and why it
- * was refused (`key_refused`). Never an API key, never a request body:
+ * path, status, duration in milliseconds and the request id, the client's address (the connection's,
+ * or what a proxy of TRUSTED_PROXIES says it is) and, when the request's API key was looked at, the
+ * key's id (`key_id`: an id of the key file, or `anonymous` for a key of API_KEY) and why it was
+ * refused (`key_refused`). Never an API key, never a request body:
  * Fastify's own request logging is off (it would log headers), the line is built from chosen fields
  * only, the path is logged without its query string, and any header that might slip into a log
  * object is redacted.
@@ -55,6 +56,7 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, done: H
       path: pathOf(request.url),
       status: reply.statusCode,
       duration_ms: Math.round(reply.elapsedTime * 1000) / 1000,
+      client_address: request.ip,
       ...keyLogFields(request),
     },
     'request',

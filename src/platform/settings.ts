@@ -125,6 +125,32 @@ export function readAllowedOrigins(env: Env): string[] {
   return normalized;
 }
 
+const TRUSTED_PROXIES_SHAPE = { expected: 'IP addresses or CIDR ranges of the proxies in front of the service, separated by commas', item: 'proxy' };
+
+/**
+ * TRUSTED_PROXIES: the addresses (or CIDR ranges) of the proxies whose `X-Forwarded-For` is believed.
+ * Unset: none, the client is the address that connected (a header a client writes itself could name
+ * any address, and so escape its rate limit). Set: a request from one of them is the client's the
+ * header names, read from its right end back to the first address that is not a trusted proxy.
+ * A range that holds every address (`0.0.0.0/0`, `::/0`) is refused: it would trust any client.
+ */
+export function readTrustedProxies(env: Env): string[] {
+  const items = readList(env, 'TRUSTED_PROXIES', TRUSTED_PROXIES_SHAPE) ?? [];
+  items.forEach((item, index) => {
+    const [address = '', prefix, ...rest] = item.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (version === 0 || rest.length > 0 || !prefixOk) {
+      throw new SettingsError('TRUSTED_PROXIES', `proxy ${index + 1}, ${quoted(item)}, is not an IP address or a CIDR range (such as 10.0.0.5 or 10.0.0.0/24)`);
+    }
+    if (prefix !== undefined && Number(prefix) === 0) {
+      throw new SettingsError('TRUSTED_PROXIES', `proxy ${index + 1}, ${quoted(item)}, holds every address: any client could name its own address; list the proxies' addresses`);
+    }
+  });
+  return items;
+}
+
 /**
  * SHUTDOWN_GRACE_SECONDS (default 10, under Kubernetes' 30 s): after SIGTERM, what finishes within
  * this time finishes; then the connections still open are cut and the process exits (server.ts).
@@ -160,6 +186,8 @@ export interface PlatformSettings {
   rateLimit?: RateLimitSettings | null;
   /** SHUTDOWN_GRACE_SECONDS in milliseconds (server.ts); unset here: the default. */
   shutdownGraceMs?: number;
+  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (rate limits, logs); empty or unset here: none. */
+  trustedProxies?: string[];
 }
 
 export function readPlatformSettings(env: Env, defaultPort: number): PlatformSettings {
@@ -174,5 +202,6 @@ export function readPlatformSettings(env: Env, defaultPort: number): PlatformSet
     metricsKey: readMetricsKey(env),
     rateLimit: readRateLimit(env),
     shutdownGraceMs: readShutdownGrace(env),
+    trustedProxies: readTrustedProxies(env),
   };
 }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './error-registry.js';
+import { whenAnswerWorkEnds } from './long-answers.js';
 import { platformPlugin } from './platform-app.js';
 
 /**
@@ -11,8 +12,9 @@ import { platformPlugin } from './platform-app.js';
  * answered 503 `overloaded` with `Retry-After` at once, before its body is read, and so is a request
  * that waited its longest. A route takes part by declaration,
  * `config: { workBudget }`; the platform admits it before its handler (app.ts) and gives its place
- * back when its answer is finished or its client has gone, whichever comes first (an export holds its
- * place while it streams).
+ * back when its answer's work is over (long-answers.ts, `whenAnswerWorkEnds`): its response has
+ * closed (finished, its client gone, cut) and the stream it sent, if any, has closed too (an export
+ * holds its place while it streams, and until its last step has ended after the response).
  *
  * A place given back goes to the next waiting request on the next turn of the event loop
  * (setImmediate), never at once, and so does a request that finds a place free: between two jobs of
@@ -109,14 +111,12 @@ export class WorkBudget {
 
   /**
    * Runs `start` when the request has a place (at once when one is free and nobody waits), or with
-   * the 503 overloaded error when the queue is full. The place is held until `response` closes.
+   * the 503 overloaded error when the queue is full. The place is held until the answer's work is over
+   * (`whenAnswerWorkEnds`).
    */
   admit(response: ServerResponse, start: (error?: Error) => void, owner: BudgetOwner | null = null): void {
-    const holdUntilClosed = (release: () => void): void => {
-      if (response.closed) release();
-      else response.once('close', release);
-    };
-    const waiting = this.enter(owner, holdUntilClosed, start);
+    const holdUntilWorkEnds = (release: () => void): void => whenAnswerWorkEnds(response, release);
+    const waiting = this.enter(owner, holdUntilWorkEnds, start);
     // A client gone while it waited leaves the queue.
     if (waiting !== null) response.once('close', () => this.leave(waiting));
   }

@@ -37,6 +37,9 @@ function freePort(): Promise<number> {
 
 let env: NodeJS.ProcessEnv = {};
 const url = { proxy: '', a: '', b: '' };
+/** A network range of this run's own (a range left by an earlier run cannot collide), and the proxy's address in it. */
+const SUBNET_BYTE = 100 + (process.pid % 150);
+const PROXY_ADDRESS = `172.30.${SUBNET_BYTE}.250`;
 /** The key file's directory, mounted read-only into every service (API_KEYS_DIR); readable by the services' user. */
 const keysDirectory = mkdtempSync(join(tmpdir(), 'compose-api-keys-'));
 chmodSync(keysDirectory, 0o755);
@@ -73,6 +76,9 @@ beforeAll(async () => {
     METRICS_KEY,
     LOADER_PASSWORD: randomBytes(12).toString('hex'),
     READER_PASSWORD: randomBytes(12).toString('hex'),
+    REDIS_PASSWORD: randomBytes(16).toString('hex'),
+    COMPOSE_SUBNET: `172.30.${SUBNET_BYTE}.0/24`,
+    PROXY_ADDRESS,
     RATE_LIMIT: `${BUDGET}/minute`,
     REQUESTS_PORT: String(proxyPort),
     REQUESTS_A_PORT: String(aPort),
@@ -170,6 +176,47 @@ describe('compose.yaml: two requests replicas behind the proxy', () => {
       expect((await over.json() as { error: { code: string } }).error.code).toBe('rate_limited');
     }
   }, 120_000);
+
+  it('no secret on the command line of any process of the containers (ps) nor in their commands (inspect)', async () => {
+    const secrets = [env.LOADER_PASSWORD, env.READER_PASSWORD, env.REDIS_PASSWORD, env.CURSOR_SECRET, METRICS_KEY, MAIN_KEY, RATE_KEY].map(String);
+    for (const service of ['postgres', 'redis', 'requests-a', 'requests-b', 'tickets', 'houses', 'proxy']) {
+      const commandLines = await podman('exec', container(service), 'sh', '-c', 'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done');
+      expect(commandLines.length, service).toBeGreaterThan(0);
+      const inspected = await podman('inspect', container(service), '--format', '{{json .Config.Cmd}} {{json .Config.Entrypoint}} {{json .Args}}');
+      for (const secret of secrets) {
+        expect(commandLines.includes(secret), `${service}: a secret in ps`).toBe(false);
+        expect(inspected.includes(secret), `${service}: a secret in inspect`).toBe(false);
+      }
+    }
+  });
+
+  it('Redis refuses a client without the password', async () => {
+    const answer = await podman('exec', container('redis'), 'redis-cli', 'ping').catch((error: unknown) => String(error));
+    expect(answer).toMatch(/NOAUTH/);
+  });
+
+  it('behind the proxy the log names the client, not the proxy; X-Forwarded-For is believed from the proxy alone', async () => {
+    const viaProxy = `via-proxy-${randomBytes(6).toString('hex')}`;
+    const direct = `direct-${randomBytes(6).toString('hex')}`;
+    for (const [base, id] of [[url.proxy, viaProxy], [url.a, direct]] as const) {
+      const response = await fetch(`${base}/v1/service-requests/count`, { headers: { 'x-api-key': MAIN_KEY, 'x-request-id': id, 'x-forwarded-for': '198.51.100.77' } });
+      expect(response.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const lines = `${await podman('logs', container('requests-a'))}\n${await podman('logs', container('requests-b'))}`
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { request_id?: string; client_address?: string });
+    const addressOf = (id: string) => lines.find((line) => line.request_id === id)?.client_address;
+    // Through the proxy: the address the proxy saw (the host's side of the network), not the proxy's,
+    // nor the one the client wrote itself.
+    expect(addressOf(viaProxy)).toMatch(/^[0-9.:a-f]+$/);
+    expect(addressOf(viaProxy)).not.toBe(PROXY_ADDRESS);
+    expect(addressOf(viaProxy)).not.toBe('198.51.100.77');
+    // Straight to the replica: its X-Forwarded-For is not believed.
+    expect(addressOf(direct)).toMatch(/^[0-9.:a-f]+$/);
+    expect(addressOf(direct)).not.toBe('198.51.100.77');
+  });
 
   it('one replica killed while a client pages on through the proxy: no failed page, no row lost or repeated', async () => {
     const path = '/v1/service-requests?limit=1000&borough=brooklyn';

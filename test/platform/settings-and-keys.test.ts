@@ -6,7 +6,7 @@ import { readAllowedOrigins, readApiKeys, readPlatformSettings } from '../../src
 
 describe('platform settings (conventions.md, "Running" and "Settings shared by all three")', () => {
   it('defaults: the given port, host 127.0.0.1, no keys, no origins, docs on, log level info', () => {
-    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], apiKeysFile: null, allowedOrigins: [], showDocs: true, logLevel: 'info', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000 });
+    expect(readPlatformSettings({}, 8001)).toEqual({ port: 8001, host: '127.0.0.1', apiKeys: [], apiKeysFile: null, allowedOrigins: [], showDocs: true, logLevel: 'info', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
   });
 
   it('reads PORT, HOST, API_KEY (comma-separated, trimmed), ALLOWED_ORIGINS, SHOW_DOCS, LOG_LEVEL', () => {
@@ -15,7 +15,7 @@ describe('platform settings (conventions.md, "Running" and "Settings shared by a
         { PORT: '9000', HOST: '0.0.0.0', API_KEY: ' key-a-0123456789 , key-b-0123456789 ', ALLOWED_ORIGINS: 'https://x.org , http://localhost:3000', SHOW_DOCS: 'false', LOG_LEVEL: 'warn' },
         1,
       ),
-    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['key-a-0123456789', 'key-b-0123456789'], apiKeysFile: null, allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000 });
+    ).toEqual({ port: 9000, host: '0.0.0.0', apiKeys: ['key-a-0123456789', 'key-b-0123456789'], apiKeysFile: null, allowedOrigins: ['https://x.org', 'http://localhost:3000'], showDocs: false, logLevel: 'warn', metricsKey: null, rateLimit: null, shutdownGraceMs: 10_000, trustedProxies: [] });
   });
 
   it('words are read in any case; PORT 0 picks a free port; HOST takes names and IPv6 addresses', () => {

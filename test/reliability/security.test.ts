@@ -93,6 +93,17 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
     }
   });
 
+  test('ReDoc renders the description with its sanitizer on (the docs pages allow inline scripts)', async () => {
+    const { app, cleanup } = await service.build(NEW_KEY);
+    try {
+      const page = await app.inject({ method: 'GET', url: '/redoc' });
+      expect(page.body).toMatch(/<redoc spec-url="\/openapi.json"[^>]* sanitize="true"/);
+    } finally {
+      await app.close();
+      await cleanup();
+    }
+  });
+
   test('docs pages: a content security policy of this origin only, and every script and style they load is same-origin', async () => {
     const { app, cleanup } = await service.build(NEW_KEY);
     try {

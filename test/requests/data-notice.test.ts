@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DATA_DESCRIPTION, dataNotice } from '../../src/services/requests/data-notice.js';
+import { DATA_DESCRIPTION, dataNotice, descriptionNotice } from '../../src/services/requests/data-notice.js';
 import { fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp } from './support/requests-app.js';
 
@@ -22,6 +22,15 @@ describe('which data the service serves', () => {
     const synthetic = dataNotice({ ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: 'g1' });
     expect(synthetic).toMatch(/^SYNTHETIC DATA: made-up records .*seed 311, generator g1.*not real NYC 311 service requests/);
     expect(dataNotice(REAL_EXPORT)).toBe(`A real export of NYC Open Data erm2-nwe9 (file export.csv, SHA-256 ${'b'.repeat(64)}), cleaned by the rules listed in cleaning_rules.`);
+  });
+
+  it('the public OpenAPI description names a real export by its SHA-256, not its file, and shows no HTML of the metadata', () => {
+    const crafted = { ...REAL_EXPORT, file_name: '/srv/private/export-<img src=x onerror=alert(1)>.csv', dataset: '<script>alert(1)</script>' };
+    const notice = descriptionNotice({ snapshot_id: 'abc<b>', row_count: 12, source: crafted });
+    expect(notice).toBe(`**This service serves snapshot abc?b? (12 requests).** A real export of NYC Open Data ?script?alert?1???script? (SHA-256 ${'b'.repeat(64)}), cleaned by the rules listed in cleaning_rules; GET /v1/dataset names its file.`);
+    expect(notice).not.toMatch(/export-|srv|</);
+    const synthetic = descriptionNotice({ snapshot_id: 'f1', row_count: 3, source: { ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: '1.1.0<i>' } });
+    expect(synthetic).toMatch(/^\*\*This service serves snapshot f1 \(3 requests\)\.\*\* SYNTHETIC DATA: .*generator 1\.1\.0\?i\?\)/);
   });
 
   it('GET /v1/dataset carries the notice; the served OpenAPI description names the loaded snapshot', async () => {

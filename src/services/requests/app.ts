@@ -6,7 +6,7 @@ import type { PreparedService } from '../../platform/server.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
 import { registerServicePages } from './routes/dashboard-pages.js';
-import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
+import { DATA_DESCRIPTION, descriptionNotice } from './data-notice.js';
 import { EtagCaching } from './answers/etag-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
 import { PostgresServiceRequestStore } from './store/postgres-store.js';
@@ -82,8 +82,7 @@ export function openServiceRequestStore(settings: Pick<RequestSettings, 'databas
 async function describeLoadedSnapshot(store: ServiceRequestStore): Promise<typeof REQUESTS_OPENAPI> {
   const dataset = await store.dataset().catch(() => null);
   if (dataset === null) return REQUESTS_OPENAPI;
-  const loaded = `**This service serves snapshot ${dataset.snapshot_id} (${dataset.row_count} requests).** ${dataNotice(dataset.source)}`;
-  return { ...REQUESTS_OPENAPI, description: `${REQUESTS_OPENAPI.description}\n\n${loaded}` };
+  return { ...REQUESTS_OPENAPI, description: `${REQUESTS_OPENAPI.description}\n\n${descriptionNotice(dataset)}` };
 }
 
 export async function buildRequestsApp(settings: RequestSettings, options: RequestsAppOptions = {}): Promise<PlatformApp> {

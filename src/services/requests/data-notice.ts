@@ -16,6 +16,26 @@ export function dataNotice(source: DatasetRecord['source']): string {
   return `A real export of NYC Open Data ${source.dataset} (file ${source.file_name}, SHA-256 ${source.sha256}), cleaned by the rules listed in cleaning_rules.`;
 }
 
+/** A value of the snapshot's metadata as plain text in Markdown: anything but letters, digits, `.`, `_`, `-` and `:` becomes `?`. */
+function plainText(value: string | number | null): string {
+  return String(value ?? 'unknown').replace(/[^A-Za-z0-9._:-]/g, '?');
+}
+
+/**
+ * What the OpenAPI description of a running service says of its snapshot: its id, its size and the
+ * notice, each value of the metadata as plain text (the description is Markdown, rendered by the docs
+ * pages). The description is public (the docs need no key): a real export is named by its SHA-256,
+ * not by its file name, which GET /v1/dataset (behind the key) gives.
+ */
+export function descriptionNotice(dataset: Pick<DatasetRecord, 'snapshot_id' | 'row_count' | 'source'>): string {
+  const { source } = dataset;
+  const notice =
+    source.kind === 'synthetic'
+      ? dataNotice({ ...source, dataset: plainText(source.dataset), seed: source.seed, generator_version: plainText(source.generator_version) })
+      : `A real export of NYC Open Data ${plainText(source.dataset)} (SHA-256 ${plainText(source.sha256)}), cleaned by the rules listed in cleaning_rules; GET /v1/dataset names its file.`;
+  return `**This service serves snapshot ${plainText(dataset.snapshot_id)} (${plainText(dataset.row_count)} requests).** ${notice}`;
+}
+
 /** The same text for the API description: every reader, loaded snapshot or not, learns the default. */
 export const DATA_DESCRIPTION = [
   '**Which data.** The default snapshot, built on first start without any download, is **synthetic**: made-up records in the',

@@ -8,6 +8,7 @@ import { SqliteServiceRequestStore } from '../../../src/services/requests/store/
 import { PostgresServiceRequestStore } from '../../../src/services/requests/store/postgres-store.js';
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../../src/services/requests/list-filters.js';
 import { numberPlaceholders } from '../../../src/services/requests/store/postgres-queries.js';
+import type { QueryDialect, SqlParameter } from '../../../src/services/requests/store/filter-sql.js';
 import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../../src/services/requests/engine/period-stats.js';
 import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../../src/services/requests/engine/summary-answers.js';
 import { bucketOfDay } from './expected.js';
@@ -17,9 +18,10 @@ import { bucketOfDay } from './expected.js';
  * count / GROUP BY over the rows answers, on random filter combinations they cover (seeded).
  */
 
-type Reader = (sql: string, parameters: readonly FilterValue[]) => Promise<Record<string, unknown>[]>;
+type Reader = (sql: string, parameters: readonly SqlParameter[]) => Promise<Record<string, unknown>[]>;
 
 export interface Snapshot {
+  dialect: QueryDialect;
   /** Plain SQL over the snapshot, `?` placeholders. */
   read: Reader;
   /** The service's store over the same snapshot. */
@@ -32,6 +34,7 @@ export function sqliteSnapshot(path: string): Snapshot {
   const store = new SqliteServiceRequestStore(path);
   return {
     read: (sql, parameters) => Promise.resolve(db.prepare(sql).all(...parameters) as Record<string, unknown>[]),
+    dialect: 'sqlite',
     store,
     close: async () => {
       db.close();
@@ -50,6 +53,7 @@ export async function postgresSnapshot(url: string): Promise<Snapshot> {
   const store = new PostgresServiceRequestStore({ url: parsed.toString(), schema });
   return {
     read: async (sql, parameters) => (await client.query(numberPlaceholders(sql), [...parameters])).rows as Record<string, unknown>[],
+    dialect: 'postgres',
     store,
     close: async () => {
       await client.end();
@@ -188,7 +192,7 @@ export function checkExactness(open: () => Promise<Snapshot>, seed: number, comb
   beforeAll(async () => {
     snapshot = await open();
     const reader: SummaryReader = (sql, parameters) => snapshot.read(sql, parameters);
-    summaries = new AggregateSummaries(reader);
+    summaries = new AggregateSummaries(reader, snapshot.dialect);
     period = await periodOf(snapshot.read);
     values = await valuesOf(snapshot.read);
   }, 120_000);

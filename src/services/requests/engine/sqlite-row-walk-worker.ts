@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerInput, RowWalkWorkerMessage } from './sqlite-row-walks.js';
 import { SqliteFileReplacement } from '../store/sqlite-file-replacement.js';
+import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../store/sqlite-statements.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { scanBuckets, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
@@ -43,36 +44,26 @@ yieldToTheEventLoop();
 
 /** The SQLite file; null in a pool that only scans row columns. */
 const path = (workerData as { path: string | null }).path;
-let database: Database.Database | null = null;
 let replacement: SqliteFileReplacement | null = null;
 
-/**
- * The file, opened at the first job (and again after a failure: a missing file may appear later), and
- * again when a refresh renamed a new snapshot onto the path.
- */
-function open(): Database.Database {
+/** Opens the file read-only (at the first job, and again after a failure, a refresh or a recycling of the statements). */
+function connect(): Database.Database {
   if (path === null) throw new Error('this worker only scans row columns');
-  if (database?.open === true && replacement?.replaced() === true) database.close();
-  if (database === null || !database.open) {
-    statements.clear();
-    database = new Database(path, { readonly: true, fileMustExist: true });
-    replacement = new SqliteFileReplacement(path);
-    database.pragma('query_only = ON');
-    // The walks read the file once each: a small page cache, the rest from the OS's file cache.
-    database.pragma('cache_size = -8192');
-  }
+  const database = new Database(path, { readonly: true, fileMustExist: true });
+  replacement = new SqliteFileReplacement(path);
+  database.pragma('query_only = ON');
+  // The walks read the file once each: a small page cache, the rest from the OS's file cache.
+  database.pragma('cache_size = -8192');
   return database;
 }
 
-const statements = new Map<string, Database.Statement>();
+/** The statements of this thread, on its own connection, bounded (sqlite-statements.ts); rows read raw. */
+const statements = new SqliteStatements(connect, SQLITE_STATEMENT_CHARS, (prepared) => prepared.raw());
+
+/** The statement of `sql`; a refresh that renamed a new snapshot onto the path is seen first. */
 function statement(sql: string): Database.Statement {
-  const connection = open();
-  let found = statements.get(sql);
-  if (found === undefined) {
-    found = connection.prepare(sql).raw();
-    statements.set(sql, found);
-  }
-  return found;
+  if (replacement?.replaced() === true) statements.close();
+  return statements.statement(sql);
 }
 
 /** The numbers per bucket of the unit of bucketRowsSql's rows (the local day of created_at, days_to_close). */
@@ -127,6 +118,10 @@ send({ kind: 'ready' });
 port.on('message', (job: RowWalkWorkerInput) => {
   if (job.kind === 'columns') {
     rowColumns.set(job.id, job.columns);
+    return;
+  }
+  if (job.kind === 'statements') {
+    send({ kind: 'statements', stats: statements.stats() });
     return;
   }
   try {

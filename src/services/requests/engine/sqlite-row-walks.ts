@@ -33,15 +33,22 @@ export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadl
  * row columns (sqlite-row-columns.ts) for the same answer.
  */
 export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets'; unit?: SummaryUnit } & (
-  | { sql: string; parameters: (string | number)[] }
+  | { sql: string; parameters: (string | number | null)[] }
   | { scan: RowColumnScan }
 );
 
 /** What a job reads: a statement, or a scan of the row columns. */
 export type RowWalkWork = WhereClause | { scan: RowColumnScan };
 
-/** What a worker is sent: a job, or row columns to keep (the jobs' scans name them by `id`). */
-export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns };
+/** What a worker is sent: a job, row columns to keep (the jobs' scans name them by `id`), or a question about its statements. */
+export type RowWalkWorkerInput = RowWalkJob | { kind: 'columns'; id: number; columns: SharedRowColumns } | { kind: 'statements' };
+
+/** The statements a worker keeps (sqlite-statements.ts, `stats`). */
+export interface WorkerStatementStats {
+  statements: number;
+  chars: number;
+  droppedChars: number;
+}
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
@@ -52,6 +59,7 @@ export type RowWalkAnswer =
 
 export type RowWalkWorkerMessage =
   | { kind: 'ready' }
+  | { kind: 'statements'; stats: WorkerStatementStats }
   | { kind: 'answer'; id: number; answer: RowWalkAnswer }
   | { kind: 'error'; id: number; message: string };
 
@@ -81,6 +89,8 @@ interface PoolWorker {
   oldestColumns: number;
   /** Holds row columns no job names any more: ended once idle, and replaced by a fresh worker. */
   retiring: boolean;
+  /** Those waiting for the worker's statement stats, in order. */
+  statementAnswers: ((stats: WorkerStatementStats) => void)[];
 }
 
 /** A worker thread of the walks, on the snapshot at `path`. */
@@ -191,9 +201,10 @@ export class RowWalkPool {
     const started = new Promise<void>((resolve, reject) => {
       settleStart = { resolve, reject };
     });
-    const worker: PoolWorker = { thread, started, running: null, oldestColumns: this.rowColumns?.id ?? Number.POSITIVE_INFINITY, retiring: false };
+    const worker: PoolWorker = { thread, started, running: null, oldestColumns: this.rowColumns?.id ?? Number.POSITIVE_INFINITY, retiring: false, statementAnswers: [] };
     thread.on('message', (message: RowWalkWorkerMessage) => {
       if (message.kind === 'ready') settleStart?.resolve();
+      else if (message.kind === 'statements') worker.statementAnswers.shift()?.(message.stats);
       else this.finish(worker, message);
     });
     thread.on('error', (error) => {
@@ -250,7 +261,7 @@ export class RowWalkPool {
             reject(new RetiredRowColumnsError(`the row columns ${work.scan.columns} were retired`));
             return;
           }
-          const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number)[] };
+          const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number | null)[] };
           const job: RowWalkJob = { id: this.nextId++, kind, ...read, ...(unit === undefined ? {} : { unit }) };
           const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
           this.waiting.push(pending);
@@ -319,6 +330,19 @@ export class RowWalkPool {
         throw error instanceof ApiError ? error : new DatabaseUnavailableError(error);
       }
     }
+  }
+
+  /** The statements each worker keeps (answered between its jobs; tests). */
+  statementStats(): Promise<WorkerStatementStats[]> {
+    return Promise.all(
+      this.workers.map(
+        (worker) =>
+          new Promise<WorkerStatementStats>((resolve) => {
+            worker.statementAnswers.push(resolve);
+            worker.thread.postMessage({ kind: 'statements' } satisfies RowWalkWorkerInput);
+          }),
+      ),
+    );
   }
 
   /** Ends the workers; waiting and running jobs fail. */

@@ -3,6 +3,8 @@ import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilte
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
 import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
 import { TimeSlice } from '../../../platform/work-budget.js';
+import { oneOfList, type QueryDialect, type SqlParameter } from '../store/filter-sql.js';
+import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries
@@ -19,7 +21,7 @@ import { TimeSlice } from '../../../platform/work-budget.js';
  */
 
 /** Runs one statement with `?` placeholders; the store's own reader (prepared statements, errors). */
-export type SummaryReader = (sql: string, parameters: readonly string[]) => Promise<unknown[]>;
+export type SummaryReader = (sql: string, parameters: readonly SqlParameter[]) => Promise<unknown[]>;
 
 /** The rows one query selects: every row, or those with one of the values of one column. */
 interface Scope {
@@ -134,21 +136,26 @@ const BUCKETS_PER_READ = 1024;
 /** SQL conditions with their parameters, ANDed. */
 class Conditions {
   readonly sql: string[] = [];
-  readonly parameters: string[] = [];
+  readonly parameters: SqlParameter[] = [];
 
-  add(sql: string, ...parameters: string[]): this {
+  constructor(private readonly dialect: QueryDialect) {}
+
+  add(sql: string, ...parameters: SqlParameter[]): this {
     this.sql.push(sql);
     this.parameters.push(...parameters);
     return this;
   }
 
-  /** `column` is one of the values (kept as text; null is the rows without a value). */
+  /**
+   * `column` is one of the values (kept as text; null is the rows without a value): several values
+   * as filter-sql.ts's oneOfList writes them, so the text depends on a fixed set of counts only.
+   */
   oneOf(column: string, values: readonly FilterValue[]): this {
     const texts = values.filter((value) => value !== null).map(String);
-    const inList = `${column} IN (${texts.map(() => '?').join(', ')})`;
     const withNull = texts.length < values.length;
     if (texts.length === 0) return this.add(`${column} IS NULL`);
-    return this.add(withNull ? `(${inList} OR ${column} IS NULL)` : inList, ...texts);
+    const { sql, parameters } = texts.length === 1 ? { sql: `${column} = ?`, parameters: texts } : oneOfList(column, texts, this.dialect, FILTER_VALUES_MAXIMUM);
+    return this.add(withNull ? `(${sql} OR ${column} IS NULL)` : sql, ...parameters);
   }
 
   /** `column` within the bucket range. */
@@ -177,14 +184,17 @@ function isMissingSummaryTable(error: unknown): boolean {
 }
 
 export class AggregateSummaries {
-  constructor(private readonly read: SummaryReader) {}
+  constructor(
+    private readonly read: SummaryReader,
+    private readonly dialect: QueryDialect,
+  ) {}
 
   /**
    * Rows of a summary query; null when the snapshot has no summary tables (then the rows answer). Any
    * other failure (a database that does not answer) is the answer's: falling back to the rows would
    * only wait on the same database a second time.
    */
-  private async rows<T>(sql: string, parameters: readonly string[]): Promise<T[] | null> {
+  private async rows<T>(sql: string, parameters: readonly SqlParameter[]): Promise<T[] | null> {
     try {
       return (await this.read(sql, parameters)) as T[];
     } catch (error) {
@@ -196,7 +206,7 @@ export class AggregateSummaries {
   async count(filters: ListFilters): Promise<number | null> {
     const scope = scopeOf(filters);
     if (scope === null) return null;
-    const conditions = new Conditions();
+    const conditions = new Conditions(this.dialect);
     let sql: string;
     if (filters.created_from === null && filters.created_to === null) {
       // The whole snapshot's facet of a column that is not the scope's: its counts add up to the scope's rows.
@@ -218,7 +228,7 @@ export class AggregateSummaries {
     const scope = scopeOf(filters);
     if (scope === null || !(SUMMARY_FACET_COLUMNS as readonly string[]).includes(column)) return null;
     const facet = column;
-    const conditions = new Conditions();
+    const conditions = new Conditions(this.dialect);
     if (scope.column === facet) {
       // Scoped by its own column: the values asked for, counted among every row.
       conditions.add('filter_column = ?', ALL_ROWS_SCOPE).oneOf('facet_value', scope.values);
@@ -256,7 +266,7 @@ export class AggregateSummaries {
     let after: string | null = null;
     for (;;) {
       if (after !== null) await slice.pause();
-      const conditions = this.scopeConditions(new Conditions(), scope).add('unit = ?', unit).within('bucket', buckets);
+      const conditions = this.scopeConditions(new Conditions(this.dialect), scope).add('unit = ?', unit).within('bucket', buckets);
       if (after !== null) conditions.add('bucket > ?', after);
       const rows: ({ bucket: string } & BucketSummary)[] | null = await this.rows<{ bucket: string } & BucketSummary>(
         'SELECT bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle" ' +

@@ -1,14 +1,19 @@
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import type { CursorPosition } from '../cursor.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
-import { boxCells } from '../../../snapshot/index.js';
+import { boxCells, MAX_BOX_CELLS } from '../../../snapshot/index.js';
+import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).
- * Only the fixed filters reach the database, always as bound parameters; the statement text depends
- * only on which filters are set and how (one value, several, with or without `none`), so each shape is
- * prepared once. Keyset: `(created_at, id) > (?, ?)` after the cursor's row, `ORDER BY created_at, id`,
- * served by the (created_at, id) and (filter, created_at, id) indexes.
+ * Only the fixed filters reach the database, always as bound parameters. The statement text does not
+ * depend on how many values a client sends, only on a fixed set of counts (`walkSlots`: 1, 2, 4, 8...):
+ * a list of values is one array parameter on PostgreSQL, a list of placeholders padded with nulls on
+ * SQLite (oneOfList), and where a statement reads one walk per value (a page's merge of index walks, a
+ * small box's cells) the walks are padded the same way. So the texts are few (which filters are set,
+ * and how), each is prepared once, and the statement caches (sqlite-statements.ts,
+ * postgres-statements.ts) stay small whatever clients send. Keyset: `(created_at, id) > (?, ?)` after the cursor's row,
+ * `ORDER BY created_at, id`, served by the (created_at, id) and (filter, created_at, id) indexes.
  */
 export const SELECT_COLUMNS = SERVICE_REQUEST_COLUMNS.join(', ');
 
@@ -17,23 +22,54 @@ export const MAP_CELL = 'map_cell';
 
 export type QueryDialect = 'sqlite' | 'postgres';
 
+/** A bound parameter: a value, a null (a walk that matches nothing), or a list (PostgreSQL array). */
+export type SqlParameter = string | number | null | FilterValue[];
+
 export interface WhereClause {
   /** ` WHERE ...` with `?` placeholders, or '' when nothing filters. */
   sql: string;
-  parameters: (string | number | FilterValue[])[];
+  parameters: SqlParameter[];
 }
 
 /** The conditions of a WHERE clause, to be AND-ed, with their parameters in order. */
 export interface Conditions {
   conditions: string[];
-  parameters: (string | number | FilterValue[])[];
+  parameters: SqlParameter[];
 }
 
 /**
- * One equality filter: `col = ?`, several values (`col = ANY(?)` with an array on PostgreSQL,
- * `col IN (?, ...)` on SQLite), `col IS NULL`, or these OR-ed with `col IS NULL` for `none`.
+ * `column` is one of a list of values, and its parameters: `column = ANY(?)` with the list as one array
+ * on PostgreSQL; on SQLite `column IN (?, ...)` with `walkSlots` placeholders, the ones past the values
+ * given a null (which matches no row), so that the text is one of a few whatever the count. (A list
+ * bound as one JSON text, `IN (SELECT value FROM json_each(?))`, makes one text, but each walk of a
+ * page then builds its own table of the list: slower, bench/README.md, "HEAD answers, filter shapes
+ * and statement caches".)
  */
-function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect): string {
+export function oneOfList(column: string, values: readonly (string | number)[], dialect: QueryDialect, maximum: number): { sql: string; parameters: SqlParameter[] } {
+  if (dialect === 'postgres') return { sql: `${column} = ANY(?)`, parameters: [[...values]] };
+  const slots = walkSlots(values.length, maximum);
+  const parameters: SqlParameter[] = [...values];
+  while (parameters.length < slots) parameters.push(null);
+  return { sql: `${column} IN (${parameters.map(() => '?').join(', ')})`, parameters };
+}
+
+/**
+ * The walks a statement reads for `count` values, one walk per value (a page's merge of index walks,
+ * a small box's cells): the next power of two (1, 2, 4, 8...), at most `maximum` (the most values
+ * there can be), never fewer than `count`. The walks past the values are given a null, which matches
+ * no row (`column = NULL`), so the statement is one of a few per filter, whatever the count.
+ */
+export function walkSlots(count: number, maximum: number): number {
+  let slots = 1;
+  while (slots < count) slots *= 2;
+  return Math.max(count, Math.min(slots, maximum));
+}
+
+/**
+ * One equality filter: `col = ?`, several values (oneOfList, at most `maximum` of them), `col IS NULL`,
+ * or these OR-ed with `col IS NULL` for `none`.
+ */
+function equalityCondition(column: string, accepted: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect, maximum: number): string {
   const values = accepted.filter((value): value is string | number => value !== null);
   const withNull = values.length < accepted.length;
   let condition: string;
@@ -41,12 +77,10 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
   if (values.length === 1) {
     condition = `${column} = ?`;
     parameters.push(...values);
-  } else if (dialect === 'postgres') {
-    condition = `${column} = ANY(?)`;
-    parameters.push(values);
   } else {
-    condition = `${column} IN (${values.map(() => '?').join(', ')})`;
-    parameters.push(...values);
+    const list = oneOfList(column, values, dialect, maximum);
+    condition = list.sql;
+    parameters.push(...list.parameters);
   }
   return withNull ? `(${condition} OR ${column} IS NULL)` : condition;
 }
@@ -80,7 +114,7 @@ export function conditionsOf(
   const parameters: Conditions['parameters'] = [];
   for (const name of EQUALITY_FILTERS) {
     const accepted = filters[name];
-    if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect));
+    if (accepted !== null && name !== without) conditions.push(equalityCondition(name, accepted, parameters, dialect, FILTER_VALUES_MAXIMUM));
   }
   // Of a lower bound and a cursor, one implies the other: only the later one is stated, so that the
   // index walk starts from it (given both, SQLite may start from the earlier one and skip rows one by one).
@@ -97,7 +131,7 @@ export function conditionsOf(
   if (box !== null) {
     conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
     parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
-    if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect));
+    if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect, MAX_BOX_CELLS));
   }
   if (after !== null && (filters.created_from === null || cursorIsLater)) {
     conditions.push('(created_at, id) > (?, ?)');

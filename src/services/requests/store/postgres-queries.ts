@@ -1,7 +1,7 @@
 import type { ListFilters } from '../list-filters.js';
-import { CLOSED_WITHIN_DAYS, type SummaryUnit } from '../../../snapshot/index.js';
+import { CLOSED_WITHIN_DAYS, MAX_BOX_CELLS, type SummaryUnit } from '../../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
-import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
 
 /**
  * The PostgreSQL store's statements (postgres-store.ts), on the filters' SQL (filter-sql.ts): a list
@@ -22,16 +22,16 @@ export function listIdsQuery(query: ListPageQuery, table: TableLayout): WhereCla
 
 /**
  * A small box's page: the first rows of each cell it touches in list order (one walk of the map cell
- * index each, the exact box tested on the index's location), merged (Merge Append).
+ * index each, the exact box tested on the index's location), merged (Merge Append). The walks come in
+ * a fixed set of counts (`walkSlots`; a walk past the cells is given a null cell, which matches nothing).
  */
 function boxCellsPageQuery(query: ListPageQuery, table: TableLayout, cells: readonly number[]): WhereClause {
   const rest = conditionsOf(query.filters, query.after, 'postgres', MAP_CELL);
   const parameters: WhereClause['parameters'] = [];
-  const walks = cells.map((cell) => {
-    parameters.push(cell, ...rest.parameters, query.fetch);
-    return `(SELECT id, created_at FROM ${table.name} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')} ORDER BY created_at, id LIMIT ?)`;
-  });
-  return { sql: `SELECT id FROM (${walks.join(' UNION ALL ')}) AS cells ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch] };
+  const walk = `(SELECT id, created_at FROM ${table.name} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')} ORDER BY created_at, id LIMIT ?)`;
+  const slots = walkSlots(cells.length, MAX_BOX_CELLS);
+  for (let slot = 0; slot < slots; slot += 1) parameters.push(cells[slot] ?? null, ...rest.parameters, query.fetch);
+  return { sql: `SELECT id FROM (${Array<string>(slots).fill(walk).join(' UNION ALL ')}) AS cells ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch] };
 }
 
 export function countQuery(filters: ListFilters, table: TableLayout): WhereClause {

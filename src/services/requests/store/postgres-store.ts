@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
-import type { FilterValue, ListFilters } from '../list-filters.js';
+import type { ListFilters } from '../list-filters.js';
 import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
-import type { TableLayout } from './filter-sql.js';
+import type { SqlParameter, TableLayout } from './filter-sql.js';
+import { PostgresStatements } from './postgres-statements.js';
 import {
   DatabaseUnavailableError,
   type BucketSummary,
@@ -40,14 +41,12 @@ export interface PostgresStoreOptions extends StoreMemoryOptions {
 /** The snapshot being served: where its tables are, and its metadata (read once: a snapshot schema never changes). */
 interface ServingSnapshot extends ServedSnapshot {
   meta: SnapshotMeta;
-  /** Prefix of the statement names prepared for this snapshot's SQL texts. */
-  statementPrefix: string;
 }
 
 /**
  * The snapshot in PostgreSQL (pg Pool). Sessions are read-only (default_transaction_read_only), each
  * statement has a time limit, and statements are named so that each connection prepares each text
- * once (one per filter combination for the list). Any failure becomes DatabaseUnavailableError.
+ * once, within a bound per connection (postgres-statements.ts: the least used are deallocated). Any failure becomes DatabaseUnavailableError.
  * Count, facets and statistics come from the summary tables where they hold the answer; otherwise
  * from a scan of the snapshot's row columns (loaded once per snapshot, postgres-row-columns.ts) in the
  * scan threads, or, while they load, for a map box and for a snapshot without them, from SQL.
@@ -55,7 +54,8 @@ interface ServingSnapshot extends ServedSnapshot {
  * A refresh: the served schema's pointer is read again at most every `snapshotCheckMs`, in the
  * background of a request (which goes on with the snapshot it has). When it names a new snapshot
  * schema, that snapshot's metadata is read, then every later statement goes to it, and what was kept
- * of the old one (its metadata, its statement names) is dropped. Each method picks the schema
+ * of the old one (its metadata) is dropped; its statements (their texts name its schema) leave the
+ * connections as they are no longer used. Each method picks the schema
  * synchronously when it sends its statement, so one statement never mixes two snapshots, and
  * `snapshotId()` changes exactly when the schema does (the routes check it around a page).
  */
@@ -68,9 +68,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private checkedAt = 0;
   /** The reading of the pointer under way, if any (one at a time). */
   private checking: Promise<ServingSnapshot> | null = null;
-  /** Number of snapshots switched to, for unique statement names. */
-  private switches = 0;
-  private readonly names = new Map<string, string>();
+  private readonly statements: PostgresStatements;
   private readonly snapshotListeners: (() => void)[] = [];
   /** The threads that scan the row columns: count, facets and statistics that no summary answers. */
   private readonly rowScans: RowWalkPool;
@@ -86,8 +84,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
    */
   private warm = false;
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
-  private readonly summaries = new AggregateSummaries((sql, parameters) =>
-    this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
+  private readonly summaries = new AggregateSummaries(
+    (sql, parameters) =>
+      this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
+    'postgres',
   );
 
   constructor(options: PostgresStoreOptions) {
@@ -106,6 +106,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     });
     // A connection that breaks while idle must not stop the process; the next query reconnects.
     this.pool.on('error', () => undefined);
+    this.statements = new PostgresStatements(this.pool);
     this.servedSchema = options.schema;
     this.snapshotCheckMs = options.snapshotCheckMs ?? 1_000;
     this.rowScans = new RowWalkPool(null);
@@ -142,9 +143,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     const meta = await this.viaReaders(() => readSnapshotMetaFromPostgres(this.pool, served.schema));
     // Another check may have switched meanwhile; the newest pointer read wins.
     if (this.serving !== null && this.serving !== current) return this.serving;
-    this.switches += 1;
-    this.serving = { ...served, meta, statementPrefix: `service_requests_${this.switches}_` };
-    this.names.clear();
+    this.serving = { ...served, meta };
     this.loadRowColumns(this.serving.schema);
     for (const listener of this.snapshotListeners) listener();
     return this.serving;
@@ -189,25 +188,12 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return `${quoteIdentifier(snapshot.schema)}.${name}`;
   }
 
-  /**
-   * A stable statement name per SQL text (named statements are prepared once per connection). The
-   * names of another snapshot's texts are never reused: a connection may still hold them prepared.
-   */
-  private nameOf(snapshot: ServingSnapshot, text: string): string {
-    let name = this.names.get(text);
-    if (name === undefined) {
-      name = `${snapshot.statementPrefix}${this.names.size}`;
-      this.names.set(text, name);
-    }
-    return name;
-  }
-
   /** Runs the statement that `sqlOf` makes for the snapshot in use. */
-  private async rows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly (string | number | FilterValue[])[] }): Promise<T[]> {
+  private async rows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly SqlParameter[] }): Promise<T[]> {
     return this.onServedSnapshot(async (snapshot) => {
       const { sql, parameters } = sqlOf(snapshot);
       const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
-      const result = await this.pool.query({ name: this.nameOf(snapshot, text), text, values: [...parameters] });
+      const result = await this.statements.query(text, [...parameters]);
       return result.rows as T[];
     });
   }
@@ -311,6 +297,29 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   async snapshotId(): Promise<string> {
     return (await this.snapshot()).snapshotId;
+  }
+
+  /**
+   * In each connection of the pool (all checked out at once, so each is asked): the statements it has
+   * prepared, the characters of their texts, and its server process's memory (tests).
+   */
+  async statementStats(): Promise<{ prepared: number; chars: number; backendBytes: number }[]> {
+    const clients = await Promise.all(Array.from({ length: this.pool.totalCount }, () => this.pool.connect()));
+    try {
+      return await Promise.all(
+        clients.map(async (client) => {
+          const { rows } = await client.query<{ prepared: number; chars: number; backendBytes: string }>(
+            'SELECT (SELECT count(*)::integer FROM pg_prepared_statements) AS prepared, ' +
+              '(SELECT coalesce(sum(length(statement)), 0)::integer FROM pg_prepared_statements) AS chars, ' +
+              '(SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts) AS "backendBytes"',
+          );
+          const row = rows[0] as { prepared: number; chars: number; backendBytes: string };
+          return { ...row, backendBytes: Number(row.backendBytes) };
+        }),
+      );
+    } finally {
+      for (const client of clients) client.release();
+    }
   }
 
   poolUse(): { total: number; idle: number; waiting: number } {

@@ -1,6 +1,7 @@
-import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX } from '../../../snapshot/index.js';
+import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAX_BOX_CELLS } from '../../../snapshot/index.js';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
-import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, type TableLayout, type WhereClause } from './filter-sql.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type TableLayout, type WhereClause } from './filter-sql.js';
+import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
 /**
@@ -8,7 +9,8 @@ import type { FacetColumn, ListPageQuery } from './service-request-store.js';
  * stops after `fetch` matching rows, whatever the number of rows: the (filter, created_at, id) index
  * of the equality filter with the fewest rows (each of its accepted values is one walk, and the walks
  * are merged by SQLite's ordered UNION ALL: a k-way merge), or the (created_at, id) index when no
- * equality filter is set. The other filters are checked on the rows walked. INDEXED BY states the
+ * equality filter is set. The walks come in a fixed set of counts (filter-sql.ts, `walkSlots`): the
+ * text of a page does not depend on how many values a client sends. The other filters are checked on the rows walked. INDEXED BY states the
  * index: the choice is made here from the row counts per value, which the planner does not have.
  */
 
@@ -57,11 +59,10 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     // on the index's location, the other filters on the rows.
     const rest = conditionsOf(query.filters, query.after, 'sqlite', MAP_CELL);
     const parameters: WhereClause['parameters'] = [];
-    const walks = cells.map((cell) => {
-      parameters.push(cell, ...rest.parameters);
-      return `SELECT id, created_at FROM ${table} INDEXED BY ${MAP_CELL_INDEX} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')}`;
-    });
-    return { sql: `${walks.join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true };
+    const walk = `SELECT id, created_at FROM ${table} INDEXED BY ${MAP_CELL_INDEX} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')}`;
+    const slots = walkSlots(cells.length, MAX_BOX_CELLS);
+    for (let slot = 0; slot < slots; slot += 1) parameters.push(cells[slot] ?? null, ...rest.parameters);
+    return { sql: `${Array<string>(slots).fill(walk).join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true };
   }
   const lead = leadFilter(query.filters, counts);
   const rest = conditionsOf(query.filters, query.after, 'sqlite', lead);
@@ -72,13 +73,19 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch], checksRows };
   }
   const accepted = query.filters[lead] ?? [];
+  const values = accepted.filter((value) => value !== null);
+  const walkOn = (own: string) => `SELECT id, created_at FROM ${table} INDEXED BY ${filterIndexName(lead)} WHERE ${[own, ...rest.conditions].join(' AND ')}`;
+  const walks: string[] = [];
   const parameters: WhereClause['parameters'] = [];
-  const walks = accepted.map((value) => {
-    const own = value === null ? `${lead} IS NULL` : `${lead} = ?`;
-    if (value !== null) parameters.push(value);
+  const slots = values.length === 0 ? 0 : walkSlots(values.length, FILTER_VALUES_MAXIMUM);
+  for (let slot = 0; slot < slots; slot += 1) {
+    walks.push(walkOn(`${lead} = ?`));
+    parameters.push(values[slot] ?? null, ...rest.parameters);
+  }
+  if (values.length < accepted.length) {
+    walks.push(walkOn(`${lead} IS NULL`));
     parameters.push(...rest.parameters);
-    return `SELECT id, created_at FROM ${table} INDEXED BY ${filterIndexName(lead)} WHERE ${[own, ...rest.conditions].join(' AND ')}`;
-  });
+  }
   return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch], checksRows };
 }
 

@@ -25,13 +25,18 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
+import { SqliteStatements } from './sqlite-statements.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
 const TABLE = 'service_requests';
 
-/** Prepared statements kept per connection; past it the oldest is dropped (shapes of filters are many). */
-const MAX_STATEMENTS = 256;
+/** A read-only connection to the snapshot file. */
+function openReadOnly(path: string): Database.Database {
+  const database = new Database(path, { readonly: true, fileMustExist: true });
+  database.pragma('query_only = ON');
+  return database;
+}
 
 /**
  * The snapshot in a SQLite file (better-sqlite3), opened read-only. The file is opened on first use
@@ -42,11 +47,13 @@ const MAX_STATEMENTS = 256;
  * of worker threads (sqlite-row-walks.ts); count, facets and statistics scan the file's row columns
  * instead (sqlite-row-columns.ts), loaded once per file, when it has them.
  * Every page reads the file as it is, so a row that left the set between two pages is simply not
- * found (rule 4 of the contract).
+ * found (rule 4 of the contract). The statements (pages, rows by id, summaries, readiness) are
+ * prepared on a connection of their own, bounded and closed when it has dropped as many as it keeps
+ * (sqlite-statements.ts), and opened again with the file when a refresh replaces it.
  */
 export class SqliteServiceRequestStore implements ServiceRequestStore {
   private database: Database.Database | null = null;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: SqliteStatements;
   /** Rows per value of each equality filter, read at open: they choose the index a page walks. */
   private valueCounts: FilterValueCounts = new Map();
   /** The metadata of the file open, read once: a snapshot file is frozen. */
@@ -66,13 +73,14 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    */
   private warm = false;
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
-  private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)));
+  private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)), 'sqlite');
 
   constructor(
     readonly path: string,
     private readonly memory: StoreMemoryOptions = {},
   ) {
     this.rowWalks = new RowWalkPool(path);
+    this.statements = new SqliteStatements(() => openReadOnly(path));
   }
 
   private open(): Database.Database {
@@ -85,10 +93,9 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     }
     if (this.database === null || !this.database.open) {
       this.meta = null;
-      this.statements.clear();
-      const database = new Database(this.path, { readonly: true, fileMustExist: true });
+      this.statements.close();
+      const database = openReadOnly(this.path);
       this.replacement = new SqliteFileReplacement(this.path);
-      database.pragma('query_only = ON');
       this.valueCounts = readValueCounts(database);
       this.database = database;
       this.rowColumns = null;
@@ -118,14 +125,15 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     }
   }
 
+  /** The prepared statement of `sql`, on the file open (a refresh is seen first). */
   private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.open().prepare(sql);
-      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    this.open();
+    return this.statements.statement(sql);
+  }
+
+  /** The statements kept on this thread and in each walk worker (tests). */
+  async statementStats(): Promise<{ thread: ReturnType<SqliteStatements['stats']>; workers: ReturnType<SqliteStatements['stats']>[] }> {
+    return { thread: this.statements.stats(), workers: await this.rowWalks.statementStats() };
   }
 
   /**
@@ -252,6 +260,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     this.closed = true;
     this.database?.close();
     this.database = null;
+    this.statements.close();
     await this.rowWalks.close();
   }
 }
