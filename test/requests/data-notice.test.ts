@@ -12,6 +12,9 @@ const REAL_EXPORT = {
   seed: null,
   generator_version: null,
   layout: 'standard-41',
+  format: 'portal_csv',
+  column_count: 41,
+  missing_columns: [] as string[],
 };
 
 /** The data says what it is: synthetic (the default) or a real export, wherever a reader meets it. */
@@ -22,6 +25,9 @@ describe('which data the service serves', () => {
     const synthetic = dataNotice({ ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: 'g1' });
     expect(synthetic).toMatch(/^SYNTHETIC DATA: made-up records .*seed 311, generator g1.*not real NYC 311 service requests/);
     expect(dataNotice(REAL_EXPORT)).toBe(`A real export of NYC Open Data erm2-nwe9 (file export.csv, SHA-256 ${'b'.repeat(64)}), cleaned by the rules listed in cleaning_rules.`);
+    expect(dataNotice({ ...REAL_EXPORT, missing_columns: ['Open Data Channel Type', 'Council District'] })).toMatch(
+      /cleaned by the rules listed in cleaning_rules\. The export lacked the columns Open Data Channel Type, Council District: their fields are null in every request\.$/,
+    );
   });
 
   it('GET /v1/dataset carries the notice; the served OpenAPI description names the loaded snapshot', async () => {
