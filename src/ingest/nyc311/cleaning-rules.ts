@@ -145,8 +145,8 @@ export const VALUE_FORMS: Readonly<Record<string, string>> = {
   'Unique Key': 'a whole number above 0 (61276295; also 61276295.0, as pandas writes it)',
   'Created Date': EXPORT_TIMESTAMP_FORMS,
   'Closed Date': `${EXPORT_TIMESTAMP_FORMS}; or empty`,
-  Latitude: 'a decimal number (40.7128), or empty',
-  Longitude: 'a decimal number (-74.006), or empty',
+  Latitude: 'a decimal number (40.7128; also 40,7128, as a spreadsheet of a European locale writes it), or empty',
+  Longitude: 'a decimal number (-74.006; also -74,006), or empty',
 };
 
 /** What malformed_record reads of a record: its key and times, or the first value in a form no layout uses. */
@@ -156,6 +156,9 @@ export type RecordReading =
 
 const UNIQUE_KEY = /^(\d{1,15})(?:\.0+)?$/;
 const DECIMAL_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A coordinate with a decimal comma (40,7128), as a spreadsheet of a European locale writes it: unambiguous, a coordinate has no thousands. */
+const DECIMAL_COMMA = /^[+-]?\d{1,3},\d+$/;
+const isCoordinateText = (value: string): boolean => DECIMAL_NUMBER.test(value) || DECIMAL_COMMA.test(value);
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}...` : text);
 const malformed = (column: string, value: string): RecordReading => ({ ok: false, column, value: clip(value) });
 
@@ -184,9 +187,9 @@ export const malformedRecord = {
       closedAt = read ?? null;
     }
     const latitude = fieldOf(fields, c.latitude);
-    if (latitude.length > 0 && !DECIMAL_NUMBER.test(latitude.trim()) && !isPlaceholder(latitude)) return malformed('Latitude', latitude);
+    if (latitude.length > 0 && !isCoordinateText(latitude.trim()) && !isPlaceholder(latitude)) return malformed('Latitude', latitude);
     const longitude = fieldOf(fields, c.longitude);
-    if (longitude.length > 0 && !DECIMAL_NUMBER.test(longitude.trim()) && !isPlaceholder(longitude)) return malformed('Longitude', longitude);
+    if (longitude.length > 0 && !isCoordinateText(longitude.trim()) && !isPlaceholder(longitude)) return malformed('Longitude', longitude);
     return { ok: true, id, createdAt, closedAt };
   },
 } satisfies CleaningRule;
@@ -520,7 +523,7 @@ function parseCoordinate(raw: string | undefined): number | null | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim();
   if (value.length === 0 || isPlaceholder(value)) return undefined;
-  const n = Number(value);
+  const n = Number(DECIMAL_COMMA.test(value) ? value.replace(',', '.') : value);
   return Number.isFinite(n) && n !== 0 ? n : null;
 }
 

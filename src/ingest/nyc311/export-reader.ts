@@ -67,6 +67,28 @@ function refuseBinary(text: string): void {
   }
 }
 
+/**
+ * Refuses a JSON export that is one object holding every record (GeoJSON's FeatureCollection, the
+ * portal's rows.json with its "meta" and "data"), which is not one record per line.
+ */
+async function refuseWholeDocument(text: string, source: AsyncIterator<string>, before: string[]): Promise<void> {
+  let head = text;
+  while (head.length < 4096) {
+    const next = await source.next();
+    if (next.done === true) break;
+    before.push(next.value);
+    head += next.value;
+  }
+  const key = /^\s*\{\s*"([^"]*)"\s*:/.exec(head.replace(/^\uFEFF/, ''))?.[1];
+  if (key === 'type' || key === 'features' || key === 'meta' || key === 'data') {
+    throw new ExportFormatError(
+      null,
+      null,
+      'The export is one JSON document holding every record (GeoJSON, or the portal\'s rows.json with "meta" and "data"): it is not read. Export the data as CSV, or as JSON from the API (/resource/erm2-nwe9.json: an array of records).',
+    );
+  }
+}
+
 /** Chunks with some put back in front (what openExport read to find the layout). */
 async function* replayed(before: readonly string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
   yield* before;
@@ -111,6 +133,7 @@ export async function openExport(chunks: AsyncIterable<string> | Iterable<string
   const rest = replayed(before, source);
   if (kind === 'json') {
     const container = jsonContainerOf(text.charAt(firstSignificant(text)));
+    if (container === 'lines') await refuseWholeDocument(text, source, before);
     const format: ExportFormat = { kind: container === 'lines' ? 'json_lines' : 'api_json', delimiter: ',' };
     return { format, header: [...JSON_RECORD_HEADER], layout: locateExportColumns(JSON_RECORD_HEADER), pieces: readJsonRecordTexts(rest)[Symbol.asyncIterator]() };
   }

@@ -171,7 +171,7 @@ describe('columns of the export', () => {
         ],
       },
       'Unique Key': { rows: 1, examples: [{ line: 6, unique_key: '6.1E+07', column: 'Unique Key', value: '6.1E+07' }] },
-      Latitude: { rows: 1, examples: [{ line: 7, unique_key: '2006', column: 'Latitude', value: '40,676' }] },
+      Latitude: { rows: 1, examples: [{ line: 7, unique_key: '2006', column: 'Latitude', value: 'N40.676' }] },
       '(record)': { rows: 1, examples: [{ line: 9, unique_key: null, column: '(record)', value: '4 fields (the header has 41)' }] },
     });
     expect(result.report.notServed.malformed_record.examples.map((example) => example.line)).toEqual([4, 5, 6]);
@@ -245,7 +245,8 @@ describe('each cleaning rule by its id', () => {
     expect(read({ 'Created Date': 'not a date' })).toEqual({ ok: false, column: 'Created Date', value: 'not a date' });
     expect(read({ 'Created Date': '02/30/2025 10:00:00 AM' })).toEqual({ ok: false, column: 'Created Date', value: '02/30/2025 10:00:00 AM' });
     expect(read({ 'Closed Date': '2025-05-02T10:00:00Z' })).toEqual({ ok: false, column: 'Closed Date', value: '2025-05-02T10:00:00Z' });
-    expect(read({ Latitude: '40,7' })).toEqual({ ok: false, column: 'Latitude', value: '40,7' });
+    expect(read({ Latitude: 'N40.7' })).toEqual({ ok: false, column: 'Latitude', value: 'N40.7' });
+    expect(read({ Latitude: '40,7', Longitude: '-73,9' })).toMatchObject({ ok: true }); // a European spreadsheet's decimal comma
     expect(read({ Longitude: 'west' })).toEqual({ ok: false, column: 'Longitude', value: 'west' });
   });
 
@@ -390,6 +391,7 @@ describe('each cleaning rule by its id', () => {
     expect(at('{"latitude":"40.847","longitude":"-73.935","human_address":"{}"}')).toEqual([40.847, -73.935]); // the API's JSON
     expect(at('{"type":"Point","coordinates":[-73.935,40.847]}')).toEqual([40.847, -73.935]); // GeoJSON
     expect(at('123 MAIN STREET')).toEqual([null, null]);
+    expect(rule.coordinatesNumeric.apply(record({ Latitude: '40,7', Longitude: '-73,9' }), LAYOUT, counts)).toEqual([40.7, -73.9]);
     expect(counts.coordinates_numeric).toBe(0);
   });
 

@@ -283,7 +283,7 @@ describe('the snapshot command', () => {
     const { stderr } = (await attempt.catch((error: unknown) => error)) as { stderr: string };
     expect(stderr).toContain('snapshot: 6 of 8 records (75.0%) hold a value in a form no export uses, more than the 1% the command leaves out on its own: nothing was written.');
     expect(stderr).toContain('  Created Date: 2 records, e.g. line 5, Unique Key 2004: Created Date "2025-02-03T10:30:00Z". Read as: 05/01/2022 12:04:47 AM (the portal)');
-    expect(stderr).toContain('  Latitude: 1 records, e.g. line 7, Unique Key 2006: Latitude "40,676". Read as: a decimal number (40.7128), or empty.');
+    expect(stderr).toContain('  Latitude: 1 records, e.g. line 7, Unique Key 2006: Latitude "N40.676". Read as: a decimal number (40.7128; also 40,7128, as a spreadsheet of a European locale writes it), or empty.');
     expect(stderr).toContain('give --allow-malformed to leave these records out and go on');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(existsSync(join(directory, 'never.sqlite'))).toBe(false);

@@ -120,6 +120,8 @@ describe('opening an export: its layout from its content', () => {
     ['gzip', '\u001f\ufffd\b\u0000', /compressed \(gzip\)/],
     ['binary data', 'Unique Key,Created\u0000Date\n', /not text: it holds NUL bytes/],
     ['an empty file', ' \n\n', /^The export is empty: no header row was found\.$/],
+    ['GeoJSON', '{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"unique_key":"1"}}]}', /one JSON document holding every record \(GeoJSON/],
+    ["the portal's rows.json", '{\n  "meta" : {\n    "view" : {}\n  },\n  "data" : [ ]\n}', /rows\.json with "meta" and "data"\): it is not read/],
   ])('refuses %s, saying what it is', async (_name, text, message) => {
     await expect(open(text, 3)).rejects.toThrow(message);
   });
