@@ -11,11 +11,11 @@ import { quoteIdentifier } from '../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
 import { mapCellSql } from './map-cells.js';
 
-/** Bumped when the tables change; stored in snapshot_meta.schema_version. */
+/**
+ * Bumped when the tables change; stored in snapshot_meta.schema_version. 4: snapshot_meta records the
+ * export's layout (source_format, source_column_count, source_missing_columns; null when read from 3).
+ */
 export const SNAPSHOT_SCHEMA_VERSION = 4;
-
-/** The first schema version whose snapshot_meta records the export's layout (source_format and what goes with it). */
-export const SOURCE_FORMAT_SCHEMA_VERSION = 4;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;

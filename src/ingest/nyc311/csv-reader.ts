@@ -15,7 +15,6 @@ import { StringDecoder } from 'node:string_decoder';
 import { type ExportPiece, ExportFormatError, MAX_RECORD_CHARS, countNewlines, recordTooLong } from './export-format-error.js';
 
 const QUOTE = 34;
-const COMMA = 44;
 const LF = 10;
 const CR = 13;
 

@@ -89,6 +89,12 @@ async function refuseWholeDocument(text: string, source: AsyncIterator<string>, 
   }
 }
 
+/** The chunks of a synchronous iterable, one at a time. */
+function asyncIteratorOf(chunks: Iterable<string>): AsyncIterator<string> {
+  const iterator = chunks[Symbol.iterator]();
+  return { next: () => Promise.resolve(iterator.next()) };
+}
+
 /** Chunks with some put back in front (what openExport read to find the layout). */
 async function* replayed(before: readonly string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
   yield* before;
@@ -111,9 +117,7 @@ function firstSignificant(text: string): number {
  * Unique Key or Created Date.
  */
 export async function openExport(chunks: AsyncIterable<string> | Iterable<string>): Promise<OpenedExport> {
-  const source = (Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : (async function* () {
-    yield* chunks;
-  })()) as AsyncIterator<string>;
+  const source: AsyncIterator<string> = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : asyncIteratorOf(chunks);
   // Read until the first significant character, and for a CSV the whole first line (the header).
   const before: string[] = [];
   let text = '';

@@ -156,7 +156,7 @@ function fieldText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as number | boolean);
+  return String(value as number | boolean); // eslint-disable-line @typescript-eslint/no-unnecessary-type-assertion -- what is left of a JSON value
 }
 
 /**
@@ -193,7 +193,7 @@ export class JsonRecordParser {
         let index = this.indexOfKey.get(key);
         if (index === undefined) {
           const column = exportColumnNamed(key);
-          index = column === undefined ? -1 : (this.positionOf.get(column) as number);
+          index = column === undefined ? -1 : (this.positionOf.get(column) ?? -1);
           this.indexOfKey.set(key, index);
         }
         if (index < 0 || raw === null) continue;
