@@ -15,8 +15,8 @@ import { readServedSnapshot } from '../src/snapshot/postgres-snapshot-pointer.js
 import { createIndexesSql, createTablesSql } from '../src/snapshot/snapshot-schema.js';
 import { SERVICE_REQUEST_FIELDS } from '../src/snapshot/service-request.js';
 import { NO_FILTERS, type ListFilters } from '../src/services/requests/list-filters.js';
-import { countQuery, listIdsQuery, numberPlaceholders } from '../src/services/requests/postgres-queries.js';
-import type { TableLayout, WhereClause } from '../src/services/requests/filter-sql.js';
+import { countQuery, listIdsQuery, numberPlaceholders } from '../src/services/requests/store/postgres-queries.js';
+import type { TableLayout, WhereClause } from '../src/services/requests/store/filter-sql.js';
 import { parsePostgresTarget, quoteIdentifier } from '../src/shared/postgres-schema.js';
 
 const RUNS = Number(process.env.RUNS ?? 40);

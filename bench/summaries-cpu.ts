@@ -8,9 +8,9 @@
  */
 import { parseArgs } from 'node:util';
 import { readListFilters, type FilterQuery, type ListFilters } from '../src/services/requests/list-filters.js';
-import { periodNumbersOf } from '../src/services/requests/summary-answers.js';
-import type { ServiceRequestStore } from '../src/services/requests/service-request-store.js';
-import { SqliteServiceRequestStore } from '../src/services/requests/sqlite-store.js';
+import { periodNumbersOf } from '../src/services/requests/engine/summary-answers.js';
+import type { ServiceRequestStore } from '../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../src/services/requests/store/sqlite-store.js';
 
 const { values } = parseArgs({
   options: { before: { type: 'string' }, after: { type: 'string' }, 'first-year': { type: 'string', default: '2025' }, repeat: { type: 'string', default: '5' } },

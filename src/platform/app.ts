@@ -105,7 +105,33 @@ export async function createServiceApp(
   options: AppOptions = {},
 ): Promise<PlatformApp> {
   const deferred = new DeferredCompilation();
-  const app = Fastify({
+  const app = newFastify(service, settings, options, deferred);
+  guardConnections(app, options);
+  routeEveryParsedMethod(app);
+  app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
+  app.setNotFoundHandler(notFoundHandler);
+  addSharedSchemas(app, service, deferred);
+  app.decorate('deferredCompilation', deferred);
+  app.decorate('shutdownGraceMs', settings.shutdownGraceMs ?? SHUTDOWN_GRACE_DEFAULT_MS);
+
+  const concerns: PlatformConcerns = {
+    apiKeys: new ApiKeyChecker(settings.apiKeys),
+    cors: new CorsPolicy(settings.allowedOrigins, service.corsMethods),
+    routes: new RouteTable(),
+    operations: new DocumentedOperations(service.openapi.usesApiKey),
+  };
+  await registerPlatformConcerns(app, service, settings, options, concerns);
+  await registerServiceRoutes(app, service, settings, concerns);
+
+  if (!concerns.apiKeys.enforced && service.openapi.usesApiKey) {
+    app.log.warn('API_KEY is not set: no API key is enforced');
+  }
+  return app;
+}
+
+/** The Fastify instance with the platform's server options: limits, timeouts, error answers, logging. */
+function newFastify(service: ServiceDefinition, settings: PlatformSettings, options: AppOptions, deferred: DeferredCompilation): PlatformApp {
+  return Fastify({
     // Validators and serializers are compiled on first use or after the service listens, not before.
     schemaController: { compilersFactory: { buildSerializer: deferredSerializerFactory(deferred) } },
     logger: options.logger === false ? false : loggerOptions(service.name, settings.logLevel, options.logStream),
@@ -133,33 +159,51 @@ export async function createServiceApp(
     schemaErrorFormatter: () => new Error(errorDefinition('invalid_request').message),
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
-  // Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
-  // connection, as its answers are read.
+/**
+ * Expect headers reach Fastify's handler; pipelined requests are handed to it one at a time per
+ * connection, as its answers are read.
+ */
+function guardConnections(app: PlatformApp, options: AppOptions): void {
   routeExpectations(app.server);
   new ConnectionBackpressure({ ...BACKPRESSURE_LIMITS, ...options.backpressure }).install(app.server);
+}
 
-  // Every method Node parses is routed, so that a known path answers 405 to any other (CONNECT is
-  // never routed: Node closes such a connection itself).
+/**
+ * Every method Node parses is routed, so that a known path answers 405 to any other (CONNECT is
+ * never routed: Node closes such a connection itself).
+ */
+function routeEveryParsedMethod(app: PlatformApp): void {
   for (const method of ROUTABLE_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   }
-  app.setErrorHandler(makeErrorHandler(BODY_LIMIT_BYTES));
-  app.setNotFoundHandler(notFoundHandler);
-  // The shared schemas (the OpenAPI components), known to validation so that routes may use $ref.
+}
+
+/** The shared schemas (the OpenAPI components), known to validation so that routes may use $ref. */
+function addSharedSchemas(app: PlatformApp, service: ServiceDefinition, deferred: DeferredCompilation): void {
   const components = [ErrorResponse, ...(service.components ?? [])];
   for (const component of components) app.addSchema(component);
   app.setValidatorCompiler(buildValidatorCompiler(components, deferred));
-  app.decorate('deferredCompilation', deferred);
-  app.decorate('shutdownGraceMs', settings.shutdownGraceMs ?? SHUTDOWN_GRACE_DEFAULT_MS);
+}
 
-  const apiKeys = new ApiKeyChecker(settings.apiKeys);
-  const cors = new CorsPolicy(settings.allowedOrigins, service.corsMethods);
-  const routes = new RouteTable();
-  const operations = new DocumentedOperations(service.openapi.usesApiKey);
+/** What several concerns share: the keys, the CORS policy, the routes' methods, the documented operations. */
+interface PlatformConcerns {
+  apiKeys: ApiKeyChecker;
+  cors: CorsPolicy;
+  routes: RouteTable;
+  operations: DocumentedOperations;
+}
+
+/** The platform's concerns, in the order their hooks run (within each kind of hook). */
+async function registerPlatformConcerns(
+  app: PlatformApp,
+  service: ServiceDefinition,
+  settings: PlatformSettings,
+  options: AppOptions,
+  { apiKeys, cors, routes, operations }: PlatformConcerns,
+): Promise<void> {
   const bodyLimit = BODY_LIMIT_BYTES;
-
-  // The platform's concerns, in the order their hooks run (within each kind of hook).
   // onRoute: each route's methods are recorded, for the 405 answers added after the service's routes.
   await app.register(routeTablePlugin, { routes });
   // onRoute: each documented route is checked (operationId, answers) as it is added.
@@ -190,16 +234,14 @@ export async function createServiceApp(
   await app.register(requestLogPlugin);
   // gzip and brotli answers, Vary: Accept-Encoding and ETags per encoding.
   await app.register(compressionPlugin);
+}
 
+/** The service's routes between the OpenAPI description and the docs pages, then the 405 answers of its paths. */
+async function registerServiceRoutes(app: PlatformApp, service: ServiceDefinition, settings: PlatformSettings, { routes, cors, operations }: PlatformConcerns): Promise<void> {
   if (settings.showDocs) await registerOpenApi(app, service.openapi, operations);
   await service.registerRoutes(app);
   if (settings.showDocs) await registerDocsPages(app, service.openapi);
   await app.after();
   addMethodNotAllowedRoutes(app, routes, cors);
   rememberStartLine(app, { showDocs: settings.showDocs, metrics: Boolean(settings.metricsKey) });
-
-  if (!apiKeys.enforced && service.openapi.usesApiKey) {
-    app.log.warn('API_KEY is not set: no API key is enforced');
-  }
-  return app;
 }

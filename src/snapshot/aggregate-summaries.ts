@@ -2,7 +2,7 @@
  * The aggregate summaries of a snapshot: two tables written at ingest, once the rows are loaded, so
  * that count, facets and the daily, weekly and monthly statistics answer without walking the rows for
  * no filter, one equality filter (any list of its values), and a created_at range alone or with one
- * equality filter (src/services/requests/summary-answers.ts reads them).
+ * equality filter (src/services/requests/engine/summary-answers.ts reads them).
  *
  * - summary_buckets: per unit (day, ISO week, month), bucket, and scope (every row: filter_column '',
  *   or one value of one filter column, NULL for the rows without one): the requests opened, those closed

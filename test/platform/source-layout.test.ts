@@ -1,13 +1,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
 
 /**
  * The layout decisions, checked on the sources themselves: no two modules of src/ import each other,
  * even through others or for types only (a reader follows the imports one way, from the entry points
- * down to the platform and the snapshot); and the code and docs name decisions, never a tracker's
- * numbers (a tracker's number means nothing to a reader without the tracker).
+ * down to the platform and the snapshot); the wiring (src/platform/app.ts, every routes/ folder) reads
+ * in one screen: no function of it longer than WIRING_FUNCTION_MAX_LINES; and the code and docs name
+ * decisions, never a tracker's numbers (a tracker's number means nothing to a reader without the tracker).
  */
 function filesUnder(folder: string, extensions: readonly string[]): string[] {
   const found: string[] = [];
@@ -54,6 +56,34 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
+/** The longest a function of the wiring may be, its signature and closing brace included. */
+const WIRING_FUNCTION_MAX_LINES = 80;
+
+/** The wiring: the platform's app.ts and every module of a routes/ folder of src/. */
+function wiringFiles(): string[] {
+  return [
+    resolve(REPO_ROOT, 'src/platform/app.ts'),
+    ...filesUnder(resolve(REPO_ROOT, 'src'), ['.ts']).filter((file) => relative(REPO_ROOT, file).split('/').includes('routes')),
+  ];
+}
+
+/** Every function of a module (declarations, methods, arrow functions) longer than `maxLines`, as `path:line name (n lines)`. */
+function longFunctions(path: string, source: string, maxLines: number): string[] {
+  const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      const first = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
+      const lines = file.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
+      const name = node.name?.getText(file) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(file) : 'a function');
+      if (lines > maxLines) found.push(`${path}:${first + 1} ${name} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
 describe('the layout of the sources', () => {
   it('no import cycle between the modules of src/, types included', () => {
     const graph = importGraph();
@@ -65,6 +95,19 @@ describe('the layout of the sources', () => {
     const a = resolve(REPO_ROOT, 'src/a.ts');
     const b = resolve(REPO_ROOT, 'src/b.ts');
     expect(cyclesOf(new Map([[a, [b]], [b, [a]]]))).toEqual([['src/a.ts', 'src/b.ts', 'src/a.ts']]);
+  });
+
+  it(`no function of src/platform/app.ts or of a routes/ folder is longer than ${WIRING_FUNCTION_MAX_LINES} lines`, () => {
+    const files = wiringFiles();
+    expect(files.length).toBeGreaterThan(10);
+    const found = files.flatMap((file) => longFunctions(relative(REPO_ROOT, file), readFileSync(file, 'utf8'), WIRING_FUNCTION_MAX_LINES));
+    expect(found).toEqual([]);
+  });
+
+  it('the length check sees a long function, an arrow function inside one included (the control of the test above)', () => {
+    const body = Array.from({ length: 79 }, (_, index) => `  const v${index} = ${index};`).join('\n');
+    const source = `export function long(): void {\n${body}\n}\nconst short = (): void => {};\nfunction outer(): void {\n  const inner = (): void => {\n${body}\n  };\n}\n`;
+    expect(longFunctions('a.ts', source, 80)).toEqual(['a.ts:1 long (81 lines)', 'a.ts:83 outer (83 lines)', 'a.ts:84 inner (81 lines)']);
   });
 
   it('code, tests and docs name decisions, not tracker numbers', () => {

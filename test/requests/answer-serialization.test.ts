@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { ITEMS_PER_SERIALIZED_STEP, serializeInSteps } from '../../src/services/requests/etag-caching.js';
+import { ITEMS_PER_SERIALIZED_STEP, serializeInSteps } from '../../src/services/requests/answers/etag-caching.js';
 import { DailyStat, DailyStatList } from '../../src/services/requests/schemas.js';
 
 /** Daily numbers of `count` days from 2016-01-01 on, with every kind of value the schema allows. */

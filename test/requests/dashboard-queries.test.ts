@@ -1,12 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../src/services/requests/store/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedDaily, matchesQuery, parseCsv, queryText, type Query } from './support/expected.js';
 import { inApiOrder, type Backend } from './support/fixture-database.js';
-import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
-import { ROW_WALK_LIMITS } from '../../src/services/requests/sqlite-row-walks.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/store/postgres-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import { ROW_WALK_LIMITS } from '../../src/services/requests/engine/sqlite-row-walks.js';
 import { json, serveFixture, TEST_API_KEY } from './support/requests-app.js';
 
 /**
@@ -245,7 +245,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('dashboard queries on %s', (backe
     });
 
     it('RFC 4180: a field with a comma or a quote is quoted, its quotes doubled; null is empty', async () => {
-      const { csvRecordOf } = await import('../../src/services/requests/row-formats.js');
+      const { csvRecordOf } = await import('../../src/services/requests/answers/row-formats.js');
       const row = { ...served.rows[0]!, descriptor: 'Pothole, "deep"', community_board: null };
       const [[record]] = [parseCsv(csvRecordOf(row))];
       expect(record).toContain('Pothole, "deep"');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 import { expectError } from '../support/http.js';
 import { createSqliteFixture, TEST_POSTGRES_URL } from './support/fixture-database.js';
 import { startTestApp, type TestApp } from './support/requests-app.js';

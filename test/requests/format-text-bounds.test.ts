@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormatTextCache } from '../../src/services/requests/format-text-cache.js';
+import { FormatTextCache } from '../../src/services/requests/answers/format-text-cache.js';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
-import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from '../../src/services/requests/row-formats.js';
-import { pageText, ServiceRequestTexts, textOf } from '../../src/services/requests/serialized-rows.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
-import type { ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/service-request-store.js';
+import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from '../../src/services/requests/answers/row-formats.js';
+import { pageText, ServiceRequestTexts, textOf } from '../../src/services/requests/answers/serialized-rows.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import type { ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/store/service-request-store.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FILTERS } from '../../src/services/requests/list-filters.js';
-import { bucketNumbers, bucketSummaryOf, isComplete, isoWeekOf, monthOf, packBuckets, statDays, unpackBuckets } from '../../src/services/requests/period-stats.js';
+import { bucketNumbers, bucketSummaryOf, isComplete, isoWeekOf, monthOf, packBuckets, statDays, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
 
 /** The calendar arithmetic of the daily, weekly and monthly numbers (the dashboard API decisions). */
 describe('period statistics', () => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CODED_COLUMNS, CREATED_SECONDS, DAY_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, NULL_HUNDREDTHS, ROW_COLUMN_CHUNK, type SummaryUnit } from '../../src/snapshot/index.js';
-import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/row-columns-memory.js';
-import { firstRowFrom, readRows, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/row-column-scan.js';
-import { BUCKET_KEY_OF, bucketSummaryOf, unpackBuckets } from '../../src/services/requests/period-stats.js';
-import type { BucketSummary } from '../../src/services/requests/service-request-store.js';
+import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/engine/row-columns-memory.js';
+import { firstRowFrom, readRows, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
+import { BUCKET_KEY_OF, bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
+import type { BucketSummary } from '../../src/services/requests/store/service-request-store.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CODED_COLUMNS, type CodedColumn } from '../../src/snapshot/index.js';
-import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
-import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns, type StoredArray } from '../../src/services/requests/row-column-scan.js';
+import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
+import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
 
 /**
  * The walk pool's row columns across a refresh: the workers keep the columns of a snapshot while a

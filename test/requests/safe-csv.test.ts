@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/ingest/nyc311/build-snapshot.js';
-import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord } from '../../src/services/requests/store/service-request-store.js';
 import { COUNCIL_DISTRICT_FIXTURE } from '../ingest/nyc311/fixture-paths.js';
 import { createSqliteFixture, readFixtureRows, type FixtureDatabase } from './support/fixture-database.js';
 import { parseCsv } from './support/expected.js';

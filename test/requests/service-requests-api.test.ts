@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FILTER_SET_ID } from '../../src/services/requests/cursor.js';
-import type { ServiceRequestRecord } from '../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../src/services/requests/store/service-request-store.js';
 import { expectError, type AnyResponse } from '../support/http.js';
 import { expectedComplaintTypes, expectedDaily, expectedList, queryOf, type Filters } from './support/expected.js';
 import { type Backend, createFixture, FIXTURE_SNAPSHOT_ID, type FixtureDatabase, fixtureDuringSuite } from './support/fixture-database.js';

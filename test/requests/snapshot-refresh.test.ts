@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
-import { textOf } from '../../src/services/requests/serialized-rows.js';
-import type { ListPageQuery, ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/service-request-store.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/store/postgres-store.js';
+import { textOf } from '../../src/services/requests/answers/serialized-rows.js';
+import type { ListPageQuery, ServiceRequestRecord, ServiceRequestStore } from '../../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 import { parsePostgresTarget } from '../../src/shared/postgres-schema.js';
 import { expectError } from '../support/http.js';
 import { fixtureDuringSuite, inApiOrder, readFixtureRows, refreshFixture, type Backend, type FixtureDatabase } from './support/fixture-database.js';

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryUnit } from '../../src/snapshot/aggregate-summaries.js';
 import { prepareSnapshot, writeSnapshot } from '../../src/ingest/nyc311/build-snapshot.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import type { BucketSummary, ServiceRequestStore, ValueCount } from '../../src/services/requests/service-request-store.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/sqlite-store.js';
-import { PostgresServiceRequestStore } from '../../src/services/requests/postgres-store.js';
+import type { BucketSummary, ServiceRequestStore, ValueCount } from '../../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import { PostgresServiceRequestStore } from '../../src/services/requests/store/postgres-store.js';
 import { compareFilterValues, NO_FILTERS, NULL_SELECTABLE, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
-import { numberPlaceholders } from '../../src/services/requests/postgres-queries.js';
-import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../src/services/requests/period-stats.js';
-import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../src/services/requests/summary-answers.js';
+import { numberPlaceholders } from '../../src/services/requests/store/postgres-queries.js';
+import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../src/services/requests/engine/period-stats.js';
+import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../src/services/requests/engine/summary-answers.js';
 import { TEST_POSTGRES_URL, dropPostgresSchema } from './support/fixture-database.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildRequestsApp, prepareRequestsService } from '../../src/services/requests/app.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
-import { RowWalkPool } from '../../src/services/requests/sqlite-row-walks.js';
+import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
 import { expectError } from '../support/http.js';
 import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
 

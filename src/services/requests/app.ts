@@ -5,17 +5,17 @@ import type { PlatformApp } from '../../platform/platform-app.js';
 import type { PreparedService } from '../../platform/server.js';
 import { ensureDefaultSnapshot } from './default-snapshot.js';
 import { CursorCodec } from './cursor.js';
-import { registerServicePages } from './dashboard-pages.js';
+import { registerServicePages } from './routes/dashboard-pages.js';
 import { DATA_DESCRIPTION, dataNotice } from './data-notice.js';
-import { EtagCaching } from './etag-caching.js';
+import { EtagCaching } from './answers/etag-caching.js';
 import { registerServiceRequestMetrics } from './metrics.js';
-import { PostgresServiceRequestStore } from './postgres-store.js';
+import { PostgresServiceRequestStore } from './store/postgres-store.js';
 import { registerServiceRequestRoutes } from './routes/index.js';
-import { ServiceRequestTexts } from './serialized-rows.js';
+import { ServiceRequestTexts } from './answers/serialized-rows.js';
 import { REQUEST_COMPONENTS } from './schemas.js';
-import type { ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestStore } from './store/service-request-store.js';
 import type { RequestSettings } from './settings.js';
-import { SqliteServiceRequestStore } from './sqlite-store.js';
+import { SqliteServiceRequestStore } from './store/sqlite-store.js';
 
 export const REQUESTS_OPENAPI = {
   title: 'Service Request Data API',

@@ -1,4 +1,4 @@
-import type { DatasetRecord } from './service-request-store.js';
+import type { DatasetRecord } from './store/service-request-store.js';
 
 /**
  * What the loaded snapshot is, in one plain sentence: the synthetic one (the default, built without

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { gaugeReadOnScrape } from '../../platform/metrics.js';
-import type { ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestStore } from './store/service-request-store.js';
 
 /**
  * The service-request API's own series: the snapshot served (rows, id, synthetic or real) and, on

@@ -1,4 +1,4 @@
-import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 import { FIXTURE_PERIOD, inApiOrder } from './fixture-database.js';
 
 /** What the API should answer, computed here from the rows themselves (independently of the database). */

@@ -9,7 +9,7 @@ import type { SnapshotContent } from '../../../src/ingest/nyc311/snapshot-conten
 import { SNAPSHOT_SCHEMA_VERSION } from '../../../src/snapshot/snapshot-schema.js';
 import type { SnapshotMeta } from '../../../src/snapshot/service-request.js';
 import { writeSqliteSnapshot } from '../../../src/ingest/nyc311/sqlite-snapshot-writer.js';
-import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 import { isPostgresUrl } from '../../../src/shared/postgres-schema.js';
 import { REPO_ROOT } from '../../support/http.js';
 import { duringSuite } from '../../support/during-suite.js';

@@ -1,5 +1,5 @@
-import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
-import { textOf } from '../../../src/services/requests/serialized-rows.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
+import { textOf } from '../../../src/services/requests/answers/serialized-rows.js';
 import type { AnyResponse } from '../../support/http.js';
 
 /** The message of a cursor made on a snapshot that a refresh replaced (cursor.ts). */

@@ -3,9 +3,9 @@
  * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
  */
 import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../../../src/services/requests/list-filters.js';
-import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/service-request-store.js';
+import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/store/service-request-store.js';
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
-import { BUCKET_KEY_OF } from '../../../src/services/requests/period-stats.js';
+import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
 import type { SummaryUnit } from '../../../src/snapshot/index.js';
 
 const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;

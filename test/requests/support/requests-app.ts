@@ -1,5 +1,5 @@
 import type { PlatformApp } from '../../../src/platform/platform-app.js';
-import type { ServiceRequestRecord } from '../../../src/services/requests/service-request-store.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 import { fixtureDuringSuite, type Backend, type FixtureDatabase } from './fixture-database.js';
 import { buildRequestsApp, type RequestsAppOptions } from '../../../src/services/requests/app.js';
 import { readRequestSettings, type RequestSettings } from '../../../src/services/requests/settings.js';

@@ -1,7 +1,7 @@
 import { expect, vi } from 'vitest';
 import { NO_FILTERS, type ListFilters } from '../../../src/services/requests/list-filters.js';
-import type { ServiceRequestRecord, ServiceRequestStore } from '../../../src/services/requests/service-request-store.js';
-import { RowWalkPool } from '../../../src/services/requests/sqlite-row-walks.js';
+import type { ServiceRequestRecord, ServiceRequestStore } from '../../../src/services/requests/store/service-request-store.js';
+import { RowWalkPool } from '../../../src/services/requests/engine/sqlite-row-walks.js';
 import { answersOfRows } from './random-rows.js';
 
 /**

@@ -7,7 +7,7 @@ import { registerFacetRoutes } from './facets.js';
 import { registerListRoutes } from './list.js';
 import { registerOneRequestRoute } from './one-request.js';
 import { budgeted, budgetedBuilds, type RequestRouteDependencies } from './route-parts.js';
-import { ROW_WALK_LIMITS } from '../sqlite-row-walks.js';
+import { ROW_WALK_LIMITS } from '../engine/sqlite-row-walks.js';
 import { registerStatsRoutes } from './stats.js';
 
 export type { RequestRouteDependencies } from './route-parts.js';

@@ -4,9 +4,9 @@ import { ApiError, errorResponses } from '../../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../../platform/errors.js';
 import type { WorkBudget } from '../../../platform/work-budget.js';
 import type { CursorCodec } from '../cursor.js';
-import type { EtagCaching } from '../etag-caching.js';
-import type { ServiceRequestStore } from '../service-request-store.js';
-import type { ServiceRequestTexts } from '../serialized-rows.js';
+import type { EtagCaching } from '../answers/etag-caching.js';
+import type { ServiceRequestStore } from '../store/service-request-store.js';
+import type { ServiceRequestTexts } from '../answers/serialized-rows.js';
 
 /**
  * What the routes of the requests service share: their dependencies, the checks of raw parameters

@@ -3,11 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { NO_FILTERS, readListFilters, type ListFilters } from '../list-filters.js';
-import { periodNumbersOf } from '../summary-answers.js';
-import { addDays } from '../period-stats.js';
+import { periodNumbersOf } from '../engine/summary-answers.js';
+import { addDays } from '../engine/period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DailyStatList, FilterQuery, MonthlyStatList, WeeklyStatList } from '../schemas.js';
-import { DatabaseUnavailableError, type DailyScope, type DailyStatRecord } from '../service-request-store.js';
+import { DatabaseUnavailableError, type DailyScope, type DailyStatRecord, type ServiceRequestStore } from '../store/service-request-store.js';
 import { TimeSlice } from '../../../platform/work-budget.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
 import { filteredAnswers, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
@@ -32,90 +32,120 @@ function precomputedScope(filters: ListFilters): { borough: string | null; compl
   return unfiltered ? { borough, complaint_type: complaintType } : null;
 }
 
-/** GET /v1/stats/daily, /weekly and /monthly: the numbers per period of the matching requests. */
-export function registerStatsRoutes(app: PlatformApp, { store, caching }: RequestRouteDependencies, rowWalks: RouteBudget): void {
-  /** The numbers per day, ISO week or month of the matching requests, over the days the filters leave. */
-  const periodNumbers = async (filters: ListFilters, unit: SummaryUnit) => {
-    const dataset = await store.dataset();
-    const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
-    return periodNumbersOf(store, filters, unit, period);
-  };
-  /** The precomputed table's days of the period, read a part at a time: years of days give way to other requests between parts. */
-  const precomputedDays = async (scope: DailyScope): Promise<DailyStatRecord[]> => {
-    const { period } = await store.dataset();
-    // The reads start in a turn of their own: the request's own start ran in this one.
-    await nextTurn();
-    const slice = new TimeSlice();
-    const days: DailyStatRecord[] = [];
-    for (let first = period.start; first <= period.end; first = addDays(first, DAYS_PER_READ)) {
-      await slice.pause();
-      days.push(...(await store.dailyStats(scope, { first, last: addDays(first, DAYS_PER_READ - 1) })));
-    }
-    return days;
-  };
-  const statsDescription = (unit: string): string =>
-    [
-      `One row per ${unit} of the snapshot period (narrowed by created_from and created_to to the days they touch): requests opened,`,
-      'closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened then.',
-      'The filters of GET /v1/service-requests (AND). `complete` is false while the numbers can still change: a request opened on a',
-      'day is closed within 14 days if it closes by the end of day + 14, so the last two weeks before the snapshot date are incomplete',
-      '(their share closed in time is low only because the snapshot was taken before their window ended).',
-    ].join(' ');
-  const statsRoute = (
-    path: string,
-    unit: string,
-    operation: { operationId: string; summary: string; answer: unknown },
-    build: (filters: ListFilters) => Promise<unknown[]>,
-  ) =>
-    app.get(
-      path,
-      {
-        ...rowWalks,
-        preValidation: repeatableParameters,
-        schema: {
-          tags: ['statistics'],
-          operationId: operation.operationId,
-          summary: operation.summary,
-          description: statsDescription(unit),
-          querystring: FilterQuery,
-          response: filteredAnswers(operation.answer as never),
-        },
-      },
-      async (request: FastifyRequest, reply: FastifyReply) => {
-        const filters = readListFilters(request.query as never);
-        const snapshotId = await store.snapshotId();
-        if (caching.answerNotModified(request, reply, snapshotId)) return reply;
-        return caching.sendKept(reply, async () => {
-          const items = await build(filters);
-          // The build reads in several steps: a refresh landing between two of them would mix two
-          // snapshots in one answer (tagged with the first one's ETag).
-          if ((await store.snapshotId()) !== snapshotId) throw new DatabaseUnavailableError(new Error('the snapshot changed while the numbers were read'));
-          return { items };
-        });
-      },
-    );
+/** The numbers per day, ISO week or month of the matching requests, over the days the filters leave. */
+async function periodNumbers(store: ServiceRequestStore, filters: ListFilters, unit: SummaryUnit) {
+  const dataset = await store.dataset();
+  const period = { start: dataset.period.start, end: dataset.period.end, snapshotDate: dataset.snapshot_date };
+  return periodNumbersOf(store, filters, unit, period);
+}
 
-  const daily = { operationId: 'getDailyStats', summary: 'Daily numbers', answer: componentRef(DailyStatList, { description: 'The daily numbers', examples: [REQUEST_EXAMPLES.dailyStats] }) };
-  statsRoute('/v1/stats/daily', 'day', daily, async (filters): Promise<DailyStatRecord[]> => {
-    const scope = precomputedScope(filters);
-    // The snapshot's precomputed table when it has the numbers; else counted from the matching rows, the same way.
-    if (scope !== null) return precomputedDays(scope);
-    // Years of days: the fields named one by one (a copy by rest and spread costs several times more).
-    return (await periodNumbers(filters, 'day')).map((day) => ({
-      date: day.key,
-      opened: day.opened,
-      closed_within_14_days: day.closed_within_14_days,
-      share_closed_within_14_days: day.share_closed_within_14_days,
-      median_days_to_close: day.median_days_to_close,
-      complete: day.complete,
-    }));
-  });
-  const weekly = { operationId: 'getWeeklyStats', summary: 'Weekly numbers', answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }) };
-  statsRoute('/v1/stats/weekly', 'ISO week (Monday to Sunday)', weekly, async (filters) =>
-    (await periodNumbers(filters, 'week')).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
+/** The precomputed table's days of the period, read a part at a time: years of days give way to other requests between parts. */
+async function precomputedDays(store: ServiceRequestStore, scope: DailyScope): Promise<DailyStatRecord[]> {
+  const { period } = await store.dataset();
+  // The reads start in a turn of their own: the request's own start ran in this one.
+  await nextTurn();
+  const slice = new TimeSlice();
+  const days: DailyStatRecord[] = [];
+  for (let first = period.start; first <= period.end; first = addDays(first, DAYS_PER_READ)) {
+    await slice.pause();
+    days.push(...(await store.dailyStats(scope, { first, last: addDays(first, DAYS_PER_READ - 1) })));
+  }
+  return days;
+}
+
+/** The daily numbers: the snapshot's precomputed table when it has them; else counted from the matching rows, the same way. */
+async function dailyNumbers(store: ServiceRequestStore, filters: ListFilters): Promise<DailyStatRecord[]> {
+  const scope = precomputedScope(filters);
+  if (scope !== null) return precomputedDays(store, scope);
+  // Years of days: the fields named one by one (a copy by rest and spread costs several times more).
+  return (await periodNumbers(store, filters, 'day')).map((day) => ({
+    date: day.key,
+    opened: day.opened,
+    closed_within_14_days: day.closed_within_14_days,
+    share_closed_within_14_days: day.share_closed_within_14_days,
+    median_days_to_close: day.median_days_to_close,
+    complete: day.complete,
+  }));
+}
+
+function statsDescription(unit: string): string {
+  return [
+    `One row per ${unit} of the snapshot period (narrowed by created_from and created_to to the days they touch): requests opened,`,
+    'closed within 14 days (days_to_close <= 14), their share, and the median days to close of the requests opened then.',
+    'The filters of GET /v1/service-requests (AND). `complete` is false while the numbers can still change: a request opened on a',
+    'day is closed within 14 days if it closes by the end of day + 14, so the last two weeks before the snapshot date are incomplete',
+    '(their share closed in time is low only because the snapshot was taken before their window ended).',
+  ].join(' ');
+}
+
+/** One statistics route: its path, its period's name in the description, its operation and how its rows are built. */
+interface StatsRoute {
+  path: string;
+  unit: string;
+  operationId: string;
+  summary: string;
+  answer: unknown;
+  build: (store: ServiceRequestStore, filters: ListFilters) => Promise<unknown[]>;
+}
+
+function registerStatsRoute(app: PlatformApp, { store, caching }: RequestRouteDependencies, rowWalks: RouteBudget, route: StatsRoute): void {
+  app.get(
+    route.path,
+    {
+      ...rowWalks,
+      preValidation: repeatableParameters,
+      schema: {
+        tags: ['statistics'],
+        operationId: route.operationId,
+        summary: route.summary,
+        description: statsDescription(route.unit),
+        querystring: FilterQuery,
+        response: filteredAnswers(route.answer as never),
+      },
+    },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const filters = readListFilters(request.query as never);
+      const snapshotId = await store.snapshotId();
+      if (caching.answerNotModified(request, reply, snapshotId)) return reply;
+      return caching.sendKept(reply, async () => {
+        const items = await route.build(store, filters);
+        // The build reads in several steps: a refresh landing between two of them would mix two
+        // snapshots in one answer (tagged with the first one's ETag).
+        if ((await store.snapshotId()) !== snapshotId) throw new DatabaseUnavailableError(new Error('the snapshot changed while the numbers were read'));
+        return { items };
+      });
+    },
   );
-  const monthly = { operationId: 'getMonthlyStats', summary: 'Monthly numbers', answer: componentRef(MonthlyStatList, { description: 'The numbers per month', examples: [REQUEST_EXAMPLES.monthlyStats] }) };
-  statsRoute('/v1/stats/monthly', 'month', monthly, async (filters) =>
-    (await periodNumbers(filters, 'month')).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
-  );
+}
+
+const STATS_ROUTES: readonly StatsRoute[] = [
+  {
+    path: '/v1/stats/daily',
+    unit: 'day',
+    operationId: 'getDailyStats',
+    summary: 'Daily numbers',
+    answer: componentRef(DailyStatList, { description: 'The daily numbers', examples: [REQUEST_EXAMPLES.dailyStats] }),
+    build: dailyNumbers,
+  },
+  {
+    path: '/v1/stats/weekly',
+    unit: 'ISO week (Monday to Sunday)',
+    operationId: 'getWeeklyStats',
+    summary: 'Weekly numbers',
+    answer: componentRef(WeeklyStatList, { description: 'The numbers per ISO week', examples: [REQUEST_EXAMPLES.weeklyStats] }),
+    build: async (store, filters) => (await periodNumbers(store, filters, 'week')).map(({ key, ...numbers }) => ({ week: key, ...numbers })),
+  },
+  {
+    path: '/v1/stats/monthly',
+    unit: 'month',
+    operationId: 'getMonthlyStats',
+    summary: 'Monthly numbers',
+    answer: componentRef(MonthlyStatList, { description: 'The numbers per month', examples: [REQUEST_EXAMPLES.monthlyStats] }),
+    build: async (store, filters) => (await periodNumbers(store, filters, 'month')).map(({ key, ...numbers }) => ({ month: key, ...numbers })),
+  },
+];
+
+/** GET /v1/stats/daily, /weekly and /monthly: the numbers per period of the matching requests. */
+export function registerStatsRoutes(app: PlatformApp, dependencies: RequestRouteDependencies, rowWalks: RouteBudget): void {
+  for (const route of STATS_ROUTES) registerStatsRoute(app, dependencies, rowWalks, route);
 }

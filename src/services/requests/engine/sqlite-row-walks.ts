@@ -1,13 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../shared/module-worker.js';
-import { ApiError } from '../../platform/error-registry.js';
-import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../platform/work-budget.js';
-import type { WhereClause } from './filter-sql.js';
+import { startModuleWorker } from '../../../shared/module-worker.js';
+import { ApiError } from '../../../platform/error-registry.js';
+import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../../platform/work-budget.js';
+import type { WhereClause } from '../store/filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
 import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import { releaseRowColumns } from './row-columns-memory.js';
-import type { SummaryUnit } from '../../snapshot/index.js';
-import { DatabaseUnavailableError } from './service-request-store.js';
+import type { SummaryUnit } from '../../../snapshot/index.js';
+import { DatabaseUnavailableError } from '../store/service-request-store.js';
 
 /**
  * The SQLite walks over rows (count, facets, the buckets of the statistics, the list pages that

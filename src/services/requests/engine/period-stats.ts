@@ -1,8 +1,8 @@
-import type { BucketSummary } from './service-request-store.js';
-import type { ListFilters } from './list-filters.js';
+import type { BucketSummary } from '../store/service-request-store.js';
+import type { ListFilters } from '../list-filters.js';
 // A type only: the row walk workers load this module, and the platform's has no business there.
-import type { TimeSlice } from '../../platform/work-budget.js';
-import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../snapshot/index.js';
+import type { TimeSlice } from '../../../platform/work-budget.js';
+import { CLOSED_WITHIN_DAYS, dailyStatOf, daysInclusive, isoWeekOf, medianOfMiddles, type SummaryUnit } from '../../../snapshot/index.js';
 
 // The weekly numbers' key is the summaries' (one definition for both).
 export { isoWeekOf };

@@ -1,6 +1,6 @@
-import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../snapshot/index.js';
-import { dataNotice } from './data-notice.js';
-import { lastCompleteDay } from './period-stats.js';
+import type { ComplaintTypeCount, DailyStat, SnapshotMeta } from '../../../snapshot/index.js';
+import { dataNotice } from '../data-notice.js';
+import { lastCompleteDay } from '../engine/period-stats.js';
 import type { ComplaintTypeCountRecord, DailyStatRecord, DatasetRecord, DayInterval } from './service-request-store.js';
 
 /**

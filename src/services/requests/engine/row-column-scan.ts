@@ -9,9 +9,9 @@
  * cache, outside the process's memory, whatever the rows.
  */
 import { readSync } from 'node:fs';
-import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../snapshot/index.js';
+import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
-import type { BucketSummary } from './service-request-store.js';
+import type { BucketSummary } from '../store/service-request-store.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 

@@ -1,8 +1,8 @@
-import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../snapshot/index.js';
-import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
+import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
+import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
-import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from './service-request-store.js';
-import { TimeSlice } from '../../platform/work-budget.js';
+import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
+import { TimeSlice } from '../../../platform/work-budget.js';
 
 /**
  * Count, facets and the period statistics from the snapshot's aggregate summaries

@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
-import { RowWalkPool } from './sqlite-row-walks.js';
-import type { RowColumnScan } from './row-column-scan.js';
-import { loadSqliteRowColumns } from './sqlite-row-columns.js';
-import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
-import { unpackBuckets } from './period-stats.js';
+import { RowWalkPool } from '../engine/sqlite-row-walks.js';
+import type { RowColumnScan } from '../engine/row-column-scan.js';
+import { loadSqliteRowColumns } from '../engine/sqlite-row-columns.js';
+import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
+import { unpackBuckets } from '../engine/period-stats.js';
 import {
   DatabaseUnavailableError,
   type BucketSummary,
@@ -22,8 +22,8 @@ import {
   type StoreMemoryOptions,
   type ValueCount,
 } from './service-request-store.js';
-import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
-import { AggregateSummaries } from './summary-answers.js';
+import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
+import { AggregateSummaries } from '../engine/summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 

@@ -1,8 +1,8 @@
-import type { CursorPosition } from './cursor.js';
-import { TimeSlice } from '../../platform/work-budget.js';
+import type { CursorPosition } from '../cursor.js';
+import { TimeSlice } from '../../../platform/work-budget.js';
 import { FormatTextCache, SLAB_BYTES } from './format-text-cache.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureHeadOf } from './row-formats.js';
-import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from './service-request-store.js';
+import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord, type ServiceRequestStore } from '../store/service-request-store.js';
 
 /**
  * Where a text is in a FormatTextCache and how long it is, as one number (`place * TEXT_LENGTH_SPAN +

@@ -24,11 +24,11 @@ import {
   NULL_HUNDREDTHS,
   ROW_COLUMN_CHUNK,
   type CodedColumn,
-} from '../../snapshot/index.js';
-import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from './list-filters.js';
+} from '../../../snapshot/index.js';
+import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from '../list-filters.js';
 import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type RowColumnBytes, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
-import type { ValueCount } from './service-request-store.js';
-import { withinDeadline } from '../../platform/deadline.js';
+import type { ValueCount } from '../store/service-request-store.js';
+import { withinDeadline } from '../../../platform/deadline.js';
 
 export interface RowColumns extends SharedRowColumns {
   rows: number;

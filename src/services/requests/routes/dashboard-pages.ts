@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { PlatformApp } from '../../platform/platform-app.js';
-import { PAGE_CSP } from '../../platform/docs.js';
-import { repositoryRoot } from '../../shared/repository-root.js';
+import type { PlatformApp } from '../../../platform/platform-app.js';
+import { PAGE_CSP } from '../../../platform/docs.js';
+import { repositoryRoot } from '../../../shared/repository-root.js';
 
 /**
  * The pages of the service itself (docs/requests.md, "Dashboard page"):

@@ -1,4 +1,4 @@
-import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord } from './service-request-store.js';
+import { SERVICE_REQUEST_COLUMNS, type ServiceRequestRecord } from '../store/service-request-store.js';
 
 /**
  * The list in CSV and GeoJSON besides JSON: the formats, how a request chooses one (a `format`

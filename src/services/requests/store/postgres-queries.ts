@@ -1,5 +1,5 @@
-import type { ListFilters } from './list-filters.js';
-import { CLOSED_WITHIN_DAYS, type SummaryUnit } from '../../snapshot/index.js';
+import type { ListFilters } from '../list-filters.js';
+import { CLOSED_WITHIN_DAYS, type SummaryUnit } from '../../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { FacetColumn, ValueCount } from './service-request-store.js';
-import type { FilterValue, ListFilters } from './list-filters.js';
+import type { FilterValue, ListFilters } from '../list-filters.js';
 import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
 import type { TableLayout } from './filter-sql.js';
 import {
@@ -17,15 +17,15 @@ import {
   type ServiceRequestStore,
   type StoreMemoryOptions,
 } from './service-request-store.js';
-import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../snapshot/index.js';
-import { quoteIdentifier } from '../../shared/postgres-schema.js';
-import { AggregateSummaries } from './summary-answers.js';
+import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
+import { quoteIdentifier } from '../../../shared/postgres-schema.js';
+import { AggregateSummaries } from '../engine/summary-answers.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
-import { RowWalkPool } from './sqlite-row-walks.js';
-import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from './row-columns-memory.js';
-import { loadPostgresRowColumns } from './postgres-row-columns.js';
-import { unpackBuckets } from './period-stats.js';
-import type { RowColumnScan } from './row-column-scan.js';
+import { RowWalkPool } from '../engine/sqlite-row-walks.js';
+import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
+import { loadPostgresRowColumns } from '../engine/postgres-row-columns.js';
+import { unpackBuckets } from '../engine/period-stats.js';
+import type { RowColumnScan } from '../engine/row-column-scan.js';
 
 export interface PostgresStoreOptions extends StoreMemoryOptions {
   url: string;

@@ -1,7 +1,7 @@
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
-import type { CursorPosition } from './cursor.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
+import type { CursorPosition } from '../cursor.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
-import { boxCells } from '../../snapshot/index.js';
+import { boxCells } from '../../../snapshot/index.js';
 
 /**
  * The SQL of the filters, for both stores (the SQLite store builds its pages on it, sqlite-queries.ts).

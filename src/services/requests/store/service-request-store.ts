@@ -1,8 +1,8 @@
-import { ApiError } from '../../platform/error-registry.js';
-import { UnavailableDependencyError } from '../../platform/error-handler.js';
-import type { CursorPosition } from './cursor.js';
-import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from './list-filters.js';
-import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../snapshot/index.js';
+import { ApiError } from '../../../platform/error-registry.js';
+import { UnavailableDependencyError } from '../../../platform/error-handler.js';
+import type { CursorPosition } from '../cursor.js';
+import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../list-filters.js';
+import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../../snapshot/index.js';
 
 /**
  * What the routes read, the same on SQLite and PostgreSQL. Every method rejects with

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { TimeSlice } from '../../platform/work-budget.js';
-import type { CursorPosition } from './cursor.js';
-import type { ListFilters } from './list-filters.js';
+import { TimeSlice } from '../../../platform/work-budget.js';
+import type { CursorPosition } from '../cursor.js';
+import type { ListFilters } from '../list-filters.js';
 import { CSV_HEADER, csvRecordOf, FEATURE_COLLECTION_START, featureOf } from './row-formats.js';
-import type { ServiceRequestStore } from './service-request-store.js';
+import type { ServiceRequestStore } from '../store/service-request-store.js';
 
 /**
  * Rows read per step of an export: a step's text is about 200 KB (CSV) to 500 KB (GeoJSON), whatever

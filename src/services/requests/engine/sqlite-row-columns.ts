@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
-import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../snapshot/index.js';
+import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../../snapshot/index.js';
 import { COPY_SLICE_MS, RowColumnsAssembly, isStoredColumn, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**

@@ -9,9 +9,9 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerInput, RowWalkWorkerMessage } from './sqlite-row-walks.js';
-import { SqliteFileReplacement } from './sqlite-file-replacement.js';
+import { SqliteFileReplacement } from '../store/sqlite-file-replacement.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
-import type { SummaryUnit } from '../../snapshot/index.js';
+import type { SummaryUnit } from '../../../snapshot/index.js';
 import { scanBuckets, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
 
 const port = parentPort;

@@ -7,8 +7,8 @@
  */
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../snapshot/index.js';
-import { quoteIdentifier } from '../../shared/postgres-schema.js';
+import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../../snapshot/index.js';
+import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { RowColumnsAssembly, isStoredColumn, type ChunkPlace, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**

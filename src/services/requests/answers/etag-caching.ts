@@ -1,8 +1,8 @@
 import { createHmac, hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ByteBoundedLru } from '../../platform/byte-bounded-lru.js';
-import { etagMatches } from '../../platform/compression.js';
+import { ByteBoundedLru } from '../../../platform/byte-bounded-lru.js';
+import { etagMatches } from '../../../platform/compression.js';
 import { MEDIA_TYPES } from './row-formats.js';
 
 /**

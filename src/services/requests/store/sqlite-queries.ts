@@ -1,5 +1,5 @@
-import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX } from '../../snapshot/index.js';
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from './list-filters.js';
+import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX } from '../../../snapshot/index.js';
+import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, type TableLayout, type WhereClause } from './filter-sql.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
