@@ -54,7 +54,7 @@ describe.skipIf(files.length === 0)('the real exports, into PostgreSQL', () => {
     expect(meta.source.missing_columns?.includes('Council District')).toBe(!/JasonLIN0226/.test(file));
     expect(rows).toHaveLength(meta.row_count);
     expect(expectServedAsInFile(file, rows)).toBe(meta.row_count);
-  }, 60_000);
+  }, 120_000); // a file spanning 2010 to 2024 has daily numbers for 5,000 days
 
   it.skipIf(!files.includes(TWINS[0]) || !files.includes(TWINS[1]))('the twins give the same rows, daily numbers and metadata but for the file', async () => {
     await Promise.all(TWINS.map((file) => load(file)));
@@ -68,5 +68,5 @@ describe.skipIf(files.length === 0)('the real exports, into PostgreSQL', () => {
       return rest;
     };
     expect(await sameMeta(jsonSchema)).toEqual(await sameMeta(csvSchema));
-  });
+  }, 120_000);
 });

@@ -65,7 +65,7 @@ describe.skipIf(files.length === 0)('the real exports, into SQLite', () => {
       expect(examples.length, reason).toBe(Math.min(3, count));
     }
     expect(expectServedAsInFile(file, rows)).toBe(meta.row_count);
-  });
+  }, 120_000); // a file spanning 2010 to 2024 has daily numbers for 5,000 days
 });
 
 describe.skipIf(!files.includes(TWINS[0]) || !files.includes(TWINS[1]))('the twins: the same 1,000 requests as the API CSV (through pandas) and as the API JSON', () => {
@@ -87,5 +87,5 @@ describe.skipIf(!files.includes(TWINS[0]) || !files.includes(TWINS[1]))('the twi
     const sameMeta = ({ snapshot_id: _id, content_sha256: _content, built_at: _built, source: _source, ...rest }: BuildSnapshotResult['meta']): unknown => rest;
     expect(sameMeta(json!.result.meta)).toEqual(sameMeta(csv!.result.meta));
     expect(json!.result.report.notServed).toEqual(csv!.result.report.notServed);
-  });
+  }, 120_000);
 });
