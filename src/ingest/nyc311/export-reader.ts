@@ -96,8 +96,9 @@ function asyncIteratorOf(chunks: Iterable<string>): AsyncIterator<string> {
 }
 
 /** Chunks with some put back in front (what openExport read to find the layout). */
-async function* replayed(before: readonly string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
-  yield* before;
+async function* replayed(before: string[], rest: AsyncIterator<string>): AsyncGenerator<string> {
+  // Taken out as they are given, so that the first chunks are not held for the whole read.
+  for (let chunk = before.shift(); chunk !== undefined; chunk = before.shift()) yield chunk;
   for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
 }
 
