@@ -2,7 +2,7 @@
  * The data API at several sizes of the snapshot, both backends side by side, in one run:
  *
  *   npx tsx bench/scale.ts [--scales 1,10,50] [--dir /tmp/scale-bench] [--seconds 3] [--before /tmp/before-worktree]
- *                          [--backends sqlite,postgres] [--reuse]
+ *                          [--backends sqlite,postgres] [--reuse] [--layout portal-csv|api-csv|api-json]
  *
  * Scale 1 is the synthetic export (109,915 requests, DOT January to June 2025, filters on); scale k > 1
  * is a synthetic history of k x 109,915 requests (2021 to 2025 up to 10x, 2016 to 2025 beyond), loaded
@@ -18,6 +18,8 @@
  * commit, with its dist/ built) is timed on the same files first, and on SQLite its service serves
  * its own snapshot beside this one's, for the before/after of the same run. --reuse keeps SQLite
  * snapshots already in --dir (snapshot-Nx.sqlite, snapshot-Nx-before.sqlite) instead of building them.
+ * --layout writes the exports in that layout of the snapshot command (default the portal's CSV), so
+ * that the ingestion of the API's CSV and JSON is measured at every scale too.
  * PostgreSQL: $TEST_DATABASE_URL, a schema per scale, dropped at the end.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     before: { type: 'string' },
     backends: { type: 'string', default: 'sqlite,postgres' },
     reuse: { type: 'boolean', default: false },
+    layout: { type: 'string', default: 'portal-csv' },
   },
 });
 const scales = values.scales.split(',').map(Number);
@@ -46,10 +49,13 @@ mkdirSync(values.dir, { recursive: true });
 
 /** The export of a scale: written once (the generator is not timed). */
 function exportFile(scale: number): string {
-  const file = join(values.dir, scale === 1 ? 'synthetic-1x.csv' : `history-${scale}x.csv`);
+  const layout = values.layout === 'portal-csv' ? '' : `-${values.layout}`;
+  const extension = values.layout === 'api-json' ? 'json' : 'csv';
+  const file = join(values.dir, scale === 1 ? `synthetic-1x${layout}.${extension}` : `history-${scale}x${layout}.${extension}`);
   if (!existsSync(file)) {
     const history = scale === 1 ? [] : ['--rows', String(BASE_ROWS * scale), '--from', scale > 10 ? '2016' : '2021', '--to', '2025'];
-    execFileSync(TSX, [snapshotCli(REPO_ROOT), ...history, '--write-synthetic-export', file], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const written = [...history, '--layout', values.layout, '--write-synthetic-export', file];
+    execFileSync(TSX, [snapshotCli(REPO_ROOT), ...written], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return file;
 }

@@ -191,28 +191,39 @@ function parseExportTimestampFast(v: string): string | null {
   return isValidDateTime(y, mo, d, h, mi, sec) ? formatLocal(y, mo, d, h, mi, sec) : null;
 }
 
-const EXPORT_TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2})(?::(\d{2}))?(?: ?([AaPp])[Mm])?$/;
-const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
+/** Month/day/year (4 or 2 digits), then optionally a time: hours, minutes, seconds (a fraction dropped), AM/PM. */
+const US_TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?: ?([AaPp])\.?[Mm]\.?)?)?$/;
+/** Year-month-day (- or /), then optionally a time (T or a space): hours, minutes, seconds (a fraction dropped). No zone. */
+const ISO_TIMESTAMP = /^(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
 
 /**
- * Parse a timestamp of the export into local `YYYY-MM-DDTHH:MM:SS`, or null when it is empty or not
- * a valid time. Accepted: `05/01/2022 12:04:47 AM` (the CSV export), `05/01/2022 00:04:47`, and
- * `2022-05-01T00:04:47.000` (the Socrata API). Fractions of a second are dropped.
+ * The forms of a Created or Closed Date the ingestion reads, as the messages name them. Each is read
+ * as New York local time. A time with a zone (`Z`, `+00:00`) is not read: the city's times carry no
+ * zone, and a tool that added one may have shifted them.
  */
-export function parseExportTimestamp(raw: string): string | null {
+export const EXPORT_TIMESTAMP_FORMS =
+  '05/01/2022 12:04:47 AM (the portal), 2022-05-01T00:04:47.000 (the API), 2022-05-01 00:04:47, 05/01/2022 00:04:47, ' +
+  '5/1/22 0:04 or 5/1/2022 0:04 (a spreadsheet: year 22 is 2022), or a day alone (05/01/2022, 2022-05-01: midnight)';
+
+/**
+ * Read a timestamp of the export as local `YYYY-MM-DDTHH:MM:SS`: null when it has a form of
+ * EXPORT_TIMESTAMP_FORMS but names no time (02/30/2025, 13/01/2025, 25:00), undefined when it has
+ * none of them (or is empty). Fractions of a second are dropped; a two-digit year is of this century.
+ */
+export function readExportTimestamp(raw: string): string | null | undefined {
   if (raw.length === 22) {
     const fast = parseExportTimestampFast(raw);
     if (fast !== null) return fast;
   }
   const value = raw.trim();
-  if (value.length === 0) return null;
-  let m = EXPORT_TIMESTAMP.exec(value);
+  if (value.length === 0) return undefined;
+  let m = US_TIMESTAMP.exec(value);
   if (m) {
     const mo = Number(m[1]);
     const d = Number(m[2]);
-    const y = Number(m[3]);
-    let h = Number(m[4]);
-    const mi = Number(m[5]);
+    const y = (m[3] as string).length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
+    let h = m[4] === undefined ? 0 : Number(m[4]);
+    const mi = m[5] === undefined ? 0 : Number(m[5]);
     const s = m[6] === undefined ? 0 : Number(m[6]);
     const meridiem = m[7];
     if (meridiem !== undefined) {
@@ -225,14 +236,19 @@ export function parseExportTimestamp(raw: string): string | null {
   m = ISO_TIMESTAMP.exec(value);
   if (m) {
     const y = Number(m[1]);
-    const mo = Number(m[2]);
-    const d = Number(m[3]);
-    const h = Number(m[4]);
-    const mi = Number(m[5]);
-    const s = m[6] === undefined ? 0 : Number(m[6]);
+    const mo = Number(m[3]);
+    const d = Number(m[4]);
+    const h = m[5] === undefined ? 0 : Number(m[5]);
+    const mi = m[6] === undefined ? 0 : Number(m[6]);
+    const s = m[7] === undefined ? 0 : Number(m[7]);
     return isValidDateTime(y, mo, d, h, mi, s) ? formatLocal(y, mo, d, h, mi, s) : null;
   }
-  return null;
+  return undefined;
+}
+
+/** readExportTimestamp, null for anything that is not a time (empty, another form, no such day). */
+export function parseExportTimestamp(raw: string): string | null {
+  return readExportTimestamp(raw) ?? null;
 }
 
 /** Write a local time `YYYY-MM-DDTHH:MM:SS` as the export does: `MM/DD/YYYY hh:mm:ss AM`. */

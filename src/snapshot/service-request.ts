@@ -106,6 +106,15 @@ export interface SnapshotSource {
   generator_version: string | null;
   /** Layout found: 'standard-41' or 'extended' (extra columns such as Council District). */
   layout: string;
+  /**
+   * The export's layout as read: 'portal_csv', 'api_csv', 'api_json' or 'json_lines' (null in a
+   * snapshot written before it was recorded, schema_version 3).
+   */
+  format: string | null;
+  /** Columns of the export's header (JSON: distinct keys of its records); null as format. */
+  column_count: number | null;
+  /** The read columns the export lacked (their fields are null in every row), by their portal names; null as format. */
+  missing_columns: string[] | null;
 }
 
 export interface SnapshotMeta {

@@ -27,7 +27,8 @@ export interface PostgresQueryable {
   query: pg.ClientBase['query'];
 }
 
-type MetaRow = Record<(typeof SNAPSHOT_META_COLUMNS)[number], string | number | null>;
+/** A snapshot_meta row; a column added since a snapshot was written is absent from its row (undefined). */
+type MetaRow = Partial<Record<(typeof SNAPSHOT_META_COLUMNS)[number], string | number | null>>;
 
 // Numbers as the drivers hand them over: PostgreSQL's bigint and numeric columns arrive as strings
 // (node-postgres does not parse them), SQLite's as numbers; the readers convert with Number().
@@ -50,7 +51,8 @@ interface DailyRow {
   median_days_to_close: DriverNumber | null;
 }
 
-const META_SELECT = (table: string): string => `SELECT ${SNAPSHOT_META_COLUMNS.join(', ')} FROM ${table} WHERE id = 1`;
+// Every column, so that a snapshot of an earlier schema version (without the columns added since) is read too.
+const META_SELECT = (table: string): string => `SELECT * FROM ${table} WHERE id = 1`;
 const RULES_SELECT = (table: string): string =>
   `SELECT id, kind, description, rows_removed, values_changed, applied FROM ${table} ORDER BY position`;
 const DAILY_SELECT = (table: string, [borough, complaintType, first, last]: readonly string[]): string =>
@@ -58,9 +60,9 @@ const DAILY_SELECT = (table: string, [borough, complaintType, first, last]: read
 const COUNTS_SELECT = (table: string): string =>
   `SELECT complaint_type, request_count AS count FROM ${table} ORDER BY request_count DESC, complaint_type ASC`;
 
-const str = (v: string | number | null): string => (v === null ? '' : String(v));
-const strOrNull = (v: string | number | null): string | null => (v === null ? null : String(v));
-const num = (v: string | number | null): number => Number(v);
+const str = (v: string | number | null | undefined): string => (v === null || v === undefined ? '' : String(v));
+const strOrNull = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
+const num = (v: string | number | null | undefined): number => Number(v);
 
 function toSnapshotMeta(row: MetaRow | undefined, rules: RuleRow[]): SnapshotMeta {
   if (row === undefined) throw new Error('The snapshot has no metadata row (snapshot_meta is empty).');
@@ -77,6 +79,9 @@ function toSnapshotMeta(row: MetaRow | undefined, rules: RuleRow[]): SnapshotMet
       seed: row.source_seed === null ? null : num(row.source_seed),
       generator_version: strOrNull(row.generator_version),
       layout: str(row.source_layout),
+      format: strOrNull(row.source_format),
+      column_count: row.source_column_count === null || row.source_column_count === undefined ? null : num(row.source_column_count),
+      missing_columns: row.source_missing_columns === null || row.source_missing_columns === undefined ? null : (JSON.parse(String(row.source_missing_columns)) as string[]),
     },
     snapshot_date: str(row.snapshot_date),
     row_count: num(row.row_count),

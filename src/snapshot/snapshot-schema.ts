@@ -11,8 +11,11 @@ import { quoteIdentifier } from '../shared/postgres-schema.js';
 import { BOROUGHS, CHANNELS, STATUSES } from './service-request.js';
 import { mapCellSql } from './map-cells.js';
 
-/** Bumped when the tables change; stored in snapshot_meta.schema_version. */
-export const SNAPSHOT_SCHEMA_VERSION = 3;
+/**
+ * Bumped when the tables change; stored in snapshot_meta.schema_version. 4: snapshot_meta records the
+ * export's layout (source_format, source_column_count, source_missing_columns; null when read from 3).
+ */
+export const SNAPSHOT_SCHEMA_VERSION = 4;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;
@@ -65,6 +68,9 @@ export const SNAPSHOT_META_COLUMNS = [
   'source_seed',
   'generator_version',
   'source_layout',
+  'source_format',
+  'source_column_count',
+  'source_missing_columns',
   'snapshot_date',
   'row_count',
   'raw_rows_read',
@@ -151,6 +157,9 @@ export function createTablesSql(dialect: SqlDialect, schema?: string): string[] 
   source_seed ${int},
   generator_version ${text},
   source_layout ${text} NOT NULL,
+  source_format ${text},
+  source_column_count ${int},
+  source_missing_columns ${text},
   snapshot_date ${text} NOT NULL,
   row_count ${int} NOT NULL,
   raw_rows_read ${int} NOT NULL,

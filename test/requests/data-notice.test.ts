@@ -1,6 +1,7 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DATA_DESCRIPTION, dataNotice, descriptionNotice } from '../../src/services/requests/data-notice.js';
-import { fixtureDuringSuite } from './support/fixture-database.js';
+import { createSqliteFixture, fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp } from './support/requests-app.js';
 
 const REAL_EXPORT = {
@@ -12,6 +13,9 @@ const REAL_EXPORT = {
   seed: null,
   generator_version: null,
   layout: 'standard-41',
+  format: 'portal_csv',
+  column_count: 41,
+  missing_columns: [] as string[],
 };
 
 /** The data says what it is: synthetic (the default) or a real export, wherever a reader meets it. */
@@ -22,6 +26,9 @@ describe('which data the service serves', () => {
     const synthetic = dataNotice({ ...REAL_EXPORT, kind: 'synthetic', seed: 311, generator_version: 'g1' });
     expect(synthetic).toMatch(/^SYNTHETIC DATA: made-up records .*seed 311, generator g1.*not real NYC 311 service requests/);
     expect(dataNotice(REAL_EXPORT)).toBe(`A real export of NYC Open Data erm2-nwe9 (file export.csv, SHA-256 ${'b'.repeat(64)}), cleaned by the rules listed in cleaning_rules.`);
+    expect(dataNotice({ ...REAL_EXPORT, missing_columns: ['Open Data Channel Type', 'Council District'] })).toMatch(
+      /cleaned by the rules listed in cleaning_rules\. The export lacked the columns Open Data Channel Type, Council District: their fields are null in every request\.$/,
+    );
   });
 
   it('the public OpenAPI description names a real export by its SHA-256, not its file, and shows no HTML of the metadata', () => {
@@ -42,5 +49,35 @@ describe('which data the service serves', () => {
     expect(description).toContain(DATA_DESCRIPTION);
     expect(description).toContain(`**This service serves snapshot ${dataset.snapshot_id} (${fixture.rows.length} requests).** ${dataset.notice}`);
     await app.close();
+  });
+
+  it("GET /v1/dataset says the layout the export was read in and the columns it lacked (all null in a snapshot built before they were recorded)", async () => {
+    const { app, get } = await startTestApp(fixture.databaseUrl);
+    const dataset = JSON.parse((await get('/v1/dataset')).body) as { source: Record<string, unknown> };
+    expect(dataset.source).toEqual({
+      kind: 'synthetic',
+      description: 'hand-written test fixture in the layout of NYC Open Data erm2-nwe9',
+      dataset: 'erm2-nwe9',
+      file_name: 'service-requests.csv',
+      sha256: 'a'.repeat(64),
+      seed: 311,
+      generator_version: 'fixture',
+      layout: 'standard-41',
+      format: 'portal_csv',
+      column_count: 41,
+      missing_columns: ['Council District'],
+    });
+    await app.close();
+
+    const older = createSqliteFixture();
+    const db = new Database(older.databaseUrl);
+    for (const column of ['source_format', 'source_column_count', 'source_missing_columns']) db.exec(`ALTER TABLE snapshot_meta DROP COLUMN ${column}`);
+    db.exec('UPDATE snapshot_meta SET schema_version = 3');
+    db.close();
+    const served = await startTestApp(older.databaseUrl);
+    const source = (JSON.parse((await served.get('/v1/dataset')).body) as { source: Record<string, unknown> }).source;
+    expect(source).toMatchObject({ layout: 'standard-41', format: null, column_count: null, missing_columns: null });
+    await served.app.close();
+    await older.drop();
   });
 });

@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
-import type { CleanedExport, StagedExport } from './clean-export.js';
+import type { CleanedExport, ExportReport, StagedExport } from './clean-export.js';
+import { UnreadableExportError, tooManyMalformed } from './export-summary.js';
+import { columnLabel } from './export-columns.js';
 import { stageExportText } from './parallel-staging.js';
 import { readFileTextChunks } from './csv-reader.js';
 import { SNAPSHOT_PERIOD } from './cleaning-rules.js';
@@ -50,6 +52,11 @@ export interface PrepareSnapshotOptions {
    * threadsFor the export's size; 0: the command's own thread does everything).
    */
   threads?: number;
+  /**
+   * Go on when more than 1% of the records are malformed, leaving them out (default false: such an
+   * export is refused with UnreadableExportError before anything is written).
+   */
+  allowMalformed?: boolean;
 }
 
 /** An export from this size on is read on worker threads: below it, starting them costs more than they save. */
@@ -94,7 +101,7 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
   const started = performance.now();
   const hash = createHash('sha256');
   let staged: StagedExport;
-  let source: Omit<SnapshotSource, 'layout'>;
+  let source: Omit<SnapshotSource, 'layout' | 'format' | 'column_count' | 'missing_columns'>;
   let syntheticCounts: SyntheticExportCounts | null = null;
   let generateMs = 0;
   let threads: number;
@@ -154,6 +161,12 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
   }
   const sourceSha256 = hash.digest('hex');
   const readAndCleanMs = performance.now() - started - generateMs;
+  const malformedRows = Object.values(staged.malformed).reduce((sum, column) => sum + column.rows, 0);
+  if (!options.allowMalformed && tooManyMalformed(malformedRows, staged.rawRowsRead)) {
+    staged.close();
+    throw new UnreadableExportError(malformedRows, staged.rawRowsRead, staged.malformed);
+  }
+  const report = staged.report();
 
   const snapshotDate =
     options.snapshotDate ??
@@ -199,7 +212,14 @@ async function openSnapshot(input: SnapshotInput, options: PrepareSnapshotOption
       snapshot_id: contentSha256.slice(0, 16),
       content_sha256: contentSha256,
       schema_version: SNAPSHOT_SCHEMA_VERSION,
-      source: { ...source, sha256: sourceSha256, layout: staged.layout.layout },
+      source: {
+        ...source,
+        sha256: sourceSha256,
+        layout: staged.layout.layout,
+        format: report.format.kind,
+        column_count: report.columnCount,
+        missing_columns: report.missingColumns.map(columnLabel),
+      },
       snapshot_date: snapshotDate,
       row_count: rowCount,
       raw_rows_read: staged.rawRowsRead,
@@ -232,10 +252,10 @@ export async function prepareSnapshot(input: SnapshotInput, options: PrepareSnap
   const rows = [...opened.stream.rows];
   const summaries = opened.stream.summaries();
   const content: SnapshotContent = { rows, dailyStats: [...summaries.dailyStats], complaintTypeCounts: summaries.complaintTypeCounts, meta: summaries.meta };
-  const { rawRowsRead, layout, filtersApplied, latestTimestamp } = opened.staged;
+  const { rawRowsRead, layout, format, filtersApplied, latestTimestamp, malformed } = opened.staged;
   return {
     content,
-    cleaned: { rows, rules: summaries.meta.cleaning_rules, rawRowsRead, layout, filtersApplied, latestTimestamp },
+    cleaned: { rows, rules: summaries.meta.cleaning_rules, report: opened.staged.report(), rawRowsRead, layout, format, filtersApplied, latestTimestamp, malformed },
     syntheticCounts: opened.syntheticCounts,
     timings: { ...opened.timings, aggregateMs: performance.now() - aggregateStarted },
   };
@@ -263,6 +283,8 @@ export async function writeSnapshot(
 
 export interface BuildSnapshotResult {
   meta: SnapshotMeta;
+  /** What the command's summary says of the export (export-summary.ts). */
+  report: ExportReport;
   syntheticCounts: SyntheticExportCounts | null;
   /** ingestMs: read, clean, aggregate and write (everything but generateMs). */
   timings: { generateMs: number; readAndCleanMs: number; aggregateMs: number; writeMs: number; ingestMs: number; totalMs: number };
@@ -301,6 +323,7 @@ export async function buildSnapshot(
   const totalMs = performance.now() - started;
   return {
     meta,
+    report: opened.staged.report(),
     syntheticCounts: opened.syntheticCounts,
     timings: { ...opened.timings, aggregateMs, writeMs, ingestMs: totalMs - opened.timings.generateMs, totalMs },
   };

@@ -1,8 +1,9 @@
 /**
- * Cleaning of an export: reads CSV records (header first), applies the rules of cleaning-rules.ts
- * in the order of CLEANING_RULES and yields the cleaned requests sorted by (created_at, id), with
- * each rule's count. Each rule's logic is in its entry in cleaning-rules.ts; this file only reads
- * the records and calls them.
+ * Cleaning of an export: reads its records (any layout, export-reader.ts), applies the rules of
+ * cleaning-rules.ts in the order of CLEANING_RULES and yields the cleaned requests sorted by
+ * (created_at, id), with each rule's count. Each rule's logic is in its entry in cleaning-rules.ts;
+ * this file only reads the records and calls them, and keeps the first rows each removal rule left
+ * out (their line, Unique Key, column and value) for the command's summary.
  *
  * Memory does not grow with the export: the requests that pass the removal rules are staged in a
  * temporary SQLite file (candidate-stage.ts) and read back in order; what stays in memory is the
@@ -11,7 +12,9 @@
 import {
   CLEANING_RULES,
   type CleaningCounts,
+  type CleaningRuleId,
   FirstSubmissions,
+  REPEAT_WINDOW_MINUTES,
   type KeySet,
   type SpellingTally,
   UniqueKeySet,
@@ -34,8 +37,9 @@ import {
   statusCode,
 } from './cleaning-rules.js';
 import { type Candidate, CandidateStage, makeStageDirectory, mergeSortedStages } from './candidate-stage.js';
-import { readCsvRecordBatches } from './csv-reader.js';
-import { type ExportLayout, locateExportColumns } from './export-columns.js';
+import { type ExportPiece, countNewlines } from './export-format-error.js';
+import { type ExportColumnName, type ExportLayout, JSON_RECORD_COLUMNS, fieldOf } from './export-columns.js';
+import { type ExportFormat, type OpenedExport, PieceParser } from './export-reader.js';
 import { cityLocalTimeToEpochMs, wallTimeMs } from '../../snapshot/new-york-time.js';
 import type { CleaningRuleResult, ServiceRequest } from '../../snapshot/service-request.js';
 
@@ -48,22 +52,87 @@ export interface CleaningOptions {
   stageDirectory?: string;
 }
 
-/** What an export without a header line fails with. */
-export const EMPTY_EXPORT_MESSAGE = 'The export is empty: no header row was found.';
+/** One row left out, as the summary shows it: where it is, its Unique Key, and the column and value that decided. */
+export interface RowExample {
+  /** The line of the file where the record starts (1: the first line); null when not known (repeated submissions). */
+  line: number | null;
+  unique_key: string | null;
+  column: string;
+  value: string;
+}
+
+/** The removal rules and filters: the reasons a row read is not served. */
+export type RemovalRuleId = Extract<CleaningRuleId, 'malformed_record' | 'agency_not_dot' | 'created_outside_period' | 'duplicate_unique_key' | 'closed_before_created' | 'repeated_submission'>;
+
+/** Rows left out under one reason (or one column, for the malformed records), with the first examples in file order. */
+export interface LeftOut {
+  rows: number;
+  examples: RowExample[];
+}
+
+/** Examples kept per reason, and per column of the malformed records. */
+export const EXAMPLES_PER_REASON = 3;
+
+/** The first rows each removal rule left out, in the order they were read (plain data: it crosses threads). */
+export interface RemovalExamples {
+  byReason: Partial<Record<RemovalRuleId, RowExample[]>>;
+  /** Malformed records by the column of their first bad value: their number and first examples. */
+  malformedByColumn: Record<string, LeftOut>;
+}
+
+const byLine = (a: RowExample, b: RowExample): number => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER);
+
+/** The examples of several threads as one: each list the first in file order. */
+export function mergeRemovalExamples(parts: readonly RemovalExamples[]): RemovalExamples {
+  const merged: RemovalExamples = { byReason: {}, malformedByColumn: {} };
+  for (const part of parts) {
+    for (const [reason, examples] of Object.entries(part.byReason) as [RemovalRuleId, RowExample[]][]) {
+      merged.byReason[reason] = [...(merged.byReason[reason] ?? []), ...examples].sort(byLine).slice(0, EXAMPLES_PER_REASON);
+    }
+    for (const [column, { rows, examples }] of Object.entries(part.malformedByColumn)) {
+      const into = (merged.malformedByColumn[column] ??= { rows: 0, examples: [] });
+      into.rows += rows;
+      into.examples = [...into.examples, ...examples].sort(byLine).slice(0, EXAMPLES_PER_REASON);
+    }
+  }
+  return merged;
+}
+
+function keepExample(examples: RemovalExamples, reason: RemovalRuleId, example: () => RowExample): void {
+  const list = (examples.byReason[reason] ??= []);
+  if (list.length < EXAMPLES_PER_REASON) list.push(example());
+}
 
 /** What reading the export found, before the cleaned requests are taken out. */
 interface ExportReading {
   rawRowsRead: number;
   layout: ExportLayout;
+  format: ExportFormat;
   filtersApplied: boolean;
   /** Latest valid Created or Closed Date read in the whole export (local time), or null. */
   latestTimestamp: string | null;
+  /** Records left out as malformed, by the column of their first bad value (complete once staged). */
+  malformed: Record<string, LeftOut>;
 }
 
 export interface CleanedExport extends ExportReading {
   /** Sorted by created_at, then id. */
   rows: ServiceRequest[];
   rules: CleaningRuleResult[];
+  report: ExportReport;
+}
+
+/** What the command's summary says of the export: its layout, the columns it lacks, and every row not served. */
+export interface ExportReport {
+  format: ExportFormat;
+  /** Columns of the CSV's header, or keys the JSON's records have. */
+  columnCount: number;
+  /** The read columns the export lacks (in JSON: that no record holds). */
+  missingColumns: ExportColumnName[];
+  /** Per removal rule and filter: the rows it left out and the first ones. */
+  notServed: Record<RemovalRuleId, LeftOut>;
+  /** The malformed records by the column of their first bad value. */
+  malformed: Record<string, LeftOut>;
 }
 
 /** An export read and staged: its cleaned requests are taken out once, in order, by `rows()`. */
@@ -78,6 +147,8 @@ export interface StagedExport extends ExportReading {
   rows(): Generator<ServiceRequest>;
   /** Each rule's count; complete once `rows()` has been read to its end. */
   rules(): CleaningRuleResult[];
+  /** The summary of the export; its repeated submissions are complete once `rows()` has been read to its end. */
+  report(): ExportReport;
   /** Delete the staging file (also done when `rows()` ends). */
   close(): void;
 }
@@ -89,6 +160,14 @@ export interface ScreenedRecords {
   fields: string[][];
   createdAt: string[];
   closedAt: (string | null)[];
+  /** Where each starts in its piece (for the line of an example). */
+  starts: number[];
+  piece: ExportPiece;
+}
+
+/** The line of the file where a record starts, from its offset in its piece. */
+function lineOf(piece: ExportPiece, start: number): number {
+  return piece.linesBefore + 1 + countNewlines(piece.text, 0, start);
 }
 
 /**
@@ -96,11 +175,12 @@ export interface ScreenedRecords {
  * applies those before duplicate_unique_key, `admit` the rest to the records that rule keeps.
  * duplicate_unique_key needs the Unique Keys in file order: whoever holds them decides between the
  * two steps (markDuplicates), so that parts of an export can be screened and admitted on several
- * threads with the result of one.
+ * threads with the result of one. Pieces must be screened, and admitted, in file order.
  */
 export class RecordCleaner {
   readonly counts = Object.fromEntries(CLEANING_RULES.map((rule) => [rule.id, 0])) as CleaningCounts;
   readonly spellings = canonicalSpelling.newTally();
+  readonly examples: RemovalExamples = { byReason: {}, malformedByColumn: {} };
   rawRowsRead = 0;
   /** Latest valid Created or Closed Date read (local time), or null. */
   latestTimestamp: string | null = null;
@@ -111,31 +191,38 @@ export class RecordCleaner {
     readonly stage: CandidateStage,
   ) {}
 
-  /** Apply the rules before duplicate_unique_key to `records` (from `start`). */
-  screen(records: readonly string[][], start = 0): ScreenedRecords {
+  /** Apply the rules before duplicate_unique_key to the records of `piece` (each starting at `starts[r]` in it). */
+  screen(records: readonly string[][], starts: readonly number[], piece: ExportPiece): ScreenedRecords {
     const layout = this.layout;
+    const c = layout.columns;
     const counts = this.counts;
-    const kept: ScreenedRecords = { ids: new Float64Array(records.length - start), fields: [], createdAt: [], closedAt: [] };
-    for (let r = start; r < records.length; r++) {
+    const kept: ScreenedRecords = { ids: new Float64Array(records.length), fields: [], createdAt: [], closedAt: [], starts: [], piece };
+    for (let r = 0; r < records.length; r++) {
       const f = records[r] as string[];
       this.rawRowsRead++;
-      const record = malformedRecord.read(f, layout);
-      if (record === null) {
+      const read = malformedRecord.read(f, layout);
+      if (!read.ok) {
         counts.malformed_record++;
+        const column = (this.examples.malformedByColumn[read.column] ??= { rows: 0, examples: [] });
+        column.rows++;
+        if (column.examples.length < EXAMPLES_PER_REASON) {
+          const key = f.length === layout.fieldCount ? fieldOf(f, c.uniqueKey).trim() : '';
+          column.examples.push({ line: lineOf(piece, starts[r] as number), unique_key: key.length > 0 ? key : null, column: read.column, value: read.value });
+        }
         continue;
       }
-      const { id, createdAt } = record;
-      const closedRaw = f[layout.columns.closedDate] as string;
-      const closedAt = closedRaw.length === 0 ? null : localTimestamps.parse(closedRaw);
+      const { id, createdAt, closedAt } = read;
       if (this.latestTimestamp === null || createdAt > this.latestTimestamp) this.latestTimestamp = createdAt;
       if (closedAt !== null && closedAt > this.latestTimestamp) this.latestTimestamp = closedAt;
       if (this.applyFilters) {
         if (agencyNotDot.removes(f, layout)) {
           counts.agency_not_dot++;
+          keepExample(this.examples, 'agency_not_dot', () => ({ line: lineOf(piece, starts[r] as number), unique_key: String(id), column: 'Agency', value: fieldOf(f, c.agency) }));
           continue;
         }
         if (createdOutsidePeriod.removes(createdAt)) {
           counts.created_outside_period++;
+          keepExample(this.examples, 'created_outside_period', () => ({ line: lineOf(piece, starts[r] as number), unique_key: String(id), column: 'Created Date', value: f[c.createdDate] as string }));
           continue;
         }
       }
@@ -143,6 +230,7 @@ export class RecordCleaner {
       kept.fields.push(f);
       kept.createdAt.push(createdAt);
       kept.closedAt.push(closedAt);
+      kept.starts.push(starts[r] as number);
     }
     kept.ids = kept.ids.slice(0, kept.fields.length);
     return kept;
@@ -151,20 +239,30 @@ export class RecordCleaner {
   /** Stage the screened records that are not marked in `duplicates` (from markDuplicates), through the remaining rules. */
   admit(screened: ScreenedRecords, duplicates: Uint8Array): void {
     const layout = this.layout;
+    const c = layout.columns;
     const counts = this.counts;
+    const line = (i: number): number => lineOf(screened.piece, screened.starts[i] as number);
     for (let i = 0; i < screened.fields.length; i++) {
+      const f = screened.fields[i] as string[];
+      const id = screened.ids[i] as number;
       if (duplicates[i] === 1) {
         counts.duplicate_unique_key++;
+        keepExample(this.examples, 'duplicate_unique_key', () => ({ line: line(i), unique_key: String(id), column: 'Unique Key', value: (f[c.uniqueKey] as string).trim() }));
         continue;
       }
       const createdAt = screened.createdAt[i] as string;
       const closedAt = screened.closedAt[i] as string | null;
       if (closedBeforeCreated.removes(createdAt, closedAt)) {
         counts.closed_before_created++;
+        keepExample(this.examples, 'closed_before_created', () => ({
+          line: line(i),
+          unique_key: String(id),
+          column: 'Closed Date',
+          value: `${fieldOf(f, c.closedDate)} (Created Date ${f[c.createdDate] as string})`,
+        }));
         continue;
       }
-      const f = screened.fields[i] as string[];
-      const candidate = readCandidate(f, layout, screened.ids[i] as number, createdAt, closedAt, f[layout.columns.closedDate] as string, counts);
+      const candidate = readCandidate(f, layout, id, createdAt, closedAt, counts);
       canonicalSpelling.tally(candidate.row, this.spellings);
       this.stage.add(candidate);
     }
@@ -189,18 +287,26 @@ export interface CleaningTally {
   candidates: number;
   /** created_at of the first and last candidate in order, or null when none was staged. */
   range: { first: string; last: string } | null;
+  examples: RemovalExamples;
+  /** JSON: the read columns some record held, and the keys met (null for a CSV). */
+  jsonColumns: { held: ExportColumnName[]; keys: string[] } | null;
 }
 
 /** What the threads that screened and admitted an export's records found, each into its stage. */
 export interface CleanedParts extends CleaningTally {
   layout: ExportLayout;
+  format: ExportFormat;
+  /** Columns of the CSV's header. */
+  header: readonly string[];
   applyFilters: boolean;
   stages: CandidateStage[];
 }
 
+const REMOVAL_RULES: readonly RemovalRuleId[] = ['malformed_record', 'agency_not_dot', 'created_outside_period', 'duplicate_unique_key', 'closed_before_created', 'repeated_submission'];
+
 /** The staged export of finished stages: the rules that need all requests (spelling, repeats) run as `rows()` reads them in order. */
 export function stagedExportOf(parts: CleanedParts): StagedExport {
-  const { counts, spellings, stages, applyFilters } = parts;
+  const { counts, spellings, stages, applyFilters, examples } = parts;
   const closeStages = (): void => {
     for (const stage of stages) stage.close();
   };
@@ -216,64 +322,90 @@ export function stagedExportOf(parts: CleanedParts): StagedExport {
         applied: rule.kind !== 'filter' || applyFilters,
       };
     });
+  const repeats: RowExample[] = [];
   function* rows(): Generator<ServiceRequest> {
     try {
       const chosen = canonicalSpelling.choose(spellings);
       const firstSubmissions = new FirstSubmissions(counts);
       for (const candidate of mergeSortedStages(stages)) {
         canonicalSpelling.respell(candidate.row, chosen, counts);
-        if (firstSubmissions.keeps(candidate)) yield candidate.row;
+        if (firstSubmissions.keeps(candidate)) {
+          yield candidate.row;
+        } else if (repeats.length < EXAMPLES_PER_REASON) {
+          const row = candidate.row;
+          repeats.push({
+            line: null,
+            unique_key: String(row.id),
+            column: 'Complaint Type',
+            value: `${row.complaint_type ?? ''} / ${row.descriptor ?? ''} (created ${row.created_at}, within ${REPEAT_WINDOW_MINUTES} minutes of request ${firstSubmissions.repeatOf} at the same place)`,
+          });
+        }
       }
     } finally {
       closeStages();
     }
   }
+  const json = parts.jsonColumns;
+  const missingColumns = json === null ? parts.layout.missingColumns : JSON_RECORD_COLUMNS.filter((name) => !json.held.includes(name));
+  const report = (): ExportReport => ({
+    format: parts.format,
+    columnCount: json === null ? parts.header.length : json.keys.length,
+    missingColumns,
+    notServed: Object.fromEntries(
+      REMOVAL_RULES.map((id) => [id, { rows: counts[id], examples: id === 'repeated_submission' ? [...repeats] : [...(examples.byReason[id] ?? [])] }]),
+    ) as Record<RemovalRuleId, LeftOut>,
+    malformed: examples.malformedByColumn,
+  });
+  // The malformed records' examples, all columns together, are malformed_record's.
+  examples.byReason.malformed_record = Object.values(examples.malformedByColumn)
+    .flatMap((column) => column.examples)
+    .sort(byLine)
+    .slice(0, EXAMPLES_PER_REASON);
   return {
     rawRowsRead: parts.rawRowsRead,
-    layout: parts.layout,
+    layout: { ...parts.layout, missingColumns },
+    format: parts.format,
     filtersApplied: applyFilters,
     latestTimestamp: parts.latestTimestamp,
+    malformed: examples.malformedByColumn,
     candidates: parts.candidates,
     firstCreatedAt: parts.range?.first ?? null,
     lastStagedCreatedAt: parts.range?.last ?? null,
     rows,
     rules,
+    report,
     close: closeStages,
   };
 }
 
 /**
- * Read CSV record batches (the first record of the first batch is the header), apply the rules that
- * look at one record at a time, and stage the requests that pass, on this thread. Throws
- * MissingColumnError when a needed column is absent.
+ * Stage an opened export on this thread: parse each piece, apply the rules that look at one record
+ * at a time, and stage the requests that pass.
  */
-export async function stageExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<StagedExport> {
+export async function stageOnThisThread(opened: OpenedExport, options: CleaningOptions = {}): Promise<StagedExport> {
   const applyFilters = options.applyFilters ?? true;
   const seenKeys = new UniqueKeySet();
   const stage = new CandidateStage(makeStageDirectory(options.stageDirectory), 'new');
-  let cleaner: RecordCleaner | undefined;
+  const parser = new PieceParser(opened.format, opened.header);
+  const cleaner = new RecordCleaner(opened.layout, applyFilters, stage);
   let range: { first: string; last: string } | null;
   try {
-    for await (const batch of batches) {
-      let start = 0;
-      if (cleaner === undefined) {
-        const header = batch[0];
-        if (header === undefined) continue;
-        cleaner = new RecordCleaner(locateExportColumns(header), applyFilters, stage);
-        start = 1;
-      }
-      const screened = cleaner.screen(batch, start);
+    for (let next = await opened.pieces.next(); next.done !== true; next = await opened.pieces.next()) {
+      const starts: number[] = [];
+      const records = parser.parse(next.value, starts);
+      const screened = cleaner.screen(records, starts, next.value);
       cleaner.admit(screened, markDuplicates(screened.ids, seenKeys));
       options.onRecords?.(cleaner.rawRowsRead);
     }
-    if (cleaner === undefined) throw new Error(EMPTY_EXPORT_MESSAGE);
     range = stage.finish();
   } catch (error) {
     stage.close();
     throw error;
   }
   return stagedExportOf({
-    layout: cleaner.layout,
+    layout: opened.layout,
+    format: opened.format,
+    header: opened.header,
     applyFilters,
     stages: [stage],
     counts: cleaner.counts,
@@ -282,66 +414,38 @@ export async function stageExportRecords(batches: AsyncIterable<string[][]>, opt
     latestTimestamp: cleaner.latestTimestamp,
     candidates: stage.size,
     range,
+    examples: cleaner.examples,
+    jsonColumns: parser.jsonColumns(),
   });
 }
 
-/** Clean CSV record batches into an array of requests (for exports that fit in memory: tests, fixtures). */
-export async function cleanExportRecords(batches: AsyncIterable<string[][]>, options: CleaningOptions = {}): Promise<CleanedExport> {
-  const staged = await stageExportRecords(batches, options);
-  const rows = [...staged.rows()];
-  const { rawRowsRead, layout, filtersApplied, latestTimestamp } = staged;
-  return { rows, rules: staged.rules(), rawRowsRead, layout, filtersApplied, latestTimestamp };
-}
-
-/** Columns the cleaning reads, as a mask for the CSV reader. */
-export function usedColumnMask(header: readonly string[]): boolean[] {
-  const used = new Set(Object.values(locateExportColumns(header).columns));
-  return header.map((_, i) => used.has(i));
-}
-
-/** Clean CSV text chunks (header first) into an array: the CSV reader skips the columns cleaning never reads. */
-export function cleanExportText(
-  chunks: AsyncIterable<string> | Iterable<string>,
-  options: CleaningOptions = {},
-): Promise<CleanedExport> {
-  return cleanExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
-}
-
 /** The stored fields of a record that passed the removal rules, through the transformation rules. */
-function readCandidate(
-  f: string[],
-  layout: ExportLayout,
-  id: number,
-  createdAt: string,
-  closedAt: string | null,
-  closedRaw: string,
-  counts: CleaningCounts,
-): Candidate {
+function readCandidate(f: string[], layout: ExportLayout, id: number, createdAt: string, closedAt: string | null, counts: CleaningCounts): Candidate {
   const c = layout.columns;
-  localTimestamps.countClosedDate(closedRaw, closedAt, counts);
+  localTimestamps.countClosedDate(fieldOf(f, c.closedDate), closedAt, counts);
   const [latitude, longitude] = coordinatesNumeric.apply(f, layout, counts);
   const createdMs = cityLocalTimeToEpochMs(createdAt);
   const row: ServiceRequest = {
     id,
     created_at: createdAt,
     closed_at: closedAt,
-    status: statusCode.apply(f[c.status] as string, closedAt, counts),
-    complaint_type: placeholderToNull.text(f[c.complaintType] as string, counts),
-    descriptor: placeholderToNull.text(f[c.descriptor] as string, counts),
-    location_type: placeholderToNull.text(f[c.locationType] as string, counts),
-    borough: boroughCode.apply(f[c.borough] as string, counts),
-    community_board: placeholderToNull.communityBoard(f[c.communityBoard] as string, counts),
+    status: statusCode.apply(fieldOf(f, c.status), closedAt, counts),
+    complaint_type: placeholderToNull.text(fieldOf(f, c.complaintType), counts),
+    descriptor: placeholderToNull.text(fieldOf(f, c.descriptor), counts),
+    location_type: placeholderToNull.text(fieldOf(f, c.locationType), counts),
+    borough: boroughCode.apply(fieldOf(f, c.borough), counts),
+    community_board: placeholderToNull.communityBoard(fieldOf(f, c.communityBoard), counts),
     council_district: councilDistrictInteger.apply(c.councilDistrict >= 0 ? f[c.councilDistrict] : undefined, counts),
-    incident_zip: incidentZipText.apply(f[c.incidentZip] as string, counts),
-    channel: channelCode.apply(f[c.channel] as string, counts),
+    incident_zip: incidentZipText.apply(fieldOf(f, c.incidentZip), counts),
+    channel: channelCode.apply(fieldOf(f, c.channel), counts),
     latitude,
     longitude,
     days_to_close: daysToClose.apply(createdMs, closedAt, counts),
   };
 
-  const address = c.incidentAddress >= 0 ? (f[c.incidentAddress] as string) : '';
-  const street1 = c.intersectionStreet1 >= 0 ? (f[c.intersectionStreet1] as string) : '';
-  const street2 = c.intersectionStreet2 >= 0 ? (f[c.intersectionStreet2] as string) : '';
+  const address = fieldOf(f, c.incidentAddress);
+  const street1 = fieldOf(f, c.intersectionStreet1);
+  const street2 = fieldOf(f, c.intersectionStreet2);
   freeTextDropped.count(address, street1, counts);
   return {
     row,

@@ -9,8 +9,8 @@
  * A rule's logic adds to its own count in `counts`; the placeholder rule is the one rule whose count
  * grows from many fields (placeholderToNull.applies, called by the field rules).
  */
-import type { ExportLayout } from './export-columns.js';
-import { cityLocalTimeToEpochMs, parseExportTimestamp } from '../../snapshot/new-york-time.js';
+import { type ExportLayout, fieldOf } from './export-columns.js';
+import { EXPORT_TIMESTAMP_FORMS, cityLocalTimeToEpochMs, parseExportTimestamp, readExportTimestamp } from '../../snapshot/new-york-time.js';
 import type { Borough, Channel, CleaningRuleKind, ServiceRequest, Status } from '../../snapshot/service-request.js';
 
 /** Default filter of the snapshot: agency and creation period (inclusive days, local time). */
@@ -136,17 +136,61 @@ const PERIOD_END_EXCLUSIVE = `${nextDay(SNAPSHOT_PERIOD.end)}T00:00:00`;
 // ---------------------------------------------------------------------------------------------
 // Removal rules and filters, in the order they are applied to each record.
 
+/** The column a malformed record is named by when its number of fields is wrong (or, in JSON, it is not an object). */
+export const RECORD_COLUMN = '(record)';
+
+/** The forms each column malformed_record checks is read in, as the messages name them. */
+export const VALUE_FORMS: Readonly<Record<string, string>> = {
+  [RECORD_COLUMN]: 'a record with as many fields as the header (in JSON: an object)',
+  'Unique Key': 'a whole number above 0 (61276295; also 61276295.0, as pandas writes it)',
+  'Created Date': EXPORT_TIMESTAMP_FORMS,
+  'Closed Date': `${EXPORT_TIMESTAMP_FORMS}; or empty`,
+  Latitude: 'a decimal number (40.7128; also 40,7128, as a spreadsheet of a European locale writes it), or empty',
+  Longitude: 'a decimal number (-74.006; also -74,006), or empty',
+};
+
+/** What malformed_record reads of a record: its key and times, or the first value in a form no layout uses. */
+export type RecordReading =
+  | { ok: true; id: number; createdAt: string; closedAt: string | null }
+  | { ok: false; column: string; value: string };
+
+const UNIQUE_KEY = /^(\d{1,15})(?:\.0+)?$/;
+const DECIMAL_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A coordinate with a decimal comma (40,7128), as a spreadsheet of a European locale writes it: unambiguous, a coordinate has no thousands. */
+const DECIMAL_COMMA = /^[+-]?\d{1,3},\d+$/;
+const isCoordinateText = (value: string): boolean => DECIMAL_NUMBER.test(value) || DECIMAL_COMMA.test(value);
+const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}...` : text);
+const malformed = (column: string, value: string): RecordReading => ({ ok: false, column, value: clip(value) });
+
 export const malformedRecord = {
   id: 'malformed_record',
   kind: 'removal',
-  description: 'A record whose number of fields differs from the header, or whose Unique Key is not a positive integer, or whose Created Date is empty or not a valid time, is left out.',
-  /** The record's Unique Key and Created Date (local time), or null when the record is malformed. */
-  read(fields: readonly string[], layout: ExportLayout): { id: number; createdAt: string } | null {
-    if (fields.length !== layout.fieldCount) return null;
-    const keyText = (fields[layout.columns.uniqueKey] as string).trim();
-    const id = /^\d{1,15}$/.test(keyText) ? Number(keyText) : 0;
-    const createdAt = localTimestamps.parse(fields[layout.columns.createdDate] as string);
-    return id <= 0 || createdAt === null ? null : { id, createdAt };
+  description: 'A record no layout writes is left out: its number of fields differs from the header (in JSON: it is not an object), its Unique Key is not a whole number above 0, its Created Date is empty or not a time, or its Closed Date, Latitude or Longitude is in a form no export uses (a Closed Date that has a form but names no day, 02/30/2025, is read as none: see local_timestamps). More than 1% of such records stops the command unless --allow-malformed.',
+  /** The record's Unique Key and Created and Closed Dates (local time), or its first value in a form no layout uses. */
+  read(fields: readonly string[], layout: ExportLayout): RecordReading {
+    if (fields.length !== layout.fieldCount) {
+      return malformed(RECORD_COLUMN, fields.length === 1 ? (fields[0] as string) : `${fields.length} fields (the header has ${layout.fieldCount})`);
+    }
+    const c = layout.columns;
+    const keyText = (fields[c.uniqueKey] as string).trim();
+    const key = UNIQUE_KEY.exec(keyText);
+    const id = key === null ? 0 : Number(key[1]);
+    if (id <= 0) return malformed('Unique Key', keyText);
+    const createdRaw = fields[c.createdDate] as string;
+    const createdAt = readExportTimestamp(createdRaw);
+    if (typeof createdAt !== 'string') return malformed('Created Date', createdRaw);
+    const closedRaw = fieldOf(fields, c.closedDate);
+    let closedAt: string | null = null;
+    if (closedRaw.length > 0) {
+      const read = readExportTimestamp(closedRaw);
+      if (read === undefined && !isPlaceholder(closedRaw)) return malformed('Closed Date', closedRaw);
+      closedAt = read ?? null;
+    }
+    const latitude = fieldOf(fields, c.latitude);
+    if (latitude.length > 0 && !isCoordinateText(latitude.trim()) && !isPlaceholder(latitude)) return malformed('Latitude', latitude);
+    const longitude = fieldOf(fields, c.longitude);
+    if (longitude.length > 0 && !isCoordinateText(longitude.trim()) && !isPlaceholder(longitude)) return malformed('Longitude', longitude);
+    return { ok: true, id, createdAt, closedAt };
   },
 } satisfies CleaningRule;
 
@@ -155,7 +199,7 @@ export const agencyNotDot = {
   kind: 'filter',
   description: `Only requests of the Department of Transportation are kept: Agency equals "${SNAPSHOT_AGENCY}" (any case). Switched off by --no-filter.`,
   removes(fields: readonly string[], layout: ExportLayout): boolean {
-    return (fields[layout.columns.agency] as string).trim().toUpperCase() !== SNAPSHOT_AGENCY;
+    return fieldOf(fields, layout.columns.agency).trim().toUpperCase() !== SNAPSHOT_AGENCY;
   },
 } satisfies CleaningRule;
 
@@ -228,10 +272,14 @@ export class FirstSubmissions {
   private readonly windowMs = REPEAT_WINDOW_MINUTES * 60_000;
   private readonly forgetAfterMs = this.windowMs + 2 * 3_600_000;
   private readonly lastKeptAt = new Map<string, number>();
+  /** The Unique Key of the request kept last at each key of lastKeptAt. */
+  private readonly lastKeptId = new Map<string, number>();
   /** Keys in the order they were kept, with the instant they were kept at (oldest at `head`). */
   private keptKeys: string[] = [];
   private keptAt: number[] = [];
   private head = 0;
+  /** After keeps() returned false: the Unique Key of the kept request it repeats. */
+  repeatOf = 0;
 
   constructor(private readonly counts: CleaningCounts) {}
 
@@ -243,9 +291,11 @@ export class FirstSubmissions {
     const previous = this.lastKeptAt.get(key);
     if (previous !== undefined && candidate.createdMs - previous <= this.windowMs) {
       this.counts.repeated_submission++;
+      this.repeatOf = this.lastKeptId.get(key) ?? 0;
       return false;
     }
     this.lastKeptAt.set(key, candidate.createdMs);
+    this.lastKeptId.set(key, candidate.row.id);
     this.keptKeys.push(key);
     this.keptAt.push(candidate.createdMs);
     return true;
@@ -254,7 +304,10 @@ export class FirstSubmissions {
   private forgetBefore(instant: number): void {
     while (this.head < this.keptAt.length && (this.keptAt[this.head] as number) < instant) {
       const key = this.keptKeys[this.head] as string;
-      if (this.lastKeptAt.get(key) === this.keptAt[this.head]) this.lastKeptAt.delete(key);
+      if (this.lastKeptAt.get(key) === this.keptAt[this.head]) {
+        this.lastKeptAt.delete(key);
+        this.lastKeptId.delete(key);
+      }
       this.head++;
     }
     if (this.head > 65_536 && this.head * 2 > this.keptAt.length) {
@@ -436,10 +489,11 @@ export const channelCode = {
 export const incidentZipText = {
   id: 'incident_zip_text',
   kind: 'transformation',
-  description: 'Incident Zip is kept as text of 5 digits (leading zeros kept); ZIP+4 keeps its first 5 digits; any other value, and 00000, becomes null. values_changed: values turned into null or shortened.',
+  description: 'Incident Zip is kept as text of 5 digits (leading zeros kept; 10033.0, as pandas writes a zip, is read as 10033); ZIP+4 keeps its first 5 digits; any other value, and 00000, becomes null. values_changed: values turned into null or shortened.',
   apply(raw: string, counts: CleaningCounts): string | null {
     if (placeholderToNull.applies(raw, counts)) return null;
-    const value = raw.trim();
+    let value = raw.trim();
+    if (value.length > 5 && /^\d{5}\.0+$/.test(value)) value = value.slice(0, 5);
     if (/^\d{5}$/.test(value) && value !== '00000') return pool.intern(value);
     counts.incident_zip_text++;
     const plus4 = /^(\d{5})-\d{4}$/.exec(value);
@@ -469,26 +523,51 @@ function parseCoordinate(raw: string | undefined): number | null | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim();
   if (value.length === 0 || isPlaceholder(value)) return undefined;
-  const n = Number(value);
+  const n = Number(DECIMAL_COMMA.test(value) ? value.replace(',', '.') : value);
   return Number.isFinite(n) && n !== 0 ? n : null;
 }
 
-const LOCATION_TEXT = /^\(\s*(-?[\d.]+)\s*,\s*(-?[\d.]+)\s*\)$/;
+const NUMBER_TEXT = '([+-]?\\d+(?:\\.\\d+)?)';
+/** The forms of the Location column that hold coordinates: [pattern, index of the latitude's group]. */
+const LOCATION_FORMS: readonly [RegExp, 1 | 2][] = [
+  // The portal: "(40.83, -73.92)"; the API's CSV: the same after address lines ("\n,  \n(40.83, -73.92)").
+  [new RegExp(`\\(\\s*${NUMBER_TEXT}\\s*,\\s*${NUMBER_TEXT}\\s*\\)\\s*$`), 1],
+  // Well-known text: "POINT (-73.92 40.83)", longitude first.
+  [new RegExp(`^POINT\\s*\\(\\s*${NUMBER_TEXT}\\s+${NUMBER_TEXT}\\s*\\)$`, 'i'), 2],
+  // GeoJSON: {"type": "Point", "coordinates": [-73.92, 40.83]}, longitude first.
+  [new RegExp(`"coordinates"\\s*:\\s*\\[\\s*${NUMBER_TEXT}\\s*,\\s*${NUMBER_TEXT}\\s*\\]`), 2],
+];
+/** The API's JSON location ({"latitude": "40.83", "longitude": "-73.92", ...}), also as Python writes it (single quotes). */
+const LATITUDE_KEY = new RegExp(`["']latitude["']\\s*:\\s*["']?${NUMBER_TEXT}`);
+const LONGITUDE_KEY = new RegExp(`["']longitude["']\\s*:\\s*["']?${NUMBER_TEXT}`);
+
+/** The latitude and longitude texts a Location holds, or null. */
+function coordinatesOfLocation(text: string): [string, string] | null {
+  const value = text.trim();
+  if (value.length === 0) return null;
+  for (const [pattern, latitudeGroup] of LOCATION_FORMS) {
+    const m = pattern.exec(value);
+    if (m) return latitudeGroup === 1 ? [m[1] as string, m[2] as string] : [m[2] as string, m[1] as string];
+  }
+  const latitude = LATITUDE_KEY.exec(value);
+  const longitude = LONGITUDE_KEY.exec(value);
+  return latitude && longitude ? [latitude[1] as string, longitude[1] as string] : null;
+}
 
 export const coordinatesNumeric = {
   id: 'coordinates_numeric',
   kind: 'transformation',
-  description: 'Latitude and Longitude become numbers; when both are empty they are read from the Location text "(lat, lon)"; a value that is not a number, or 0, becomes null, and both are null when either is. values_changed: coordinates turned into null.',
+  description: 'Latitude and Longitude become numbers; when both are empty they are read from Location ("(lat, lon)" after any address lines, "POINT (lon lat)", or an object with latitude and longitude, as the API writes it); 0 becomes null, and both are null when either is. values_changed: coordinates turned into null.',
   /** Latitude and longitude of a record, both numbers or both null. */
   apply(fields: readonly string[], layout: ExportLayout, counts: CleaningCounts): [number | null, number | null] {
     const c = layout.columns;
     let latitude = parseCoordinate(fields[c.latitude]);
     let longitude = parseCoordinate(fields[c.longitude]);
     if (latitude === undefined && longitude === undefined && c.location >= 0) {
-      const m = LOCATION_TEXT.exec((fields[c.location] as string).trim());
-      if (m) {
-        latitude = parseCoordinate(m[1]);
-        longitude = parseCoordinate(m[2]);
+      const found = coordinatesOfLocation(fields[c.location] as string);
+      if (found !== null) {
+        latitude = parseCoordinate(found[0]);
+        longitude = parseCoordinate(found[1]);
       }
     }
     if (latitude === null || longitude === null || (latitude === undefined) !== (longitude === undefined)) {
@@ -502,7 +581,7 @@ export const coordinatesNumeric = {
 export const localTimestamps = {
   id: 'local_timestamps',
   kind: 'transformation',
-  description: 'Created and Closed Date (MM/DD/YYYY hh:mm:ss AM/PM, also ISO 8601) are written as local New York time YYYY-MM-DDTHH:MM:SS without zone. A Closed Date that is not a valid time becomes null. values_changed: closed dates turned into null.',
+  description: 'Created and Closed Date (MM/DD/YYYY hh:mm:ss AM/PM as the portal writes them, YYYY-MM-DDTHH:MM:SS.000 as the API does, and the forms a spreadsheet or pandas writes: M/D/YY H:MM, YYYY-MM-DD HH:MM:SS, a day alone at midnight) are written as local New York time YYYY-MM-DDTHH:MM:SS without zone. A Closed Date in such a form that names no time (02/30/2025) becomes null. values_changed: closed dates turned into null.',
   /** A Created or Closed Date as local `YYYY-MM-DDTHH:MM:SS`, or null when empty or not a valid time. */
   parse: parseExportTimestamp,
   /** Counts a non-empty Closed Date that became null (a placeholder counts under placeholder_to_null). */

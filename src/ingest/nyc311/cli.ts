@@ -3,10 +3,12 @@
  *
  *   npm run snapshot -- [--input export.csv | --synthetic] [--output data/service-requests.sqlite | --database postgres://...]
  *                       [--no-filter] [--seed N] [--rows N --from YEAR --to YEAR] [--snapshot-date YYYY-MM-DD] [--schema NAME]
- *                       [--threads N] [--write-synthetic-export FILE] [--quiet]
+ *                       [--threads N] [--allow-malformed] [--write-synthetic-export FILE [--layout L]] [--quiet]
  *
  * Default: the synthetic export into data/service-requests.sqlite. Progress goes to stderr (a bar
- * on a terminal, a line every 2 s otherwise); the summary (one JSON object) to stdout.
+ * on a terminal, a line every 2 s otherwise), then what the summary says of the export (its layout,
+ * the columns it lacks, every row not served with examples); the summary (one JSON object) to stdout.
+ * A file that cannot be read stops the command with exit code 1 and one message, never a stack trace.
  */
 import { closeSync, existsSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -14,16 +16,26 @@ import { parseArgs } from 'node:util';
 import { buildSnapshot, type SnapshotInput, type SnapshotOutput } from './build-snapshot.js';
 import { DEFAULT_SNAPSHOT_RELATIVE_PATH, defaultSnapshotPath } from './ensure-snapshot.js';
 import { MissingColumnError } from './export-columns.js';
+import { ExportFormatError } from './export-format-error.js';
+import { UnreadableExportError, summaryFields, summaryLines } from './export-summary.js';
 import { isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
 import { createProgressReporter } from './progress-reporter.js';
-import { SYNTHETIC_SEED, type SyntheticHistoryOptions, generateSyntheticExport, generateSyntheticHistory } from './synthetic-export.js';
-import { CsvFormatError } from './csv-reader.js';
+import {
+  SYNTHETIC_LAYOUTS,
+  SYNTHETIC_SEED,
+  type SyntheticHistoryOptions,
+  type SyntheticLayout,
+  generateSyntheticExport,
+  generateSyntheticHistory,
+} from './synthetic-export.js';
 import { removeStageDirectories } from './candidate-stage.js';
 import { temporarySnapshotPrefix } from './sqlite-snapshot-writer.js';
 
 const USAGE = `Usage: npm run snapshot -- [options]
 
-  --input FILE             an NYC Open Data 311 export (CSV, erm2-nwe9 layout)
+  --input FILE             an NYC Open Data 311 export (erm2-nwe9): the portal's CSV of any year, the API's CSV
+                           or JSON, or such a file re-saved by a spreadsheet or pandas (the layout is found
+                           from the content; see docs/service-requests-data.md)
   --synthetic              the synthetic export (default when --input is not given)
   --seed N                 seed of the synthetic export (default ${SYNTHETIC_SEED})
   --rows N                 a synthetic history of N requests instead (with --from and --to; no filters)
@@ -35,7 +47,10 @@ const USAGE = `Usage: npm run snapshot -- [options]
   --snapshot-date DATE     the day the export reflects (default: synthetic 2025-07-01, file: its latest date)
   --threads N              worker threads that parse and clean the export, besides one that writes
                            (0: none; default one per core, up to 4, for an export of 32 MiB or more)
-  --write-synthetic-export FILE   only write the synthetic export (or history) CSV to FILE
+  --allow-malformed        go on when more than 1% of the records are malformed (a key, date or number in a
+                           form no export uses), leaving them out (default: refuse, writing nothing)
+  --write-synthetic-export FILE   only write the synthetic export (or history) to FILE
+  --layout L               its layout: portal-csv (default), api-csv or api-json
   --quiet                  no progress
   --help
 `;
@@ -57,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       'snapshot-date': { type: 'string' },
       'write-synthetic-export': { type: 'string' },
       threads: { type: 'string' },
+      'allow-malformed': { type: 'boolean' },
+      layout: { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -69,15 +86,18 @@ async function main(argv: string[]): Promise<number> {
   const seed = values.seed === undefined ? SYNTHETIC_SEED : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0 || seed > 2_147_483_647) throw new UsageError(`--seed must be an integer from 0 to 2147483647`);
   const history = readHistoryOptions(values);
+  const layout = (values.layout ?? 'portal-csv') as SyntheticLayout;
+  if (!SYNTHETIC_LAYOUTS.includes(layout)) throw new UsageError(`--layout must be one of ${SYNTHETIC_LAYOUTS.join(', ')}`);
+  if (values.layout !== undefined && values['write-synthetic-export'] === undefined) throw new UsageError('--layout goes with --write-synthetic-export');
   if (values['write-synthetic-export'] !== undefined) {
-    const generated = history === undefined ? generateSyntheticExport(seed) : generateSyntheticHistory({ ...history, seed });
+    const generated = history === undefined ? generateSyntheticExport(seed, layout) : generateSyntheticHistory({ ...history, seed, layout });
     const fd = openSync(values['write-synthetic-export'], 'w');
     try {
       for (const chunk of generated.chunks) writeSync(fd, chunk);
     } finally {
       closeSync(fd);
     }
-    process.stdout.write(`${JSON.stringify({ file: values['write-synthetic-export'], seed, counts: generated.counts })}\n`);
+    process.stdout.write(`${JSON.stringify({ file: values['write-synthetic-export'], seed, layout, counts: generated.counts })}\n`);
     return 0;
   }
   if (values.input !== undefined && values.synthetic) throw new UsageError('give either --input or --synthetic, not both');
@@ -105,6 +125,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['snapshot-date'] !== undefined ? { snapshotDate: values['snapshot-date'] } : {}),
     ...(threads !== undefined ? { threads } : {}),
     ...(progress ? { progress } : {}),
+    allowMalformed: values['allow-malformed'] === true,
   });
   const target =
     output.kind === 'sqlite' ? output.path : (() => {
@@ -113,10 +134,11 @@ async function main(argv: string[]): Promise<number> {
       url.password = url.password ? '***' : '';
       return `${url.toString()} (schema ${t.schema})`;
     })();
-  const { meta, timings } = result;
+  const { meta, timings, report } = result;
   progress?.finish(
     `snapshot ${meta.snapshot_id}: ${meta.row_count.toLocaleString('en-US')} requests from ${meta.raw_rows_read.toLocaleString('en-US')} rows read -> ${target} in ${(timings.totalMs / 1000).toFixed(1)} s`,
   );
+  for (const line of summaryLines(report, meta.raw_rows_read, meta.row_count, values['allow-malformed'] === true)) process.stderr.write(`snapshot: ${line}\n`);
   process.stdout.write(
     `${JSON.stringify({
       target,
@@ -125,6 +147,7 @@ async function main(argv: string[]): Promise<number> {
       row_count: meta.row_count,
       raw_rows_read: meta.raw_rows_read,
       removed: Object.fromEntries(meta.cleaning_rules.filter((r) => r.kind !== 'transformation').map((r) => [r.id, r.rows_removed])),
+      ...summaryFields(report),
       timings_ms: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])),
     })}\n`,
   );
@@ -169,6 +192,15 @@ function readHistoryOptions(values: { rows?: string; from?: string; to?: string 
 
 class UsageError extends Error {}
 
+/** The errors of opening or reading a file, in words (the command names the file, without a stack trace). */
+const FILE_ERRORS: ReadonlyMap<string, string> = new Map([
+  ['ENOENT', 'no such file'],
+  ['EISDIR', 'it is a folder, not a file'],
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'permission denied'],
+  ['EIO', 'the disk failed to read it'],
+]);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
@@ -177,8 +209,12 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError || (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`snapshot: ${error.message}\n\n${USAGE}`);
       process.exitCode = 2;
-    } else if (error instanceof MissingColumnError || error instanceof CsvFormatError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-      process.stderr.write(`\nsnapshot: ${(error as Error).message}\n`);
+    } else if (error instanceof MissingColumnError || error instanceof ExportFormatError || error instanceof UnreadableExportError) {
+      process.stderr.write(`\nsnapshot: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (FILE_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) {
+      const { code, path } = error as NodeJS.ErrnoException;
+      process.stderr.write(`\nsnapshot: cannot read ${path ?? 'the export'}: ${FILE_ERRORS.get(code ?? '') ?? code}\n`);
       process.exitCode = 1;
     } else {
       process.stderr.write(`\nsnapshot failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,31 +1,25 @@
 /**
- * A streaming CSV reader (RFC 4180): fields separated by commas, records by LF or CRLF, fields
- * optionally enclosed in double quotes, a double quote inside a quoted field written twice, commas
- * and line breaks allowed inside quoted fields. A UTF-8 byte order mark at the start is ignored,
- * blank lines are skipped. Records are returned in batches (one batch per input chunk) so that the
- * caller pays one async step per chunk, not per row.
+ * A streaming CSV reader (RFC 4180): fields separated by a delimiter (a comma, or the semicolon,
+ * tab or bar a spreadsheet may write, found from the header line), records by LF or CRLF, fields
+ * optionally enclosed in double quotes, a double quote inside a quoted field written twice,
+ * delimiters and line breaks allowed inside quoted fields. A UTF-8 byte order mark at the start is
+ * ignored, blank lines are skipped.
+ *
+ * Memory is bounded on broken input too: a record longer than MAX_RECORD_CHARS (1 MiB) is refused
+ * at once with its line (a quote opened and never closed would otherwise read the rest of the file
+ * into one field), and so is a record that ends but is longer than that.
  */
 import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { type ExportPiece, ExportFormatError, MAX_RECORD_CHARS, countNewlines, recordTooLong } from './export-format-error.js';
 
 const QUOTE = 34;
-const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
-export class CsvFormatError extends Error {
-  /** The record's number in the file, the header being record 1. */
-  readonly record: number;
-  /** What is wrong with it. */
-  readonly reason: string;
-  constructor(record: number, reason: string) {
-    super(`CSV record ${record}: ${reason}`);
-    this.name = 'CsvFormatError';
-    this.record = record;
-    this.reason = reason;
-  }
-}
+/** The delimiters a CSV export may have, the comma first (the one chosen when the header holds none). */
+const DELIMITERS = [',', ';', '\t', '|'] as const;
 
 interface ParseResult {
   records: string[][];
@@ -33,18 +27,29 @@ interface ParseResult {
   consumed: number;
 }
 
+/** Where a piece's text is in the file (its first line), and how records are separated. */
+interface ParseContext {
+  /** Newlines in the file before text[0]. */
+  linesBefore: number;
+  /** Code of the delimiter (COMMA unless detected otherwise). */
+  delimiter: number;
+  /** Columns marked false are returned as '' (not copied). */
+  keep?: readonly boolean[] | undefined;
+  /** Filled with the offset in the text where each returned record starts. */
+  starts?: number[] | undefined;
+}
+
+function formatError(text: string, at: number, context: ParseContext, reason: string): ExportFormatError {
+  return new ExportFormatError('CSV', context.linesBefore + 1 + countNewlines(text, 0, at), reason);
+}
+
 /**
  * Parse as many complete records as `text` holds from `start`. When `final` is false, a record that
  * may continue in the next chunk is left unconsumed.
  */
-function parseCompleteRecords(
-  text: string,
-  start: number,
-  final: boolean,
-  recordOffset: number,
-  keep?: readonly boolean[],
-): ParseResult {
+function parseCompleteRecords(text: string, start: number, final: boolean, context: ParseContext): ParseResult {
   const records: string[][] = [];
+  const { keep, starts, delimiter } = context;
   const n = text.length;
   let i = start;
   while (i < n) {
@@ -53,7 +58,7 @@ function parseCompleteRecords(
     let complete = false;
     for (;;) {
       if (i >= n) {
-        // Only reached after a comma: the record ends with an empty field at the end of the input.
+        // Only reached after a delimiter: the record ends with an empty field at the end of the input.
         if (!final) break;
         fields.push('');
         complete = true;
@@ -80,7 +85,7 @@ function parseCompleteRecords(
         }
         if (!closed) {
           if (!final) break;
-          throw new CsvFormatError(recordOffset + records.length + 1, 'a quoted field is not closed before the end of the file');
+          throw formatError(text, recordStart, context, 'a quoted field of the record starting here is not closed before the end of the file');
         }
         fields.push(keep === undefined || keep[fields.length] !== false ? value : '');
         if (i >= n) {
@@ -89,7 +94,7 @@ function parseCompleteRecords(
           break;
         }
         c = text.charCodeAt(i);
-        if (c === COMMA) {
+        if (c === delimiter) {
           i++;
           continue;
         }
@@ -104,12 +109,12 @@ function parseCompleteRecords(
           complete = true;
           break;
         }
-        throw new CsvFormatError(recordOffset + records.length + 1, 'unexpected character after a closing quote');
+        throw formatError(text, recordStart, context, 'unexpected character after a closing quote');
       } else {
         let j = i;
         while (j < n) {
           c = text.charCodeAt(j);
-          if (c === COMMA || c === LF || c === CR) break;
+          if (c === delimiter || c === LF || c === CR) break;
           j++;
         }
         if (j >= n) {
@@ -120,7 +125,7 @@ function parseCompleteRecords(
           break;
         }
         fields.push(keep === undefined || keep[fields.length] !== false ? text.slice(i, j) : '');
-        if (c === COMMA) {
+        if (c === delimiter) {
           i = j + 1;
           continue;
         }
@@ -137,18 +142,12 @@ function parseCompleteRecords(
       }
     }
     if (!complete) return { records, consumed: recordStart };
+    if (i - recordStart > MAX_RECORD_CHARS) throw formatError(text, recordStart, context, recordTooLong('a quoted field is probably never closed'));
     if (fields.length === 1 && fields[0] === '') continue; // blank line
+    starts?.push(recordStart);
     records.push(fields);
   }
   return { records, consumed: i };
-}
-
-export interface CsvReadOptions {
-  /**
-   * Called with the header; fields of columns marked false are returned as '' (not copied), which
-   * saves time and memory when only some columns are used.
-   */
-  selectColumns?: (header: readonly string[]) => readonly boolean[];
 }
 
 /** Index just after the first line break outside quotes (end of the first record), or -1. */
@@ -163,30 +162,56 @@ function firstRecordEnd(text: string): number {
   return -1;
 }
 
-/** Parse a whole CSV text at once. */
-export function parseCsvText(text: string): string[][] {
+/**
+ * The delimiter of a CSV export, from its first line (the header): of the comma, semicolon, tab and
+ * bar, the one that occurs most outside quotes; the comma when none does. A header names dozens of
+ * columns, so the delimiter is never in doubt.
+ */
+export function detectCsvDelimiter(text: string): string {
+  const end = firstRecordEnd(text);
+  const line = end < 0 ? text : text.slice(0, end);
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const c of line) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && counts.has(c)) counts.set(c, (counts.get(c) as number) + 1);
+  }
+  let best: string = ',';
+  for (const d of DELIMITERS) if ((counts.get(d) as number) > (counts.get(best) as number)) best = d;
+  return best;
+}
+
+/** Parse a whole CSV text at once (comma-separated unless told). */
+export function parseCsvText(text: string, delimiter = ','): string[][] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  return parseCompleteRecords(body, 0, true, 0).records;
+  return parseCompleteRecords(body, 0, true, { linesBefore: 0, delimiter: delimiter.charCodeAt(0) }).records;
 }
 
 /**
- * The records of a piece of whole records (from readCsvRecordTexts), from `start`; `recordsBefore`
- * (the records of the file before the piece) numbers the records in a CsvFormatError.
+ * The records of a piece of whole records (from readCsvRecordTexts), from `start`. `keep` marks the
+ * columns to copy (the others are returned as ''); `starts`, when given, receives the offset of each
+ * record in the piece's text.
  */
-export function parseCsvRecords(piece: string, start: number, recordsBefore: number, keep?: readonly boolean[]): string[][] {
-  return parseCompleteRecords(piece, start, true, recordsBefore, keep).records;
+export function parseCsvRecords(
+  piece: ExportPiece,
+  start = 0,
+  options: { delimiter?: string; keep?: readonly boolean[]; starts?: number[] } = {},
+): string[][] {
+  const context: ParseContext = { linesBefore: piece.linesBefore, delimiter: (options.delimiter ?? ',').charCodeAt(0), keep: options.keep, starts: options.starts };
+  return parseCompleteRecords(piece.text, start, true, context).records;
 }
 
 /**
  * The header of a file's first piece (its first record that is not a blank line) and where the
  * records after it start; null when the piece holds no record.
  */
-export function readCsvHeader(piece: string): { header: string[]; bodyStart: number } | null {
+export function readCsvHeader(piece: ExportPiece, delimiter = ','): { header: string[]; bodyStart: number } | null {
   let start = 0;
-  while (start < piece.length) {
-    const end = firstRecordEnd(piece.slice(start));
-    const bodyStart = end < 0 ? piece.length : start + end;
-    const header = parseCompleteRecords(piece.slice(start, bodyStart), 0, true, 0).records[0];
+  const text = piece.text;
+  while (start < text.length) {
+    const end = firstRecordEnd(text.slice(start));
+    const bodyStart = end < 0 ? text.length : start + end;
+    const header = parseCsvRecords({ text: text.slice(start, bodyStart), linesBefore: piece.linesBefore }, 0, { delimiter })[0];
     if (header !== undefined) return { header, bodyStart };
     start = bodyStart;
   }
@@ -195,16 +220,16 @@ export function readCsvHeader(piece: string): { header: string[]; bodyStart: num
 
 /**
  * Index just after the last line break of `text` outside quoted fields, or -1. A quote opens a
- * quoted field only at the start of a field (after a comma or a line break, or at the start of the
- * text, which starts a record), as parseCompleteRecords reads it; a doubled quote stays inside.
+ * quoted field only at the start of a field (after a delimiter or a line break, or at the start of
+ * the text, which starts a record), as parseCompleteRecords reads it; a doubled quote stays inside.
  */
-function lastRecordEnd(text: string): number {
+function lastRecordEnd(text: string, delimiter: number): number {
   const opens: number[] = [];
   const closes: number[] = [];
   let q = text.indexOf('"');
   while (q >= 0) {
     const before = q === 0 ? LF : text.charCodeAt(q - 1);
-    if (before !== COMMA && before !== LF && before !== CR) {
+    if (before !== delimiter && before !== LF && before !== CR) {
       q = text.indexOf('"', q + 1); // a quote inside an unquoted field is text
       continue;
     }
@@ -228,26 +253,42 @@ function lastRecordEnd(text: string): number {
  * Cut CSV text chunks into pieces of whole records (a UTF-8 byte order mark at the start removed):
  * each piece but the last ends just after a record's line break, so that pieces can be parsed
  * apart, in any order or on other threads (parseCsvRecords). A record longer than a chunk waits for
- * the chunks that complete it.
+ * the chunks that complete it, up to MAX_RECORD_CHARS: past that, it is refused with its line.
  */
-export async function* readCsvRecordTexts(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
+export async function* readCsvRecordTexts(chunks: AsyncIterable<string> | Iterable<string>, delimiter = ','): AsyncGenerator<ExportPiece> {
+  const code = delimiter.charCodeAt(0);
   let carry = '';
   let first = true;
+  let linesBefore = 0;
   for await (const chunk of chunks) {
     let text = carry.length > 0 ? carry + chunk : chunk;
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       first = false;
     }
-    const end = lastRecordEnd(text);
+    const end = lastRecordEnd(text, code);
     if (end < 0) {
       carry = text;
-      continue;
+    } else {
+      carry = text.slice(end);
+      const piece = end === text.length ? text : text.slice(0, end);
+      yield { text: piece, linesBefore };
+      linesBefore += countNewlines(piece);
     }
-    carry = text.slice(end);
-    yield end === text.length ? text : text.slice(0, end);
+    if (carry.length > MAX_RECORD_CHARS) {
+      throw new ExportFormatError('CSV', linesBefore + 1, recordTooLong('a quoted field opened on this line or after it is probably never closed, or the file is not a CSV export'));
+    }
   }
-  if (carry.length > 0) yield carry;
+  if (carry.length > 0) yield { text: carry, linesBefore };
+}
+
+export interface CsvReadOptions {
+  /**
+   * Called with the header; fields of columns marked false are returned as '' (not copied), which
+   * saves time and memory when only some columns are used.
+   */
+  selectColumns?: (header: readonly string[]) => readonly boolean[];
+  delimiter?: string;
 }
 
 /**
@@ -259,46 +300,65 @@ export async function* readCsvRecordBatches(
   chunks: AsyncIterable<string> | Iterable<string>,
   options: CsvReadOptions = {},
 ): AsyncGenerator<string[][]> {
-  let recordCount = 0;
+  const delimiter = options.delimiter ?? ',';
   let keep: readonly boolean[] | undefined;
-  let headerRead = options.selectColumns === undefined;
-  for await (const piece of readCsvRecordTexts(chunks)) {
+  let headerRead = false;
+  for await (const piece of readCsvRecordTexts(chunks, delimiter)) {
     let start = 0;
     if (!headerRead) {
       // Read the header alone first, so that the rest of the first piece already skips unused columns.
-      const found = readCsvHeader(piece);
+      const found = readCsvHeader(piece, delimiter);
       if (found === null) continue;
       keep = options.selectColumns?.(found.header);
       start = found.bodyStart;
-      recordCount = 1;
       headerRead = true;
       yield [found.header];
     }
-    const records = parseCsvRecords(piece, start, recordCount, keep);
-    recordCount += records.length;
+    const records = parseCsvRecords(piece, start, { delimiter, ...(keep !== undefined ? { keep } : {}) });
     if (records.length > 0) yield records;
   }
 }
 
+/** The byte order marks that say a file is UTF-16 (a spreadsheet's "Unicode text"), and their encodings. */
+function utf16Encoding(bytes: Buffer): 'utf-16le' | 'utf-16be' | null {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return null;
+}
+
 /**
- * Read a file as UTF-8 text chunks of about 1 MiB. `onBytes` receives the bytes read so far;
- * `hash` (e.g. createHash('sha256')) is fed the raw bytes.
+ * Read a file as text chunks of about 1 MiB: UTF-8 (a byte order mark kept, for the readers to
+ * drop), or UTF-16 when the file starts with its byte order mark. `onBytes` receives the bytes read
+ * so far; `hash` (e.g. createHash('sha256')) is fed the raw bytes.
  */
 export async function* readFileTextChunks(
   path: string,
   options: { onBytes?: (bytesRead: number) => void; hash?: Hash } = {},
 ): AsyncGenerator<string> {
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
-  const decoder = new StringDecoder('utf8');
+  let decode: ((bytes: Buffer) => string) | undefined;
+  let finish: () => string = () => '';
   let bytesRead = 0;
   for await (const chunk of stream) {
     const bytes = chunk as Buffer;
     bytesRead += bytes.length;
     options.hash?.update(bytes);
     options.onBytes?.(bytesRead);
-    const text = decoder.write(bytes);
+    if (decode === undefined) {
+      const utf16 = utf16Encoding(bytes);
+      if (utf16 !== null) {
+        const decoder = new TextDecoder(utf16);
+        decode = (b) => decoder.decode(b, { stream: true });
+        finish = () => decoder.decode();
+      } else {
+        const decoder = new StringDecoder('utf8');
+        decode = (b) => decoder.write(b);
+        finish = () => decoder.end();
+      }
+    }
+    const text = decode(bytes);
     if (text.length > 0) yield text;
   }
-  const rest = decoder.end();
+  const rest = finish();
   if (rest.length > 0) yield rest;
 }

@@ -9,14 +9,25 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { CandidateStage, STAGES_CACHE_KIB, makeStageDirectory, removeStageDirectory } from './candidate-stage.js';
-import { type CleaningOptions, type CleaningTally, EMPTY_EXPORT_MESSAGE, type StagedExport, markDuplicates, stageExportRecords, stagedExportOf, usedColumnMask } from './clean-export.js';
+import {
+  type CleanedExport,
+  type CleaningOptions,
+  type CleaningTally,
+  type StagedExport,
+  markDuplicates,
+  mergeRemovalExamples,
+  stageOnThisThread,
+  stagedExportOf,
+} from './clean-export.js';
 import { type CleaningCounts, type SpellingTally, UniqueKeySet } from './cleaning-rules.js';
-import { CsvFormatError, readCsvHeader, readCsvRecordBatches, readCsvRecordTexts } from './csv-reader.js';
-import { locateExportColumns } from './export-columns.js';
+import { type ExportPiece, ExportFormatError } from './export-format-error.js';
+import { type ExportFormat, type OpenedExport, openExport } from './export-reader.js';
+import type { ExportColumnName } from './export-columns.js';
 import { startModuleWorker } from '../../shared/module-worker.js';
 
 /** What a staging worker starts with. */
 export interface StagingWorkerData {
+  format: ExportFormat;
   header: string[];
   applyFilters: boolean;
   /** Its stage's directory (made, and deleted on failure, by this thread), and its page cache (its share of STAGES_CACHE_KIB). */
@@ -26,16 +37,23 @@ export interface StagingWorkerData {
 
 /** This thread to a worker. */
 export type StagingRequest =
-  | { kind: 'piece'; seq: number; text: string }
+  | ({ kind: 'piece'; seq: number } & ExportPiece)
   | { kind: 'admit'; seq: number; duplicates: Uint8Array }
   | { kind: 'finish' };
 
-/** A worker to this thread. `failed`: `seq` is the piece's (null when not a piece's), `record` its record's number in the piece for a CsvFormatError. */
+/** An ExportFormatError as it crosses threads. */
+export interface FormatFailure {
+  format: 'CSV' | 'JSON' | null;
+  line: number | null;
+  reason: string;
+}
+
+/** A worker to this thread. `failed`: `seq` is the piece's (null when not a piece's), `format` set for an ExportFormatError. */
 export type StagingReply =
   | { kind: 'screened'; seq: number; ids: Float64Array; records: number }
   | { kind: 'admitted'; seq: number }
   | ({ kind: 'finished' } & CleaningTally)
-  | { kind: 'failed'; seq: number | null; record: number | null; reason: string };
+  | { kind: 'failed'; seq: number | null; format: FormatFailure | null; reason: string };
 
 /** Pieces a worker holds at most (sent and not yet admitted): what bounds the memory of the staging. */
 const PIECES_PER_WORKER = 4;
@@ -45,27 +63,25 @@ export interface StagingOptions extends CleaningOptions {
   threads?: number;
 }
 
-/** Read and stage CSV text chunks (header first), for `rows()` to take the cleaned requests out in order. */
-export function stageExportText(chunks: AsyncIterable<string> | Iterable<string>, options: StagingOptions = {}): Promise<StagedExport> {
+/** Read and stage an export's text chunks (any layout: export-reader.ts), for `rows()` to take the cleaned requests out in order. */
+export async function stageExportText(chunks: AsyncIterable<string> | Iterable<string>, options: StagingOptions = {}): Promise<StagedExport> {
   const threads = options.threads ?? 0;
-  if (threads < 1) return stageExportRecords(readCsvRecordBatches(chunks, { selectColumns: usedColumnMask }), options);
-  return stageOnWorkers(chunks, threads, options);
+  const opened = await openExport(chunks);
+  if (threads < 1) return stageOnThisThread(opened, options);
+  return stageOnWorkers(opened, threads, options);
 }
 
-async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, threads: number, options: CleaningOptions): Promise<StagedExport> {
+/** Clean an export's text chunks into an array of requests (for exports that fit in memory: tests, fixtures). */
+export async function cleanExportText(chunks: AsyncIterable<string> | Iterable<string>, options: StagingOptions = {}): Promise<CleanedExport> {
+  const staged = await stageExportText(chunks, options);
+  const rows = [...staged.rows()];
+  const { rawRowsRead, layout, format, filtersApplied, latestTimestamp, malformed } = staged;
+  return { rows, rules: staged.rules(), report: staged.report(), rawRowsRead, layout, format, filtersApplied, latestTimestamp, malformed };
+}
+
+async function stageOnWorkers(opened: OpenedExport, threads: number, options: CleaningOptions): Promise<StagedExport> {
   const applyFilters = options.applyFilters ?? true;
-  const pieces = readCsvRecordTexts(chunks)[Symbol.asyncIterator]();
-  let header: string[] | undefined;
-  let firstBody = '';
-  while (header === undefined) {
-    const next = await pieces.next();
-    if (next.done === true) throw new Error(EMPTY_EXPORT_MESSAGE);
-    const found = readCsvHeader(next.value);
-    if (found === null) continue;
-    header = found.header;
-    firstBody = next.value.slice(found.bodyStart);
-  }
-  const layout = locateExportColumns(header);
+  const { format, header, layout, pieces } = opened;
 
   const directories: string[] = [];
   const workers: Worker[] = [];
@@ -75,8 +91,7 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
   const seenKeys = new UniqueKeySet();
   let nextSeq = 0;
   let nextDecision = 0;
-  // The header is record 1 of the file.
-  let recordsBefore = 1;
+  let recordsRead = 0;
   let failure: Error | null = null;
   let stopping = false;
   let wakeUp: (() => void) | null = null;
@@ -96,14 +111,14 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
       screened.delete(nextDecision);
       const { worker, reply } = entry;
       if (reply.kind === 'failed') {
-        fail(reply.record === null ? new Error(reply.reason) : new CsvFormatError(recordsBefore + reply.record, reply.reason));
+        fail(reply.format === null ? new Error(reply.reason) : new ExportFormatError(reply.format.format, reply.format.line, reply.format.reason));
         return;
       }
       const duplicates = markDuplicates(reply.ids, seenKeys);
       (workers[worker] as Worker).postMessage({ kind: 'admit', seq: nextDecision, duplicates } satisfies StagingRequest, [duplicates.buffer as ArrayBuffer]);
-      recordsBefore += reply.records;
+      recordsRead += reply.records;
       nextDecision++;
-      options.onRecords?.(recordsBefore - 1);
+      options.onRecords?.(recordsRead);
     }
   };
   const until = async (done: () => boolean): Promise<void> => {
@@ -113,22 +128,23 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
     }
     if (failure !== null) throw failure;
   };
-  const send = async (text: string): Promise<void> => {
-    if (text.length === 0) return;
+  const send = async (piece: ExportPiece): Promise<void> => {
+    if (piece.text.length === 0) return;
     let chosen = 0;
     await until(() => {
       for (let w = 1; w < inFlight.length; w++) if ((inFlight[w] as number) < (inFlight[chosen] as number)) chosen = w;
       return (inFlight[chosen] as number) < PIECES_PER_WORKER;
     });
     inFlight[chosen] = (inFlight[chosen] as number) + 1;
-    (workers[chosen] as Worker).postMessage({ kind: 'piece', seq: nextSeq++, text } satisfies StagingRequest);
+    const message: StagingRequest = { kind: 'piece', seq: nextSeq++, ...piece };
+    (workers[chosen] as Worker).postMessage(message, piece.bounds === undefined ? [] : [piece.bounds.buffer as ArrayBuffer]);
   };
 
   try {
     for (let w = 0; w < threads; w++) {
       const stageDirectory = makeStageDirectory(options.stageDirectory);
       directories.push(stageDirectory);
-      const worker = startModuleWorker(import.meta.url, 'staging-worker', { header, applyFilters, stageDirectory, cacheKib: STAGES_CACHE_KIB / threads } satisfies StagingWorkerData);
+      const worker = startModuleWorker(import.meta.url, 'staging-worker', { format, header, applyFilters, stageDirectory, cacheKib: STAGES_CACHE_KIB / threads } satisfies StagingWorkerData);
       workers.push(worker);
       inFlight.push(0);
       finished.push(undefined);
@@ -152,7 +168,6 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
         if (!stopping) fail(new Error(`a staging thread stopped before its end (exit code ${code})`));
       });
     }
-    await send(firstBody);
     for (let next = await pieces.next(); next.done !== true; next = await pieces.next()) await send(next.value);
     await until(() => nextDecision === nextSeq && inFlight.every((n) => n === 0));
     for (const worker of workers) worker.postMessage({ kind: 'finish' } satisfies StagingRequest);
@@ -177,8 +192,16 @@ async function stageOnWorkers(chunks: AsyncIterable<string> | Iterable<string>, 
   }
   const ranges = parts.flatMap((part) => (part.range === null ? [] : [part.range]));
   const latest = parts.flatMap((part) => (part.latestTimestamp === null ? [] : [part.latestTimestamp]));
+  const jsonParts = parts.flatMap((part) => (part.jsonColumns === null ? [] : [part.jsonColumns]));
   return stagedExportOf({
     layout,
+    format,
+    header,
+    examples: mergeRemovalExamples(parts.map((part) => part.examples)),
+    jsonColumns:
+      jsonParts.length === 0
+        ? null
+        : { held: [...new Set(jsonParts.flatMap((part) => part.held))] as ExportColumnName[], keys: [...new Set(jsonParts.flatMap((part) => part.keys))] },
     applyFilters,
     stages: directories.map((directory) => new CandidateStage(directory, 'finished')),
     counts,

@@ -19,7 +19,7 @@
  */
 import { SeededRandom } from './seeded-random.js';
 import { cityLocalTimeToEpochMs, cityWallTimeExists, cityWallTimeToEpochMs, epochMsToCityLocalTime, formatExportTimestamp } from '../../snapshot/new-york-time.js';
-import { STANDARD_EXPORT_COLUMNS } from './export-columns.js';
+import { STANDARD_EXPORT_COLUMNS, apiFieldName } from './export-columns.js';
 import type { Borough } from '../../snapshot/service-request.js';
 
 export const SYNTHETIC_SEED = 311;
@@ -626,9 +626,11 @@ const C = {
   location: col('Location'),
 };
 
-function recordLine(r: SyntheticRecord): string {
-  const created = formatExportTimestamp(epochMsToCityLocalTime(r.createdMs));
-  const closed = r.closedMs === null ? '' : formatExportTimestamp(epochMsToCityLocalTime(r.closedMs));
+/** The fields of a record in the order of SYNTHETIC_EXPORT_COLUMNS, its times and Location as `layout` writes them. */
+function recordValues(r: SyntheticRecord, layout: SyntheticLayout): string[] {
+  const time = layout === 'portal-csv' ? formatExportTimestamp : (local: string): string => `${local}.000`;
+  const created = time(epochMsToCityLocalTime(r.createdMs));
+  const closed = r.closedMs === null ? '' : time(epochMsToCityLocalTime(r.closedMs));
   const hasPoint = r.latitude !== null && r.longitude !== null;
   const [x, y] = hasPoint ? stateplane(r.latitude as number, r.longitude as number) : ['', ''];
   const v: string[] = new Array<string>(SYNTHETIC_EXPORT_COLUMNS.length).fill('');
@@ -670,10 +672,60 @@ function recordLine(r: SyntheticRecord): string {
   v[C.bridgeSegment] = r.bridgeHighwaySegment;
   v[C.latitude] = hasPoint ? String(r.latitude) : '';
   v[C.longitude] = hasPoint ? String(r.longitude) : '';
-  v[C.location] = hasPoint ? `(${r.latitude}, ${r.longitude})` : '';
+  // The API's CSV writes Location after two empty address lines; its JSON writes an object (jsonRecord).
+  v[C.location] = hasPoint ? `${layout === 'api-csv' ? '\n,  \n' : ''}(${r.latitude}, ${r.longitude})` : '';
+  return v;
+}
+
+const API_FIELDS = SYNTHETIC_EXPORT_COLUMNS.map(apiFieldName);
+
+/** A record as a line of the portal's CSV: a field quoted only when it must be. */
+function portalCsvRecord(v: string[]): string {
   for (let i = 0; i < v.length; i++) v[i] = csvField(v[i] as string);
   return v.join(',');
 }
+
+/** A record as the API's CSV writes it: every field that is not empty quoted. */
+function apiCsvRecord(v: string[]): string {
+  for (let i = 0; i < v.length; i++) v[i] = v[i] === '' ? '' : `"${(v[i] as string).replace(/"/g, '""')}"`;
+  return v.join(',');
+}
+
+/** A record as an object of the API's JSON: every value a string, an empty field left out, Location an object. */
+function jsonRecord(v: string[]): string {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < v.length; i++) {
+    const value = v[i] as string;
+    if (value === '') continue;
+    record[API_FIELDS[i] as string] =
+      i === C.location ? { latitude: v[C.latitude], longitude: v[C.longitude], human_address: '{"address": "", "city": "", "state": "", "zip": ""}' } : value;
+  }
+  return JSON.stringify(record);
+}
+
+/** The layouts the synthetic export is written in: the portal's CSV (its default), the API's CSV and the API's JSON. */
+export const SYNTHETIC_LAYOUTS = ['portal-csv', 'api-csv', 'api-json'] as const;
+export type SyntheticLayout = (typeof SYNTHETIC_LAYOUTS)[number];
+
+/** How a layout writes the text: its start, a batch of records, its end. */
+interface LayoutWriter {
+  start: string;
+  record: (r: SyntheticRecord) => string;
+  /** Records in a chunk; `first`: the export's first batch. */
+  batch: (records: string[], first: boolean) => string;
+  end: string;
+}
+
+function layoutWriter(layout: SyntheticLayout): LayoutWriter {
+  if (layout === 'api-json') {
+    return { start: '[', record: (r) => jsonRecord(recordValues(r, layout)), batch: (records, first) => `${first ? '' : ','}${records.join('\n,')}\n`, end: ']\n' };
+  }
+  const csv = layout === 'api-csv' ? apiCsvRecord : portalCsvRecord;
+  const header = layout === 'api-csv' ? API_FIELDS.map((name) => `"${name}"`).join(',') : SYNTHETIC_EXPORT_COLUMNS.map(csvField).join(',');
+  return { start: `${header}\n`, record: (r) => csv(recordValues(r, layout)), batch: (records) => `${records.join('\n')}\n`, end: '' };
+}
+
+
 
 export interface SyntheticExport {
   /** CSV text chunks (header first), LF line endings, UTF-8. */
@@ -682,20 +734,28 @@ export interface SyntheticExport {
   seed: number;
 }
 
-/** Build the synthetic export (deterministic for a seed); the text is produced lazily, chunk by chunk. */
-export function generateSyntheticExport(seed: number = SYNTHETIC_SEED): SyntheticExport {
+/**
+ * Build the synthetic export (deterministic for a seed); the text is produced lazily, chunk by chunk,
+ * in `layout` (default the portal's CSV, whose bytes the tests pin; the other layouts hold the same
+ * records, and give the same snapshot).
+ */
+export function generateSyntheticExport(seed: number = SYNTHETIC_SEED, layout: SyntheticLayout = 'portal-csv'): SyntheticExport {
   const { records, counts } = new SyntheticExportBuilder(seed).build();
+  const writer = layoutWriter(layout);
   function* chunks(): Generator<string> {
-    yield SYNTHETIC_EXPORT_COLUMNS.map(csvField).join(',') + '\n';
+    yield writer.start;
     let lines: string[] = [];
+    let first = true;
     for (const record of records) {
-      lines.push(recordLine(record));
+      lines.push(writer.record(record));
       if (lines.length === SYNTHETIC_RECORDS_PER_CHUNK) {
-        yield lines.join('\n') + '\n';
+        yield writer.batch(lines, first);
+        first = false;
         lines = [];
       }
     }
-    if (lines.length > 0) yield lines.join('\n') + '\n';
+    if (lines.length > 0) yield writer.batch(lines, first);
+    if (writer.end.length > 0) yield writer.end;
   }
   return { chunks: { [Symbol.iterator]: chunks }, counts, seed };
 }
@@ -706,6 +766,8 @@ export interface SyntheticHistoryOptions {
   fromYear: number;
   toYear: number;
   seed?: number;
+  /** The layout it is written in (default the portal's CSV). */
+  layout?: SyntheticLayout;
 }
 
 export function syntheticHistoryFileName({ rows, fromYear, toYear, seed = SYNTHETIC_SEED }: SyntheticHistoryOptions): string {
@@ -728,7 +790,8 @@ const HISTORY_CLOSED_BEFORE_CREATED_SHARE = 0.0039;
  * the number of rows. `counts` is complete once the chunks have been read to their end.
  */
 export function generateSyntheticHistory(options: SyntheticHistoryOptions): SyntheticExport {
-  const { rows, fromYear, toYear, seed = SYNTHETIC_SEED } = options;
+  const { rows, fromYear, toYear, seed = SYNTHETIC_SEED, layout = 'portal-csv' } = options;
+  const writer = layoutWriter(layout);
   const counts: SyntheticExportCounts = { requests: 0, repeatedSubmissions: 0, closedBeforeCreation: 0, otherAgencies: 0, outsidePeriod: 0, duplicateUniqueKeys: 0, records: 0 };
   function* chunks(): Generator<string> {
     const firstDayWall = Date.UTC(fromYear, 0, 1);
@@ -744,7 +807,8 @@ export function generateSyntheticHistory(options: SyntheticHistoryOptions): Synt
     const daily = allocateDailyCounts(random, rows, firstDayWall, days, seasonDay);
     let key = 10_000_000 + random.int(0, 999);
     let pending: SyntheticRecord[] = [];
-    yield SYNTHETIC_EXPORT_COLUMNS.map(csvField).join(',') + '\n';
+    let first = true;
+    yield writer.start;
     for (let d = 0; d < days; d++) {
       const dayWall = firstDayWall + d * DAY_MS;
       const nextDayStart = cityWallTimeToEpochMs(dayWall + DAY_MS);
@@ -777,7 +841,7 @@ export function generateSyntheticHistory(options: SyntheticHistoryOptions): Synt
       for (const record of today) {
         key += random.int(1, 29);
         record.key = key;
-        const line = recordLine(record);
+        const line = writer.record(record);
         lines.push(line);
         if (distinct.has(record) && builder.repeatsUniqueKey()) {
           lines.push(line);
@@ -785,15 +849,18 @@ export function generateSyntheticHistory(options: SyntheticHistoryOptions): Synt
         }
         if (lines.length >= SYNTHETIC_RECORDS_PER_CHUNK) {
           counts.records += lines.length;
-          yield lines.join('\n') + '\n';
+          yield writer.batch(lines, first);
+          first = false;
           lines = [];
         }
       }
       if (lines.length > 0) {
         counts.records += lines.length;
-        yield lines.join('\n') + '\n';
+        yield writer.batch(lines, first);
+        first = false;
       }
     }
+    if (writer.end.length > 0) yield writer.end;
   }
   return { chunks: { [Symbol.iterator]: chunks }, counts, seed };
 }

@@ -13,7 +13,9 @@ export function dataNotice(source: DatasetRecord['source']): string {
       'complaints follow plausible patterns but describe no real request.'
     );
   }
-  return `A real export of NYC Open Data ${source.dataset} (file ${source.file_name}, SHA-256 ${source.sha256}), cleaned by the rules listed in cleaning_rules.`;
+  const lacked = source.missing_columns ?? [];
+  const missing = lacked.length === 0 ? '' : ` The export lacked the column${lacked.length > 1 ? 's' : ''} ${lacked.join(', ')}: ${lacked.length > 1 ? 'their fields are' : 'its field is'} null in every request.`;
+  return `A real export of NYC Open Data ${source.dataset} (file ${source.file_name}, SHA-256 ${source.sha256}), cleaned by the rules listed in cleaning_rules.${missing}`;
 }
 
 /** A value of the snapshot's metadata as plain text in Markdown: anything but letters, digits, `.`, `_`, `-` and `:` becomes `?`. */

@@ -327,7 +327,18 @@ const DatasetFields = Type.Object(
         sha256: Type.String({ description: 'SHA-256 of the raw export' }),
         seed: nullable<number>({ type: 'integer', description: 'Seed of the synthetic generator; null for a real export' }),
         generator_version: nullable<string>({ type: 'string', description: 'Version of the synthetic generator; null for a real export' }),
-        layout: Type.String({ description: 'Column layout found in the export' }),
+        layout: Type.String({ description: 'Column layout found in the export: standard-41 (exactly the 41 classic columns, in their order) or extended (any other)' }),
+        format: nullable<string>({
+          type: 'string',
+          description:
+            "The layout the export was read in: portal_csv (the portal's CSV, of any year), api_csv (the API's CSV), api_json (the API's JSON), json_lines; null for a snapshot built before it was recorded",
+        }),
+        column_count: nullable<number>({ type: 'integer', minimum: 0, description: "Columns of the export's header (JSON: distinct keys of its records); null as format" }),
+        missing_columns: Type.Unsafe<string[] | null>({
+          type: ['array', 'null'],
+          items: { type: 'string' },
+          description: 'The columns the snapshot reads that the export lacked (their fields are null in every request), by their names in the portal; null as format',
+        }),
       },
       { additionalProperties: false },
     ),

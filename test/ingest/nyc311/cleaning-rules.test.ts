@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cleanExportText, type CleanedExport } from '../../../src/ingest/nyc311/clean-export.js';
+import type { CleanedExport } from '../../../src/ingest/nyc311/clean-export.js';
+import { cleanExportText } from '../../../src/ingest/nyc311/parallel-staging.js';
 import { readFileTextChunks } from '../../../src/ingest/nyc311/csv-reader.js';
 import * as rule from '../../../src/ingest/nyc311/cleaning-rules.js';
 import { MissingColumnError, STANDARD_EXPORT_COLUMNS, locateExportColumns } from '../../../src/ingest/nyc311/export-columns.js';
-import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp } from '../../../src/snapshot/new-york-time.js';
+import { cityWallTimeExists, cityWallTimeToEpochMs, elapsedDaysBetween, parseExportTimestamp, readExportTimestamp } from '../../../src/snapshot/new-york-time.js';
 import type { ServiceRequest } from '../../../src/snapshot/service-request.js';
-import { COUNCIL_DISTRICT_FIXTURE, MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
+import { COUNCIL_DISTRICT_FIXTURE, MALFORMED_FIXTURE, MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
 const clean = (path: string, applyFilters = true): Promise<CleanedExport> =>
   cleanExportText(readFileTextChunks(path), { applyFilters });
@@ -66,7 +67,7 @@ describe.each([
     const result = await clean(path);
     expect(result.layout.layout).toBe(layout);
     expect(result.layout.extraColumns).toEqual(withCouncil ? ['Council District', 'Police Precinct'] : []);
-    expect(result.rawRowsRead).toBe(26);
+    expect(result.rawRowsRead).toBe(23);
   });
 
   it('keeps exactly the expected rows, cleaned, in (created_at, id) order', async () => {
@@ -77,7 +78,7 @@ describe.each([
   it('removes rows by the removal rules, each counted once by the first rule that removes it', async () => {
     const result = await clean(path);
     expect(removed(result)).toEqual({
-      malformed_record: 3, // key "ABC", Created Date "not a date", a record of 4 fields
+      malformed_record: 0, // the malformed records are in malformed-records.csv
       agency_not_dot: 1, // 1002 NYPD
       created_outside_period: 2, // 1003 (2024-12-31T23:59:59), 1004 (2025-07-01T00:00:00)
       duplicate_unique_key: 1, // 1001 a second time
@@ -95,7 +96,7 @@ describe.each([
       channel_code: 1, // FAX -> other
       incident_zip_text: 2, // 10314-1234, 123
       coordinates_numeric: 1, // 0, 0
-      local_timestamps: 1, // Closed Date "not a date"
+      local_timestamps: 1, // Closed Date 02/30/2025 (a form of the export, but no such day)
       council_district_integer: withCouncil ? 1 : 0, // "0"
       // 1016: N/A location type, Unspecified borough, 0 Unspecified board, UNKNOWN channel, N/A zip
       // (+ Unspecified council district); 1017: Unspecified STATEN ISLAND. (Unspecified statuses are inferred, not null.)
@@ -138,10 +139,42 @@ describe.each([
 });
 
 describe('columns of the export', () => {
-  it('refuses a file lacking needed columns, naming each of them', async () => {
-    const attempt = clean(MISSING_COLUMNS_FIXTURE);
-    await expect(attempt).rejects.toBeInstanceOf(MissingColumnError);
-    await expect(clean(MISSING_COLUMNS_FIXTURE)).rejects.toThrow(/lacks the needed columns "Status", "Borough"/);
+  it('reads a file without Borough and Status: borough null and the status inferred in every row, the columns named as missing', async () => {
+    const result = await clean(MISSING_COLUMNS_FIXTURE, false);
+    expect(result.rows.length).toBeGreaterThan(0);
+    for (const row of result.rows) {
+      expect(row.borough).toBeNull();
+      expect(row.status).toBe(row.closed_at === null ? 'open' : 'closed');
+    }
+    expect(result.report.missingColumns).toEqual(['status', 'borough', 'councilDistrict']);
+    expect(changed(result).status_code).toBe(result.rows.length);
+  });
+
+  it('refuses a file without Unique Key or Created Date, naming each missing one', async () => {
+    const header = STANDARD_EXPORT_COLUMNS.filter((name) => name !== 'Unique Key' && name !== 'Created Date').join(',');
+    await expect(cleanExportText([`${header}\n`])).rejects.toBeInstanceOf(MissingColumnError);
+    await expect(cleanExportText([`${header}\n`])).rejects.toThrow(/lacks the needed columns "Unique Key", "Created Date"/);
+  });
+
+  it('leaves out each record with a value in a form no export uses, counted by column with its line, Unique Key and value', async () => {
+    const result = await clean(MALFORMED_FIXTURE, false);
+    expect(result.rows.map((row) => row.id)).toEqual([2001, 2002]);
+    expect(result.rows[1]).toMatchObject({ created_at: '2025-02-03T09:15:00', closed_at: '2025-02-05T17:30:00' }); // a spreadsheet's 2/3/25 9:15
+    expect(removed(result).malformed_record).toBe(6);
+    expect(result.report.malformed).toEqual({
+      'Closed Date': { rows: 1, examples: [{ line: 4, unique_key: '2003', column: 'Closed Date', value: 'not a date' }] },
+      'Created Date': {
+        rows: 2,
+        examples: [
+          { line: 5, unique_key: '2004', column: 'Created Date', value: '2025-02-03T10:30:00Z' },
+          { line: 8, unique_key: '2007', column: 'Created Date', value: 'not a date' },
+        ],
+      },
+      'Unique Key': { rows: 1, examples: [{ line: 6, unique_key: '6.1E+07', column: 'Unique Key', value: '6.1E+07' }] },
+      Latitude: { rows: 1, examples: [{ line: 7, unique_key: '2006', column: 'Latitude', value: 'N40.676' }] },
+      '(record)': { rows: 1, examples: [{ line: 9, unique_key: null, column: '(record)', value: '4 fields (the header has 41)' }] },
+    });
+    expect(result.report.notServed.malformed_record.examples.map((example) => example.line)).toEqual([4, 5, 6]);
   });
 
   it('refuses an empty file, and reads a header without rows as an empty export', async () => {
@@ -150,6 +183,13 @@ describe('columns of the export', () => {
     const result = await cleanExportText([header]);
     expect(result.rows).toEqual([]);
     expect(result.rawRowsRead).toBe(0);
+  });
+
+  it('matches a column whatever its case, spaces, underscores or punctuation (R writes Unique.Key); extra columns ignored', () => {
+    const layout = locateExportColumns(['', 'UNIQUE_KEY', 'created date', 'Created.Date', 'OpenDataChannelType', ':@computed_region_efsh_h5xi', 'City Council Districts', 'descriptor_2']);
+    expect(layout.columns).toMatchObject({ uniqueKey: 1, createdDate: 2, channel: 4, councilDistrict: -1, descriptor: -1 });
+    expect(layout.missingColumns).toContain('councilDistrict');
+    expect(layout.missingColumns).not.toContain('channel');
   });
 
   it('finds columns by name in any order, and accepts the Socrata API field names', () => {
@@ -193,12 +233,21 @@ describe('each cleaning rule by its id', () => {
     ].map((rule) => rule.id));
   });
 
-  it('malformed_record: a wrong field count, a key that is not a positive integer or a bad Created Date', () => {
-    expect(rule.malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toEqual({ id: 7, createdAt: '2025-05-01T10:00:00' });
-    expect(rule.malformedRecord.read(['7', '05/01/2025 10:00:00 AM'], LAYOUT)).toBeNull();
-    expect(rule.malformedRecord.read(record({ 'Unique Key': 'ABC', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
-    expect(rule.malformedRecord.read(record({ 'Unique Key': '0', 'Created Date': '05/01/2025 10:00:00 AM' }), LAYOUT)).toBeNull();
-    expect(rule.malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': 'not a date' }), LAYOUT)).toBeNull();
+  it('malformed_record: a wrong field count, a key that is not a whole number above 0, a bad Created Date, a Closed Date or coordinate in no form of an export', () => {
+    const read = (fields: Parameters<typeof record>[0]) => rule.malformedRecord.read(record({ 'Unique Key': '7', 'Created Date': '05/01/2025 10:00:00 AM', ...fields }), LAYOUT);
+    expect(read({})).toEqual({ ok: true, id: 7, createdAt: '2025-05-01T10:00:00', closedAt: null });
+    expect(read({ 'Unique Key': '7.0', 'Closed Date': '5/2/25 0:00' })).toEqual({ ok: true, id: 7, createdAt: '2025-05-01T10:00:00', closedAt: '2025-05-02T00:00:00' });
+    expect(read({ 'Closed Date': '02/30/2025 10:00:00 AM', Latitude: 'N/A', Longitude: '' })).toMatchObject({ ok: true, closedAt: null });
+    expect(rule.malformedRecord.read(['7', '05/01/2025 10:00:00 AM'], LAYOUT)).toEqual({ ok: false, column: '(record)', value: '2 fields (the header has 41)' });
+    expect(read({ 'Unique Key': 'ABC' })).toEqual({ ok: false, column: 'Unique Key', value: 'ABC' });
+    expect(read({ 'Unique Key': '0' })).toEqual({ ok: false, column: 'Unique Key', value: '0' });
+    expect(read({ 'Unique Key': '6.1E+07' })).toEqual({ ok: false, column: 'Unique Key', value: '6.1E+07' });
+    expect(read({ 'Created Date': 'not a date' })).toEqual({ ok: false, column: 'Created Date', value: 'not a date' });
+    expect(read({ 'Created Date': '02/30/2025 10:00:00 AM' })).toEqual({ ok: false, column: 'Created Date', value: '02/30/2025 10:00:00 AM' });
+    expect(read({ 'Closed Date': '2025-05-02T10:00:00Z' })).toEqual({ ok: false, column: 'Closed Date', value: '2025-05-02T10:00:00Z' });
+    expect(read({ Latitude: 'N40.7' })).toEqual({ ok: false, column: 'Latitude', value: 'N40.7' });
+    expect(read({ Latitude: '40,7', Longitude: '-73,9' })).toMatchObject({ ok: true }); // a European spreadsheet's decimal comma
+    expect(read({ Longitude: 'west' })).toEqual({ ok: false, column: 'Longitude', value: 'west' });
   });
 
   it('agency_not_dot: keeps DOT in any case', () => {
@@ -308,6 +357,9 @@ describe('each cleaning rule by its id', () => {
     expect(rule.incidentZipText.apply('123', counts)).toBeNull();
     expect(rule.incidentZipText.apply('N/A', counts)).toBeNull();
     expect(counts).toMatchObject({ incident_zip_text: 3, placeholder_to_null: 1 });
+    // pandas writes a zip column with an empty cell as floats: 10033.0 is read as 10033, not counted as a change.
+    expect(rule.incidentZipText.apply('10033.0', counts)).toBe('10033');
+    expect(counts.incident_zip_text).toBe(3);
   });
 
   it('council_district_integer: 1 to 51, otherwise null; no column gives null', () => {
@@ -328,6 +380,19 @@ describe('each cleaning rule by its id', () => {
     expect(rule.coordinatesNumeric.apply(record({ Latitude: '0', Longitude: '0' }), LAYOUT, counts)).toEqual([null, null]);
     expect(rule.coordinatesNumeric.apply(record({ Latitude: '40.7' }), LAYOUT, counts)).toEqual([null, null]);
     expect(counts.coordinates_numeric).toBe(2);
+  });
+
+  it('coordinates_numeric: every form of Location an export writes', () => {
+    const counts = zeroCounts();
+    const at = (location: string) => rule.coordinatesNumeric.apply(record({ Location: location }), LAYOUT, counts);
+    expect(at('\n,  \n(40.748188757281845, -73.86453746090947)')).toEqual([40.748188757281845, -73.86453746090947]); // the API's CSV
+    expect(at('POINT (-73.9277 40.5851)')).toEqual([40.5851, -73.9277]); // well-known text, longitude first
+    expect(at(`{'latitude': '40.847', 'longitude': '-73.935', 'human_address': '{"address": ""}'}`)).toEqual([40.847, -73.935]); // pandas' dict
+    expect(at('{"latitude":"40.847","longitude":"-73.935","human_address":"{}"}')).toEqual([40.847, -73.935]); // the API's JSON
+    expect(at('{"type":"Point","coordinates":[-73.935,40.847]}')).toEqual([40.847, -73.935]); // GeoJSON
+    expect(at('123 MAIN STREET')).toEqual([null, null]);
+    expect(rule.coordinatesNumeric.apply(record({ Latitude: '40,7', Longitude: '-73,9' }), LAYOUT, counts)).toEqual([40.7, -73.9]);
+    expect(counts.coordinates_numeric).toBe(0);
   });
 
   it('local_timestamps: export spellings as local time; a bad Closed Date counted', () => {
@@ -357,6 +422,24 @@ describe('timestamps', () => {
     expect(parseExportTimestamp('02/30/2025 10:00:00 AM')).toBeNull();
     expect(parseExportTimestamp('13/01/2025 10:00:00 AM')).toBeNull();
     expect(parseExportTimestamp('')).toBeNull();
+  });
+
+  it('reads the forms a spreadsheet or pandas writes, and no time with a zone', () => {
+    expect(readExportTimestamp('10/21/18 0:00')).toBe('2018-10-21T00:00:00');
+    expect(readExportTimestamp('3/9/2025 13:05')).toBe('2025-03-09T13:05:00');
+    expect(readExportTimestamp('3/9/25 1:05 PM')).toBe('2025-03-09T13:05:00');
+    expect(readExportTimestamp('2024-05-27 02:08:51')).toBe('2024-05-27T02:08:51');
+    expect(readExportTimestamp('2024-05-27')).toBe('2024-05-27T00:00:00');
+    expect(readExportTimestamp('05/27/2024')).toBe('2024-05-27T00:00:00');
+    expect(readExportTimestamp('2024/05/27 02:08')).toBe('2024-05-27T02:08:00');
+    // A form of the export naming no time: null; no form at all: undefined.
+    expect(readExportTimestamp('02/30/2025 10:00:00 AM')).toBeNull();
+    expect(readExportTimestamp('3/9/25 0:05 PM')).toBeNull();
+    expect(readExportTimestamp('2024-05-27T02:08:51Z')).toBeUndefined();
+    expect(readExportTimestamp('2024-05-27T02:08:51+00:00')).toBeUndefined();
+    expect(readExportTimestamp('1716775731000')).toBeUndefined();
+    expect(readExportTimestamp('not a date')).toBeUndefined();
+    expect(readExportTimestamp('  ')).toBeUndefined();
   });
 
   it('counts real elapsed time across the daylight-saving changes of New York', () => {

@@ -5,6 +5,7 @@ export const FIXTURES = join(REPO_ROOT, 'test/fixtures/nyc311');
 export const STANDARD_41_FIXTURE = join(FIXTURES, 'dot-2025-standard-41-columns.csv');
 export const COUNCIL_DISTRICT_FIXTURE = join(FIXTURES, 'dot-2025-with-council-district.csv');
 export const MISSING_COLUMNS_FIXTURE = join(FIXTURES, 'missing-borough-and-status.csv');
+export const MALFORMED_FIXTURE = join(FIXTURES, 'malformed-records.csv');
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

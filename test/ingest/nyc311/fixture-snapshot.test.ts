@@ -98,7 +98,7 @@ describe('SQLite snapshot of the hand-written export', () => {
     expect(meta.source.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(meta.snapshot_date).toBe('2025-07-01');
     expect(meta.row_count).toBe(15);
-    expect(meta.raw_rows_read).toBe(26);
+    expect(meta.raw_rows_read).toBe(23);
     expect(meta.created_at_min).toBe('2025-01-01T00:00:00');
     expect(meta.created_at_max).toBe('2025-06-30T23:59:59');
     expect(meta.filters_applied).toBe(true);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StagedExport } from '../../../src/ingest/nyc311/clean-export.js';
-import { CsvFormatError } from '../../../src/ingest/nyc311/csv-reader.js';
+import { ExportFormatError } from '../../../src/ingest/nyc311/export-format-error.js';
 import { MissingColumnError } from '../../../src/ingest/nyc311/export-columns.js';
 import { stageExportText } from '../../../src/ingest/nyc311/parallel-staging.js';
 import { generateSyntheticHistory } from '../../../src/ingest/nyc311/synthetic-export.js';
-import { MISSING_COLUMNS_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
+import { MALFORMED_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
 
 /**
  * The staging on worker threads against the staging on one thread: the same export, cut into small
@@ -26,7 +26,7 @@ function chunksOf(text: string, size: number): string[] {
 function outcome(staged: StagedExport): unknown {
   const rows = [...staged.rows()];
   const { rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied } = staged;
-  return { rows, rules: staged.rules(), rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied };
+  return { rows, rules: staged.rules(), report: staged.report(), rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied };
 }
 
 async function stagedBoth(text: string, chunkSize: number, threads: number, applyFilters: boolean): Promise<[unknown, unknown]> {
@@ -75,26 +75,42 @@ describe('staging on worker threads gives the staging on one thread', () => {
       expect(onWorkers, `chunks of ${size}`).toEqual(oneThread);
     }
   });
+
+  it('the malformed records: the same counts by column and the same first examples, by line', async () => {
+    const text = readFileSync(MALFORMED_FIXTURE, 'utf8');
+    for (const size of [60, 500]) {
+      const [onWorkers, oneThread] = await stagedBoth(text, size, 3, false);
+      expect(onWorkers, `chunks of ${size}`).toEqual(oneThread);
+    }
+  });
+
+  it('a synthetic history written as the API JSON and the API CSV: the same requests and counts on threads as on one', async () => {
+    for (const layout of ['api-json', 'api-csv'] as const) {
+      const text = [...generateSyntheticHistory({ rows: 3000, fromYear: 2024, toYear: 2025, seed: 7, layout }).chunks].join('');
+      const [onWorkers, oneThread] = await stagedBoth(text, 5003, 2, false);
+      expect(onWorkers, layout).toEqual(oneThread);
+    }
+  }, 60_000);
 });
 
 describe('staging on worker threads fails as the staging on one thread', () => {
-  it('a CSV error names the record by its number in the file', async () => {
+  it('a CSV error names the line of its record in the file', async () => {
     const records = Array.from({ length: 200 }, (_, i) => record(2000 + i, '02/01/2025 09:00:00 AM', '', 'Pothole'));
     records[150] = '2150,02/01/2025 09:00:00 AM,,DOT,"Street"x,Pothole,Street,10001,Open,04 MANHATTAN,MANHATTAN,PHONE,40.75,-73.99\r\n';
     const text = HEADER + records.join('');
     const oneThread = stageExportText(chunksOf(text, 500), { stageDirectory: stageRoot });
-    await expect(oneThread).rejects.toThrow('CSV record 152: unexpected character after a closing quote');
+    await expect(oneThread).rejects.toThrow('CSV line 152: unexpected character after a closing quote');
     const onWorkers = stageExportText(chunksOf(text, 500), { stageDirectory: stageRoot, threads: 2 });
-    await expect(onWorkers).rejects.toThrow(new CsvFormatError(152, 'unexpected character after a closing quote'));
+    await expect(onWorkers).rejects.toThrow(new ExportFormatError('CSV', 152, 'unexpected character after a closing quote'));
   });
 
-  it('a quoted field never closed, an empty export and missing columns', async () => {
+  it('a quoted field never closed, an empty export and a missing Unique Key', async () => {
     const open = `${HEADER}${record(1, '02/01/2025 09:00:00 AM', '', 'Pothole')}3,"02/01/2025`;
     await expect(stageExportText([open], { threads: 2, stageDirectory: stageRoot })).rejects.toThrow(
-      'CSV record 3: a quoted field is not closed before the end of the file',
+      'CSV line 3: a quoted field of the record starting here is not closed before the end of the file',
     );
     await expect(stageExportText([''], { threads: 2, stageDirectory: stageRoot })).rejects.toThrow(/empty: no header row/);
-    await expect(stageExportText([readFileSync(MISSING_COLUMNS_FIXTURE, 'utf8')], { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(
+    await expect(stageExportText([HEADER.replace('Unique Key', 'Key')], { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(
       MissingColumnError,
     );
   });
@@ -102,7 +118,7 @@ describe('staging on worker threads fails as the staging on one thread', () => {
   it('leaves no stage behind after a failure, nor once the requests are read', async () => {
     const before = readdirSync(stageRoot).length;
     const bad = `${HEADER}${record(1, '02/01/2025 09:00:00 AM', '', 'Pothole')}2,"x"y\r\n`;
-    await expect(stageExportText(chunksOf(bad, 40), { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(CsvFormatError);
+    await expect(stageExportText(chunksOf(bad, 40), { threads: 2, stageDirectory: stageRoot })).rejects.toBeInstanceOf(ExportFormatError);
     const staged = await stageExportText(chunksOf(historyText(500), 1000), { threads: 2, applyFilters: false, stageDirectory: stageRoot });
     expect(readdirSync(stageRoot).length).toBe(before + 2);
     expect([...staged.rows()].length).toBeGreaterThan(400);

@@ -95,6 +95,9 @@ describe('SQLite snapshot of the synthetic export', () => {
       seed: 311,
       generator_version: '1.1.0',
       layout: 'extended',
+      format: 'portal_csv',
+      column_count: 43,
+      missing_columns: [],
     });
     expect(meta.snapshot_date).toBe('2025-07-01');
     expect(meta.snapshot_id).toMatch(/^[0-9a-f]{16}$/);

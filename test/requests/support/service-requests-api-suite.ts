@@ -369,7 +369,7 @@ export const describeServiceRequestApi = (backend: Backend) => describe(`service
       expect(body).toMatchObject({
         snapshot_id: FIXTURE_SNAPSHOT_ID,
         snapshot_date: '2025-07-01',
-        source: { kind: 'synthetic', dataset: 'erm2-nwe9', seed: 311 },
+        source: { kind: 'synthetic', dataset: 'erm2-nwe9', seed: 311, layout: 'standard-41', format: 'portal_csv', column_count: 41, missing_columns: ['Council District'] },
         row_count: rows.length,
         created_at_min: '2025-01-01T00:00:00',
         created_at_max: '2025-01-31T23:59:59',

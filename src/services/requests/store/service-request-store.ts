@@ -92,6 +92,9 @@ export interface DatasetRecord {
     seed: number | null;
     generator_version: string | null;
     layout: string;
+    format: string | null;
+    column_count: number | null;
+    missing_columns: string[] | null;
   };
   /** Whether the data is synthetic or a real export, in one plain sentence (data-notice.ts). */
   notice: string;
