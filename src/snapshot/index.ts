@@ -19,7 +19,7 @@ export {
 } from './aggregate-summaries.js';
 export { daysInclusive } from './new-york-time.js';
 export { readServedSnapshot, type ServedSnapshot } from './postgres-snapshot-pointer.js';
-export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles } from './snapshot-aggregates.js';
+export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles, shareClosedWithin } from './snapshot-aggregates.js';
 export {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,

@@ -56,7 +56,7 @@ const NUMERIC_FIELDS_OF: Partial<Record<keyof ServiceRequest, true>> = {
 };
 
 /** Share of the requests opened that were closed within 14 days, 4 decimals; null when none opened. */
-const shareClosedWithin = (opened: number, closedWithin: number): number | null => (opened === 0 ? null : round4(closedWithin / opened));
+export const shareClosedWithin = (opened: number, closedWithin: number): number | null => (opened === 0 ? null : round4(closedWithin / opened));
 
 /** The numbers of one day from the requests created that day. */
 export function dailyStatOf(day: string, opened: number, closedWithin: number, closeDays: number[]): DailyStat {

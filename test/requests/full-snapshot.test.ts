@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
 import { ensureDefaultSnapshot } from '../../src/services/requests/default-snapshot.js';
 import { json, startTestApp, TEST_API_KEY, type TestApp } from './support/requests-app.js';
+import { GROUP_EXAMPLE_QUERY } from '../../src/services/requests/routes/group-stats.js';
+import { REQUEST_EXAMPLES } from '../../src/services/requests/openapi-examples.js';
 
 /** Over the embedded synthetic snapshot, built here as `npm run start:requests` builds it when absent. */
 const SNAPSHOT = resolve(REPO_ROOT, 'data/service-requests.sqlite');
@@ -91,6 +93,16 @@ describe('the full synthetic snapshot (SQLite)', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.body.split('\r\n')).toHaveLength(109_915 + 2); // header, rows, the empty rest after the last CRLF
     expect(seconds, 'the whole export (generous bound on a loaded machine; target 3 s, see bench/README.md)').toBeLessThan(30);
+  });
+
+  it('GET /v1/stats/groups: the documented example answers as sent, and the groups add up to the list', async () => {
+    expect(json(await service!.get(GROUP_EXAMPLE_QUERY))).toEqual(REQUEST_EXAMPLES.groupStats);
+    const groups = json<{ items: { key: { borough: string | null }; opened: number }[]; others: { opened: number }[] }>(await service!.get('/v1/stats/groups?by=borough,status&limit=3'));
+    expect(groups.items).toHaveLength(3);
+    expect([...groups.items, ...groups.others].reduce((sum, group) => sum + group.opened, 0)).toBe(109_915);
+    const queens = await walk('borough=queens&status=closed');
+    const queensClosed = json<{ items: { opened: number; closed: number }[] }>(await service!.get('/v1/stats/groups?by=borough,status&borough=queens&status=closed')).items;
+    expect(queensClosed.map((group) => [group.opened, group.closed])).toEqual([[queens.length, queens.length]]);
   });
 
   it('the export streams with flat memory, plain and gzip (RSS growth under a generous bound)', async () => {

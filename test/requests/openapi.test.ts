@@ -32,7 +32,7 @@ describe('OpenAPI description of the service-request API', () => {
     expect(Object.keys(spec.paths).sort()).toEqual(
       [
         '/health', '/ready', '/v1/complaint-types', '/v1/dataset', '/v1/service-requests', '/v1/service-requests/{id}', '/v1/stats/daily',
-        '/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly',
+        '/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly', '/v1/stats/groups',
       ].sort(),
     );
     const list = spec.paths['/v1/service-requests']!.get!;
@@ -49,7 +49,14 @@ describe('OpenAPI description of the service-request API', () => {
     expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '429', '431', '503']);
     expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '429', '503']);
     const secured = ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset'];
-    secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly');
+    secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly', '/v1/stats/groups');
+    const groups = spec.paths['/v1/stats/groups']!.get!;
+    const groupParameter = (name: string) => groups.parameters!.find((p) => p.name === name)!.schema;
+    expect(groupParameter('by')).toMatchObject({ type: 'array', minItems: 1, maxItems: 2 });
+    expect(groupParameter('limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 20 });
+    expect(groupParameter('order')).toMatchObject({ type: 'string', default: 'opened', enum: expect.arrayContaining(['opened', '-opened', 'p90_days_to_close', '-median_days_to_close']) });
+    expect(groupParameter('period')).toEqual({ $ref: '#/components/schemas/GroupPeriod' });
+    expect(Object.keys(groups.responses).sort()).toEqual(['200', '304', '401', '422', '429', '431', '503']);
     for (const path of secured) {
       expect(spec.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
     }

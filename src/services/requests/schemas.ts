@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { componentRef, namedComponent, nullableComponentRef, type ComponentSchema } from '../../platform/openapi-components.js';
 import { BBOX_PATTERN, LOCAL_DATE_OR_DATE_TIME_PATTERN, NULL_SELECTOR } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
+import { GROUP_COLUMNS, GROUP_COLUMNS_MAXIMUM, GROUP_MEASURES, GROUP_PERIODS } from './engine/group-scan.js';
 
 /** service-requests.md, "Resources and their fields", and the decisions of docs/requests.md. */
 export const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island'] as const;
@@ -415,6 +416,110 @@ const monthly = bucketList('MonthlyStat', 'MonthlyStatList', 'month', Type.Strin
 export const MonthlyStat = monthly.row;
 export const MonthlyStatList = monthly.list;
 
+export const GROUP_LIMIT_DEFAULT = 20;
+export const GROUP_LIMIT_MAXIMUM = 1000;
+const groupColumnsText = GROUP_COLUMNS.join(', ');
+
+export const GroupPeriod = stringEnum('GroupPeriod', GROUP_PERIODS, 'A period of the groups: day, week (ISO, Monday to Sunday), month or year');
+
+export const GroupQuery = Type.Object(
+  {
+    by: Type.Unsafe<string[]>({
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      minItems: 1,
+      maxItems: GROUP_COLUMNS_MAXIMUM,
+      description: `The columns the requests are grouped by, one or two of ${groupColumnsText}: repeated (by=borough&by=status) or separated by a comma (by=borough,status)`,
+    }),
+    period: enumParameter(GroupPeriod, 'Groups per period too: day, week (ISO week, as GET /v1/stats/weekly), month (as GET /v1/stats/monthly) or year; absent, over the whole range'),
+    order: Type.Optional(
+      Type.Unsafe<string>({
+        type: 'string',
+        enum: GROUP_MEASURES.flatMap((measure) => [measure, `-${measure}`]),
+        default: 'opened',
+        description:
+          'The number the keys are ordered by (opened, the default), ascending, or descending with a leading `-` (-opened: largest first); a key without that number (no request closed) comes last either way, and equal numbers are ordered by key: the values of the first column, then of the second, in the order of GET /v1/facets (code points, numbers by value, null last)',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: GROUP_LIMIT_MAXIMUM,
+        default: GROUP_LIMIT_DEFAULT,
+        description: `The keys kept, 1 to ${GROUP_LIMIT_MAXIMUM}, default ${GROUP_LIMIT_DEFAULT} (with a period: the first keys over the whole range, each with all its periods); the rest are summed in others`,
+      }),
+    ),
+    ...FILTER_PROPERTIES,
+  },
+  { additionalProperties: false },
+);
+
+/** The numbers of a group of requests. */
+const groupNumbers = {
+  opened: Type.Integer({ minimum: 1, description: 'Requests created in the group' }),
+  closed: Type.Integer({ minimum: 0, description: 'Of those, requests that are closed (that have a days_to_close)' }),
+  closed_within_14_days: Type.Integer({ minimum: 0, description: 'Of those, requests with days_to_close <= 14' }),
+  share_closed_within_14_days: nullable<number>({ type: 'number', minimum: 0, maximum: 1, description: 'closed_within_14_days / opened, 4 decimals' }),
+  median_days_to_close: nullable<number>({
+    type: 'number',
+    description: 'Median days_to_close of the closed requests (the mean of the two middle values for an even number), 2 decimals; null when none is closed',
+  }),
+  p90_days_to_close: nullable<number>({
+    type: 'number',
+    description: '90th percentile of days_to_close of the closed requests, by nearest rank: the value at position ceil(0.9 n) of the n values sorted, exact; null when none is closed',
+  }),
+};
+
+const groupPeriod = Type.Optional(
+  Type.String({ description: 'The period (only with the period parameter): YYYY-MM-DD, YYYY-Www (ISO week), YYYY-MM or YYYY' }),
+);
+
+const textKey = (description: string) => Type.Optional(nullable<string>({ type: 'string', description: `${description}; null for the requests without one` }));
+
+export const GroupStat = namedComponent(
+  'GroupStat',
+  Type.Object(
+    {
+      key: Type.Object(
+        {
+          borough: textKey('Borough'),
+          complaint_type: textKey('Complaint type'),
+          descriptor: textKey('Descriptor'),
+          status: Type.Optional(Type.String({ description: 'Status' })),
+          channel: textKey('Channel'),
+          council_district: Type.Optional(nullable<number>({ type: 'integer', description: 'Council district; null for the requests without one' })),
+          incident_zip: textKey('Postal code'),
+          location_type: textKey('Location type'),
+        },
+        { additionalProperties: false, description: 'The value of each column of `by` shared by the requests of the group' },
+      ),
+      period: groupPeriod,
+      ...groupNumbers,
+    },
+    { additionalProperties: false, description: 'The numbers of the matching requests of one key (and period)' },
+  ),
+);
+
+export const GroupOthers = namedComponent(
+  'GroupOthers',
+  Type.Object({ period: groupPeriod, ...groupNumbers }, { additionalProperties: false, description: 'The numbers of the matching requests of every key left out (of one period)' }),
+);
+
+export const GroupStatList = namedComponent(
+  'GroupStatList',
+  Type.Object(
+    {
+      items: Type.Array(componentRef(GroupStat), {
+        description: 'The groups of the keys kept, in the order asked; with a period, each key\'s periods follow each other, oldest first (periods without a request are absent)',
+      }),
+      others: Type.Array(componentRef(GroupOthers), {
+        description: 'The numbers of the requests of the keys left out by limit: one row (per period with such requests, oldest first); empty when no key is left out. items and others add up to the matching requests',
+      }),
+    },
+    { additionalProperties: false, description: 'The matching requests grouped' },
+  ),
+);
+
 /** The named schemas of the service (OpenAPI components). */
 export const REQUEST_COMPONENTS = [
   Borough,
@@ -438,6 +543,10 @@ export const REQUEST_COMPONENTS = [
   WeeklyStatList,
   MonthlyStat,
   MonthlyStatList,
+  GroupPeriod,
+  GroupStat,
+  GroupOthers,
+  GroupStatList,
   Dataset,
 ];
 

@@ -12,6 +12,7 @@ import { readSync } from 'node:fs';
 import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from '../store/service-request-store.js';
+import type { GroupScan } from './group-scan.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 
@@ -83,6 +84,8 @@ export interface RowColumnScan {
   to: number | null;
   /** The facet's column (facets only). */
   facet?: CodedColumn;
+  /** The grouping (groups only: group-scan.ts). */
+  groups?: GroupScan;
 }
 
 /** Rows checked per block: the selected rows of a block are one reused array. */
@@ -94,7 +97,7 @@ const BLOCK = 65_536;
  */
 const blockArrays: ArrayBuffer[] = [];
 const FACET_USE = 64;
-const DAYS_TO_CLOSE_USE = 65;
+export const DAYS_TO_CLOSE_USE = 65;
 
 /** Rows [from, to) of a stored column: a view of shared memory, or read from the file into the array of `use`. */
 export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): CodeArray {
@@ -152,7 +155,7 @@ export function firstRowFrom(columns: SharedRowColumns, seconds: number): number
 }
 
 /** The day (since 1970-01-01) of a row. */
-function dayOfRow(created: CreatedColumn, row: number): number {
+export function dayOfRow(created: CreatedColumn, row: number): number {
   const { dayStarts } = created;
   // The last day whose first row is at most `row`.
   let low = 0;
@@ -166,7 +169,7 @@ function dayOfRow(created: CreatedColumn, row: number): number {
 }
 
 /** The days_to_close hundredths of a row stored as OUTSIDE. */
-function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number): number {
+export function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number): number {
   const { outsideRows, outsideHundredths } = daysToClose;
   let low = 0;
   let high = outsideRows.length - 1;
@@ -203,7 +206,7 @@ const scratch = {
  * Calls `visit` with the selected rows of each block [blockStart, blockEnd) (the array is reused: read
  * it before returning).
  */
-function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
+export function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
   const [start, end] = rowRange(columns, scan);
   const masks = scan.filters.map(({ accepted }, f) => {
     const mask = (scratch.masks[f] ??= new Uint8Array(65_536));

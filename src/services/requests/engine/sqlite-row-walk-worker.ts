@@ -14,12 +14,15 @@ import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../store/sqlite-statem
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { scanBuckets, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
+import { scanGroups } from './group-scan.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
 const send = (message: RowWalkWorkerMessage): void => {
   // The buckets' numbers are moved, not copied.
-  const moved = message.kind === 'answer' && message.answer.kind === 'buckets' ? [message.answer.buckets.numbers.buffer] : [];
+  const moved: ArrayBuffer[] = [];
+  if (message.kind === 'answer' && message.answer.kind === 'buckets') moved.push(message.answer.buckets.numbers.buffer);
+  if (message.kind === 'answer' && message.answer.kind === 'groups') moved.push(message.answer.groups.codes.buffer, message.answer.groups.numbers.buffer, message.answer.groups.others.buffer);
   port.postMessage(message, moved);
 };
 
@@ -96,6 +99,9 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
         return { kind: 'facet', rows: scanFacet(columns, job.scan) };
       case 'buckets':
         return { kind: 'buckets', buckets: scanBuckets(columns, job.scan, job.unit ?? 'day') };
+      case 'groups':
+        if (job.scan.groups === undefined) throw new Error('a groups scan needs its grouping');
+        return { kind: 'groups', groups: scanGroups(columns, job.scan, job.scan.groups) };
       case 'ids':
         throw new Error('a page is not a scan');
     }
@@ -110,6 +116,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       return { kind: 'facet', rows: run.all(...job.parameters) as [string | number | null, number][] };
     case 'buckets':
       return bucketsOf(run.iterate(...job.parameters) as Iterable<unknown[]>, job.unit ?? 'day');
+    case 'groups':
+      throw new Error('groups are counted from the row columns only');
   }
 }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../../../platform/error-registry.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../../platform/work-budget.js';
 import type { WhereClause } from '../store/filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
+import type { PackedGroups } from './group-scan.js';
 import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import { releaseRowColumns } from './row-columns-memory.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
@@ -32,7 +33,7 @@ export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadl
  * What a worker is asked: a statement of sqlite-queries.ts and how to read its rows, or a scan of the
  * row columns (sqlite-row-columns.ts) for the same answer.
  */
-export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets'; unit?: SummaryUnit } & (
+export type RowWalkJob = { id: number; kind: 'ids' | 'count' | 'facet' | 'buckets' | 'groups'; unit?: SummaryUnit } & (
   | { sql: string; parameters: (string | number | null)[] }
   | { scan: RowColumnScan }
 );
@@ -54,7 +55,8 @@ export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
-  | { kind: 'buckets'; buckets: PackedBuckets };
+  | { kind: 'buckets'; buckets: PackedBuckets }
+  | { kind: 'groups'; groups: PackedGroups };
 
 
 export type RowWalkWorkerMessage =

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { FacetColumn, ValueCount } from './service-request-store.js';
+import type { FacetColumn, GroupsRecord, ValueCount } from './service-request-store.js';
 import type { ListFilters } from '../list-filters.js';
 import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
 import type { SqlParameter, TableLayout } from './filter-sql.js';
@@ -21,6 +21,8 @@ import {
 import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
+import { groupsFromRowColumns } from '../engine/group-answers.js';
+import type { GroupQuery } from '../engine/group-scan.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
@@ -252,6 +254,10 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
     return this.summaries.periodBuckets(filters, unit);
+  }
+
+  groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
+    return groupsFromRowColumns(this.rowScans, () => this.scanOf(filters), query);
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {

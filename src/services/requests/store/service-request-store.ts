@@ -2,6 +2,7 @@ import { ApiError } from '../../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../../platform/error-handler.js';
 import type { CursorPosition } from '../cursor.js';
 import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../list-filters.js';
+import type { GroupQuery } from '../engine/group-scan.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../../snapshot/index.js';
 
 /**
@@ -35,6 +36,22 @@ export interface BucketSummary {
   /** The two middle days_to_close of the bucket's requests that have one (null when none has). */
   lowMiddle: number | null;
   highMiddle: number | null;
+}
+
+/** The numbers of a group of `/v1/stats/groups` (engine/group-scan.ts). */
+export interface GroupNumbers {
+  opened: number;
+  closed: number;
+  closed_within_14_days: number;
+  share_closed_within_14_days: number | null;
+  median_days_to_close: number | null;
+  p90_days_to_close: number | null;
+}
+
+/** The groups kept (each key's periods in time order) and, per period, the numbers of those left out. */
+export interface GroupsRecord {
+  items: ({ key: Record<string, FilterValue>; period?: string } & GroupNumbers)[];
+  others: ({ period?: string } & GroupNumbers)[];
 }
 
 export interface ListPageQuery {
@@ -135,6 +152,11 @@ export interface ServiceRequestStore {
    * bucketsFromRows answers).
    */
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
+  /**
+   * The matching rows grouped (engine/group-scan.ts), counted by a walk worker over the row columns;
+   * rejects with 503 overloaded while they are not loaded (and for a snapshot without them).
+   */
+  groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord>;
   /** The rows with these ids, in any order; unknown ids are absent. */
   rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]>;
   /** Every complaint type with its count, largest first, then by name. */

@@ -16,6 +16,7 @@ import {
   type DatasetRecord,
   type DayInterval,
   type FacetColumn,
+  type GroupsRecord,
   type ListPageQuery,
   type ServiceRequestRecord,
   type ServiceRequestStore,
@@ -24,6 +25,8 @@ import {
 } from './service-request-store.js';
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
+import { groupsFromRowColumns } from '../engine/group-answers.js';
+import type { GroupQuery } from '../engine/group-scan.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { SqliteStatements } from './sqlite-statements.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
@@ -182,6 +185,10 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     const scanned = await this.rowWalks.scan('facet', () => this.scanOf(filters, column));
     if (scanned !== null) return facetOfCodes(scanned.plan.columns, column, scanned.answer.rows as [number, number][]);
     return (await this.rowWalks.answer('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
+  }
+
+  groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
+    return groupsFromRowColumns(this.rowWalks, () => this.scanOf(filters), query);
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
