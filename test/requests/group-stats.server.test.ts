@@ -1,0 +1,3 @@
+import { describeGroupStats } from './support/group-stats-suite.js';
+
+describeGroupStats('postgres');
