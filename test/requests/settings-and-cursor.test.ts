@@ -90,8 +90,8 @@ describe('settings of the service-request API', () => {
     expect(() => readRequestSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: [^\\n]+$`));
   });
 
-  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 1024; anything else refuses the start', () => {
-    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(1024 * 1_048_576);
+  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 2048; anything else refuses the start', () => {
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(2048 * 1_048_576);
     expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
     expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
     for (const value of ['', 'none', '1.5', '-1', '1048577', '512MB']) {

@@ -20,7 +20,7 @@ export type EqualityFilter = FilteredColumn;
 
 /** The value that selects the rows without a value, for the filters in NULL_SELECTABLE. */
 export const NULL_SELECTOR = 'none';
-export const NULL_SELECTABLE: readonly EqualityFilter[] = ['borough', 'complaint_type', 'channel'];
+export const NULL_SELECTABLE: readonly EqualityFilter[] = ['borough', 'complaint_type', 'channel', 'community_board'];
 
 /** `bbox=min_long,min_lat,max_long,max_lat`, inclusive; rows without a location never match. */
 export interface BoundingBox {

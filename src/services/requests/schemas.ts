@@ -153,6 +153,10 @@ export const FILTER_PROPERTIES = {
   council_district: repeatable({ type: 'string', pattern: '^[0-9]{1,4}$' }, 'Equals; a council district number, digits only'),
   incident_zip: repeatable({ type: 'string', pattern: '^[0-9]{5}$' }, 'Equals; a 5-digit postal code'),
   descriptor: repeatable({ type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH }, 'Equals (exact text, as in GET /v1/facets?field=descriptor)'),
+  community_board: repeatable(
+    { type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH },
+    `Equals (exact text, as in GET /v1/facets?field=community_board, e.g. \`01 BROOKLYN\`)${noneText}`,
+  ),
   created_from: Type.Optional(timeBound('created_at at or after this value (inclusive)')),
   created_to: Type.Optional(timeBound('created_at before this value (exclusive)')),
   bbox: Type.Optional(
@@ -197,17 +201,17 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'] as const;
+export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type', 'community_board'] as const;
 
 export const FacetField = stringEnum(
   'FacetField',
   FACET_FIELDS,
-  'A field whose values can be counted: borough, complaint_type, status, channel, descriptor, council_district or location_type',
+  'A field whose values can be counted: borough, complaint_type, status, channel, descriptor, council_district, location_type or community_board',
 );
 
 export const FacetQuery = Type.Object(
   {
-    field: componentRef(FacetField, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district or location_type' }),
+    field: componentRef(FacetField, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district, location_type or community_board' }),
     ...FILTER_PROPERTIES,
   },
   { additionalProperties: false },
@@ -490,6 +494,7 @@ export const GroupStat = namedComponent(
           council_district: Type.Optional(nullable<number>({ type: 'integer', description: 'Council district; null for the requests without one' })),
           incident_zip: textKey('Postal code'),
           location_type: textKey('Location type'),
+          community_board: textKey('Community board'),
         },
         { additionalProperties: false, description: 'The value of each column of `by` shared by the requests of the group' },
       ),

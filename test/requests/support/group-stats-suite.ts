@@ -24,7 +24,7 @@ type Numbers = {
 type Group = { key: Record<string, FilterValue>; period?: string } & Numbers;
 type Answer = { items: Group[]; others: ({ period?: string } & Numbers)[] };
 
-const COLUMNS = ['borough', 'complaint_type', 'descriptor', 'status', 'channel', 'council_district', 'incident_zip', 'location_type'] as const;
+const COLUMNS = ['borough', 'complaint_type', 'descriptor', 'status', 'channel', 'council_district', 'incident_zip', 'location_type', 'community_board'] as const;
 const MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close', 'p90_days_to_close'] as const;
 const FILTERS = [
   'borough=queens',
@@ -37,15 +37,19 @@ const FILTERS = [
   'descriptor=Pothole',
   'created_from=2025-01-01',
   'created_to=2025-01-20T12:00:00',
+  'community_board=01%20BRONX&community_board=none',
+  'bbox=-74.1,40.6,-73.9,40.8',
 ];
 
 /** Days over two years, several ISO weeks (2025-W01 starts on 2024-12-30) and months. */
 const DAYS = ['2024-12-23', '2024-12-29', '2024-12-30', '2024-12-31', '2025-01-01', '2025-01-02', '2025-01-05', '2025-01-06', '2025-01-19', '2025-01-31', '2025-02-01', '2025-02-05'];
 
-/** Random rows spread over DAYS. */
+const BOARDS = ['01 BRONX', '04 BROOKLYN', '12 QUEENS', null] as const;
+
+/** Random rows spread over DAYS, with community boards. */
 export function groupRows(seed: number, count: number): ServiceRequestRecord[] {
   const random = new SeededRandom(seed);
-  return randomRows(random, count).map((row) => ({ ...row, created_at: `${random.pick(DAYS)}${row.created_at.slice(10)}` }));
+  return randomRows(random, count).map((row) => ({ ...row, created_at: `${random.pick(DAYS)}${row.created_at.slice(10)}`, community_board: random.pick(BOARDS) }));
 }
 
 const round = (x: number, digits: number): number => Math.round(x * 10 ** digits) / 10 ** digits;

@@ -16,6 +16,7 @@ const DISTRICTS = [1, 2, 33, null] as const;
 const ZIPS = ['10001', '11216', null] as const;
 const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
 const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
+const BOARDS = ['01 BROOKLYN', '12 MANHATTAN', null] as const;
 /** Days of January 2025 (the 4th, 6th and 7th have no request) and times: midnight, one last second, and each side of 18:12:16 (the second of a day that two bytes no longer hold). */
 const DAYS = [1, 2, 3, 5, 8, 9] as const;
 const TIMES = ['00:00:00', '10:00:00', '10:00:01', '10:00:02', '10:00:03', '18:12:15', '18:12:16', '23:59:59'] as const;
@@ -27,11 +28,14 @@ export function randomRows(random: SeededRandom, count: number): ServiceRequestR
     const day = random.pick(DAYS);
     const time = random.pick(TIMES);
     const located = random.chance(0.8);
+    // Now and then more than 655.33 days (what two bytes of hundredths hold), or just that.
+    const daysToClose = random.chance(0.3) ? null : random.chance(0.1) ? random.pick([655.33, 655.34, 655.35, random.int(65_336, 200_000) / 100]) : random.int(0, 3000) / 100;
+    const createdAt = `2025-01-0${day}T${time}`;
     rows.push({
       id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
-      created_at: `2025-01-0${day}T${time}`,
-      closed_at: null,
-      community_board: null,
+      created_at: createdAt,
+      closed_at: daysToClose === null ? null : closedAtOf(createdAt, daysToClose),
+      community_board: random.pick(BOARDS),
       borough: random.pick(BOROUGHS),
       complaint_type: random.pick(TYPES),
       status: random.pick(STATUSES),
@@ -42,11 +46,16 @@ export function randomRows(random: SeededRandom, count: number): ServiceRequestR
       location_type: random.pick(LOCATION_TYPES),
       latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
       longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
-      // Now and then more than 655.33 days (what two bytes of hundredths hold), or just that.
-      days_to_close: random.chance(0.3) ? null : random.chance(0.1) ? random.pick([655.33, 655.34, 655.35, random.int(65_336, 200_000) / 100]) : random.int(0, 3000) / 100,
+      days_to_close: daysToClose,
     });
   }
   return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+}
+
+/** closed_at of a request created at `createdAt` (January: no change of the clocks) and closed `days` later (whole hundredths: 864 s each). */
+function closedAtOf(createdAt: string, days: number): string {
+  const ms = Date.parse(`${createdAt}Z`) + Math.round(days * 100) * 864_000;
+  return new Date(ms).toISOString().slice(0, 19);
 }
 
 export function matches(row: ServiceRequestRecord, filters: ListFilters): boolean {
@@ -84,6 +93,7 @@ export function randomFilters(random: SeededRandom): ListFilters {
     council_district: random.chance(0.5) ? someOf(random, DISTRICTS, 99) : null,
     incident_zip: random.chance(0.5) ? someOf(random, ZIPS, '99999') : null,
     descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
+    community_board: random.chance(0.4) ? someOf(random, BOARDS, '99 QUEENS') : null,
     created_from: random.chance(0.3) ? random.pick(bounds) : null,
     created_to: random.chance(0.3) ? random.pick(bounds) : null,
     bbox: random.chance(0.2) ? (random.chance(0.5) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : smallBox(random)) : null,

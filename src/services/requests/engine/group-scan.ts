@@ -17,7 +17,7 @@
  */
 import { DAY_SECONDS, medianOfMiddles, shareClosedWithin, CLOSED_WITHIN_DAYS, type CodedColumn } from '../../../snapshot/index.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, forEachSelected, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 
 /** The columns a grouping may name (`by`). */
 export const GROUP_COLUMNS = [
@@ -29,6 +29,7 @@ export const GROUP_COLUMNS = [
   'council_district',
   'incident_zip',
   'location_type',
+  'community_board',
 ] as const satisfies readonly CodedColumn[];
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 
@@ -77,8 +78,6 @@ export interface PackedGroups {
   others: Float64Array<ArrayBuffer>;
 }
 
-/** The reused arrays a block of each group column is read into (row-column-scan.ts's readRows). */
-const GROUP_USES = [66, 67] as const;
 const WITHIN_HUNDREDTHS = CLOSED_WITHIN_DAYS * 100;
 /** Codes and period indexes are below 2^16: a group's id is (first code, second code, period) in 48 bits. */
 const CODE_SPAN = 65_536;
@@ -216,7 +215,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     let period = 0;
     let lastId = -1;
     let lastGroup = -1;
-    forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+    forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : null;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);

@@ -21,10 +21,13 @@ export const CREATED_DAYS = 49_711;
 /** The seconds of a day that a row's two bytes hold as they are; a later second holds 65,536 less. */
 const LATE_SECOND = 65_536;
 
-/** A column of one or two bytes a row, stored from `offset` (a multiple of 8) of the row columns' bytes. */
+/**
+ * A column of one or two bytes a row (codes, or two bytes of a time), four (closed_at's wall seconds) or
+ * eight (a degree of the location), stored from `offset` (a multiple of 8) of the row columns' bytes.
+ */
 export interface StoredArray {
   offset: number;
-  bytesPerRow: 1 | 2;
+  bytesPerRow: 1 | 2 | 4 | 8;
 }
 
 /**
@@ -62,12 +65,27 @@ export interface DaysToCloseColumn {
  */
 export type RowColumnBytes = { fd: number } | { memory: SharedArrayBuffer };
 
-/** The row columns as the workers are sent them, once: their bytes and the short arrays per day and of outside values. */
+/**
+ * The row columns as the workers are sent them, once: their bytes and the short arrays per day and of
+ * outside values. `closed`: each row's closed_at in wall seconds (four bytes, NOT_CLOSED_SECONDS without
+ * one); `latitude` and `longitude`: the stored degrees (eight bytes each, NaN without a location).
+ */
 export interface SharedRowColumns {
   bytes: RowColumnBytes;
   codes: Record<CodedColumn, StoredArray>;
   created: CreatedColumn;
   daysToClose: DaysToCloseColumn;
+  closed: StoredArray;
+  latitude: StoredArray;
+  longitude: StoredArray;
+}
+
+/** A box of the location, inclusive (the filters' `bbox`): a row without a location is outside. */
+export interface ScanBox {
+  minLongitude: number;
+  minLatitude: number;
+  maxLongitude: number;
+  maxLatitude: number;
 }
 
 /**
@@ -82,6 +100,8 @@ export interface RowColumnScan {
   /** created_at bounds in wall seconds: from inclusive, to exclusive; null when open. */
   from: number | null;
   to: number | null;
+  /** The map box the location lies in, when set. */
+  box?: ScanBox;
   /** The facet's column (facets only). */
   facet?: CodedColumn;
   /** The grouping (groups only: group-scan.ts). */
@@ -98,9 +118,31 @@ const BLOCK = 65_536;
 const blockArrays: ArrayBuffer[] = [];
 const FACET_USE = 64;
 export const DAYS_TO_CLOSE_USE = 65;
+const LATITUDE_USE = 66;
+const LONGITUDE_USE = 67;
+/** The arrays of the columns a grouping reads (group-scan.ts). */
+export const GROUP_USES = [68, 69] as const;
 
-/** Rows [from, to) of a stored column: a view of shared memory, or read from the file into the array of `use`. */
+/** Rows [from, to) of a stored column of codes (or two bytes of a time): a view of shared memory, or read from the file into the array of `use`. */
 export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): CodeArray {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return array.bytesPerRow === 1 ? new Uint8Array(buffer, byteOffset, to - from) : new Uint16Array(buffer, byteOffset, to - from);
+}
+
+/** Rows [from, to) of closed_at's wall seconds, as readRows reads them. */
+export function readSeconds(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): Uint32Array {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return new Uint32Array(buffer, byteOffset, to - from);
+}
+
+/** Rows [from, to) of a degree of the location, as readRows reads them. */
+export function readDegrees(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): Float64Array {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return new Float64Array(buffer, byteOffset, to - from);
+}
+
+/** The buffer and offset of rows [from, to) of a stored column (a block read from the file lies at 0 of the array of `use`). */
+function readBytes(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): [ArrayBufferLike, number] {
   const length = to - from;
   const start = array.offset + from * array.bytesPerRow;
   let buffer: ArrayBufferLike;
@@ -111,7 +153,7 @@ export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number
   } else {
     const byteLength = length * array.bytesPerRow;
     let into = blockArrays[use];
-    if (into === undefined || into.byteLength < byteLength) into = blockArrays[use] = new ArrayBuffer(Math.max(byteLength, BLOCK * 2));
+    if (into === undefined || into.byteLength < byteLength) into = blockArrays[use] = new ArrayBuffer(Math.max(byteLength, BLOCK * array.bytesPerRow));
     buffer = into;
     const target = new Uint8Array(into, 0, byteLength);
     for (let read = 0; read < byteLength; ) {
@@ -120,7 +162,7 @@ export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number
       read += n;
     }
   }
-  return array.bytesPerRow === 1 ? new Uint8Array(buffer, byteOffset, length) : new Uint16Array(buffer, byteOffset, length);
+  return [buffer, byteOffset];
 }
 
 /** The first row in [low, high) whose two bytes are at least `value` (they rise over that range), or high. */
@@ -203,11 +245,41 @@ const scratch = {
 };
 
 /**
- * Calls `visit` with the selected rows of each block [blockStart, blockEnd) (the array is reused: read
- * it before returning).
+ * A check of the rows that the codes selected in a block [blockStart, blockEnd): keeps those that
+ * pass at the front of `selected` and says how many.
  */
-export function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
+type RowCheck = (selected: Int32Array, count: number, blockStart: number, blockEnd: number) => number;
+
+/** The checks of a scan besides the codes and the created_at range: one per filter set, each reading its own columns. */
+function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan): RowCheck[] {
+  const checks: RowCheck[] = [];
+  const { box } = scan;
+  if (box !== undefined) {
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const latitudes = readDegrees(columns.bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
+      const longitudes = readDegrees(columns.bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
+      let kept = 0;
+      for (let i = 0; i < count; i++) {
+        const row = selected[i] as number;
+        const latitude = latitudes[row - blockStart] as number;
+        const longitude = longitudes[row - blockStart] as number;
+        // NaN (no location) fails every comparison.
+        if (longitude >= box.minLongitude && longitude <= box.maxLongitude && latitude >= box.minLatitude && latitude <= box.maxLatitude) selected[kept++] = row;
+      }
+      return kept;
+    });
+  }
+  return checks;
+}
+
+/**
+ * The filter predicate of the row columns: calls `visit` with the rows of each block [blockStart,
+ * blockEnd) that match every filter of the scan (the array is reused: read it before returning).
+ * Every scan of the row columns selects its rows here.
+ */
+export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
   const [start, end] = rowRange(columns, scan);
+  const checks = rowChecksOf(columns, scan);
   const masks = scan.filters.map(({ accepted }, f) => {
     const mask = (scratch.masks[f] ??= new Uint8Array(65_536));
     for (const code of accepted) mask[code] = 1;
@@ -226,6 +298,7 @@ export function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, 
         count = selectRows(codesOf(0), masks[0] as Uint8Array, blockStart, selected);
         for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
       }
+      for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
       if (count > 0) visit(selected, count, blockStart, blockEnd);
     }
   } finally {
@@ -233,6 +306,11 @@ export function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, 
       for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;
     });
   }
+}
+
+/** Whether a scan selects every row of its created_at range (then a count is the range's length). */
+function selectsWholeRange(scan: RowColumnScan): boolean {
+  return scan.filters.length === 0 && scan.box === undefined;
 }
 
 /** The rows of a block whose code (`codes`: the block's, from row `start`) the mask accepts. */
@@ -256,12 +334,12 @@ function keepRows(codes: CodeArray, mask: Uint8Array, start: number, selected: I
 
 /** The matching rows. */
 export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): number {
-  if (scan.filters.length === 0) {
+  if (selectsWholeRange(scan)) {
     const [start, end] = rowRange(columns, scan);
     return end - start;
   }
   let total = 0;
-  forEachSelected(columns, scan, (_, count) => {
+  forEachMatchingRow(columns, scan, (_, count) => {
     total += count;
   });
   return total;
@@ -274,7 +352,7 @@ export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [numb
   const counts = scratch.counts;
   let largest = 0;
   try {
-    forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+    forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const codes = readRows(columns.bytes, facet, blockStart, blockEnd, FACET_USE);
       for (let i = 0; i < count; i++) {
         const code = codes[(rows[i] as number) - blockStart] as number;
@@ -311,7 +389,7 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   };
   // The selected rows come in order: the day changes when a row reaches the next day's first row.
   let nextDayStart = 0;
-  forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+  forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
     const hundredths = readRows(columns.bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;

@@ -162,8 +162,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     await rowColumnsLoaded(this.rowColumnsLoad);
     return this.read(() => {
       const loaded = this.rowColumns;
-      const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
-      return loaded === null || scan === null ? null : { columns: loaded.columns, scan };
+      return loaded === null ? null : { columns: loaded.columns, scan: rowColumnScanOf(loaded.columns, loaded.shared, filters, facet) };
     });
   }
 
