@@ -7,6 +7,8 @@ type GeoJsonPage = components['schemas']['GeoJsonPage'];
 type FacetList = components['schemas']['FacetList'];
 type WeeklyStat = components['schemas']['WeeklyStat'];
 type MonthlyStat = components['schemas']['MonthlyStat'];
+type GroupStat = components['schemas']['GroupStat'];
+type GroupPeriod = components['schemas']['GroupPeriod'];
 
 /** Calls every operation of the service-request API (each format of the lists); answers by operationId. */
 export async function callEveryOperation(baseUrl: string, apiKey: string): Promise<Record<string, { status: number; body: unknown }>> {
@@ -42,6 +44,9 @@ export async function callEveryOperation(baseUrl: string, apiKey: string): Promi
   const weeks: WeeklyStat[] | undefined = weekly.data?.items;
   const monthly = await client.GET('/v1/stats/monthly', { params: { query: { borough: [borough] } } });
   const months: MonthlyStat[] | undefined = monthly.data?.items;
+  const period: GroupPeriod = 'month';
+  const grouped = await client.GET('/v1/stats/groups', { params: { query: { by: ['borough', 'complaint_type'], period, order: '-p90_days_to_close', limit: 3, ...filters } } });
+  const groups: GroupStat[] | undefined = grouped.data?.items;
   const dataset = await client.GET('/v1/dataset');
   const health = await client.GET('/health');
   const ready = await client.GET('/ready');
@@ -62,6 +67,7 @@ export async function callEveryOperation(baseUrl: string, apiKey: string): Promi
     getDailyStats: { status: daily.response.status, body: daily.data?.items.length },
     getWeeklyStats: { status: weekly.response.status, body: weeks?.[0]?.week },
     getMonthlyStats: { status: monthly.response.status, body: months?.[0]?.month },
+    getGroupStats: { status: grouped.response.status, body: { borough: groups?.[0]?.key.borough, period: groups?.[0]?.period, others: grouped.data?.others.length } },
     getDataset: { status: dataset.response.status, body: dataset.data?.row_count },
     getHealth: { status: health.response.status, body: health.data?.status },
     getReadiness: { status: ready.response.status, body: ready.data?.status },
