@@ -79,7 +79,7 @@ export interface PackedGroups {
 }
 
 const WITHIN_HUNDREDTHS = CLOSED_WITHIN_DAYS * 100;
-/** Codes and period indexes are below 2^16: a group's id is (first code, second code, period) in 48 bits. */
+/** Codes are below 2^16: a key is (first code, second code) in 32 bits. */
 const CODE_SPAN = 65_536;
 
 /**
@@ -196,6 +196,51 @@ class Numbers {
   }
 }
 
+/**
+ * The groups found: an open-addressing table from a key (the codes: first * 65,536 + second, below
+ * 2^32) and a period to the group's number (numbered as found).
+ */
+class GroupTable {
+  readonly keys = new Numbers();
+  readonly periods = new Numbers();
+  private slots = new Int32Array(1024).fill(-1);
+
+  /** The group of (key, period), made when new (its number is then the groups' count before). */
+  find(key: number, period: number): number {
+    const mask = this.slots.length - 1;
+    for (let slot = slotOf(key, period) & mask; ; slot = (slot + 1) & mask) {
+      const group = this.slots[slot] as number;
+      if (group === -1) {
+        const made = this.keys.length;
+        this.keys.push(key);
+        this.periods.push(period);
+        this.slots[slot] = made;
+        if (made * 2 >= this.slots.length) this.grow();
+        return made;
+      }
+      if (this.keys.array[group] === key && this.periods.array[group] === period) return group;
+    }
+  }
+
+  private grow(): void {
+    this.slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = this.slots.length - 1;
+    for (let group = 0; group < this.keys.length; group++) {
+      let slot = slotOf(this.keys.array[group] as number, this.periods.array[group] as number) & mask;
+      while (this.slots[slot] !== -1) slot = (slot + 1) & mask;
+      this.slots[slot] = group;
+    }
+  }
+}
+
+/** A hash of (key, period) in 32 bits. */
+function slotOf(key: number, period: number): number {
+  let h = Math.imul(key | 0, 0x9e3779b1) ^ Math.imul(period + 1, 0x85ebca6b);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  return (h ^ (h >>> 15)) & 0x3fffffff;
+}
+
 /** The groups of the matching rows, ordered and limited, with the numbers of those left out (see the file's comment). */
 export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan): PackedGroups {
   const { created, daysToClose, bytes } = columns;
@@ -203,21 +248,29 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
-  const groupOf = new Map<number, number>();
-  const ids = new Numbers();
+  const table = new GroupTable();
   const opened = new Numbers();
   const closed = new Numbers();
   const within = new Numbers();
 
   /** Calls `visit` with each selected row's group (found or made) and its days_to_close hundredths (-1: not closed). */
-  const pass = (visit: (group: number, hundredths: number) => void): void => {
+  /**
+   * One pass over the matching rows: the first (`next` null) finds and counts the groups; the second
+   * lays each closed row's days_to_close at its group's next place (`next`) of `values`.
+   */
+  const pass = (next: Float64Array | null, values: Int32Array | null): void => {
     let nextDayStart = 0;
     let period = 0;
-    let lastId = -1;
-    let lastGroup = -1;
+    let lastKey = -1;
+    let lastPeriod = -1;
+    let group = -1;
+    let openedOf = opened.array;
+    let closedOf = closed.array;
+    let withinOf = within.array;
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
-      const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : null;
+      const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
+      const secondFactor = stored.length > 1 ? 1 : 0;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
       for (let i = 0; i < count; i++) {
         const row = rows[i] as number;
@@ -234,38 +287,46 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
           }
           period = index;
         }
-        const id = ((first[at] as number) * CODE_SPAN + (second === null ? 0 : (second[at] as number))) * CODE_SPAN + period;
-        let group = lastGroup;
-        if (id !== lastId) {
-          const found = groupOf.get(id);
-          if (found === undefined) {
-            group = ids.length;
-            groupOf.set(id, group);
-            ids.push(id);
+        const key = (first[at] as number) * CODE_SPAN + (second[at] as number) * secondFactor;
+        if (key !== lastKey || period !== lastPeriod) {
+          group = table.find(key, period);
+          if (group === opened.length) {
             opened.push(0);
             closed.push(0);
             within.push(0);
-          } else group = found;
-          lastId = id;
-          lastGroup = group;
+            openedOf = opened.array;
+            closedOf = closed.array;
+            withinOf = within.array;
+          }
+          lastKey = key;
+          lastPeriod = period;
         }
-        const value = hundredths[at] as number;
-        visit(group, value === NOT_CLOSED ? -1 : value === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : value);
+        let value = hundredths[at] as number;
+        if (value === NOT_CLOSED) {
+          if (next === null) openedOf[group] = (openedOf[group] as number) + 1;
+          continue;
+        }
+        if (value === OUTSIDE) value = outsideHundredthsOf(daysToClose, row);
+        if (next === null) {
+          openedOf[group] = (openedOf[group] as number) + 1;
+          closedOf[group] = (closedOf[group] as number) + 1;
+          if (value <= WITHIN_HUNDREDTHS) withinOf[group] = (withinOf[group] as number) + 1;
+        } else {
+          const place = next[group] as number;
+          (values as Int32Array)[place] = value;
+          next[group] = place + 1;
+        }
       }
     });
   };
 
-  pass((group, hundredths) => {
-    opened.array[group] = (opened.array[group] as number) + 1;
-    if (hundredths >= 0) {
-      closed.array[group] = (closed.array[group] as number) + 1;
-      if (hundredths <= WITHIN_HUNDREDTHS) within.array[group] = (within.array[group] as number) + 1;
-    }
-  });
+  pass(null, null);
 
   // The groups in (key, period) order; periods are numbered in time order (the rows come in created_at order).
-  const groupCount = ids.length;
-  const sorted = Array.from({ length: groupCount }, (_, g) => g).sort((a, b) => (ids.array[a] as number) - (ids.array[b] as number));
+  const groupCount = table.keys.length;
+  const keyOf = (g: number): number => table.keys.array[g] as number;
+  const periodOf = (g: number): number => table.periods.array[g] as number;
+  const sorted = Array.from({ length: groupCount }, (_, g) => g).sort((a, b) => keyOf(a) - keyOf(b) || periodOf(a) - periodOf(b));
   const start = new Float64Array(groupCount + 1);
   let total = 0;
   for (const g of sorted) {
@@ -273,20 +334,13 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     total += closed.array[g] as number;
   }
   const values = new Int32Array(total);
-  const next = start.slice();
-  pass((group, hundredths) => {
-    if (hundredths >= 0) {
-      const at = next[group] as number;
-      values[at] = hundredths;
-      next[group] = at + 1;
-    }
-  });
+  pass(start.slice(), values);
 
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);
   for (let g = 0; g < groupCount; g++) {
     const at = g * PACKED_FIELDS;
-    numbers[at] = (ids.array[g] as number) % CODE_SPAN;
+    numbers[at] = periodOf(g);
     numbers[at + 1] = opened.array[g] as number;
     numbers[at + 2] = closed.array[g] as number;
     numbers[at + 3] = within.array[g] as number;
@@ -295,7 +349,6 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
 
   // The keys: runs of `sorted` with the same codes. A key's numbers over the whole range are its group's
   // without a period; with one, summed (and, for an order by median or p90, selected from a copy of its values).
-  const keyOf = (g: number): number => Math.floor((ids.array[g] as number) / CODE_SPAN);
   const keys: KeyRange[] = [];
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
   for (let i = 0; i < groupCount; ) {
@@ -317,23 +370,29 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   }
 
   // The order: the measure (none last, whatever the direction), then the key's values in order (null last).
-  const measures = keys.map((key) => measureOf(query.order, key.numbers, 0));
-  const codesOf = (key: number): [number, number] => [Math.floor(key / CODE_SPAN), key % CODE_SPAN];
-  const rankOf = (k: number, column: 0 | 1): number => {
-    const ranks = query.ranks[column];
-    return ranks === undefined ? 0 : (ranks[codesOf(keyOf(sorted[(keys[k] as KeyRange).first] as number))[column]] as number);
-  };
+  const keyCount = keys.length;
+  const measures = new Float64Array(keyCount);
+  const firstRanks = new Float64Array(keyCount);
+  const secondRanks = new Float64Array(keyCount);
+  const [ranks1, ranks2] = query.ranks;
+  for (let k = 0; k < keyCount; k++) {
+    const range = keys[k] as KeyRange;
+    measures[k] = measureOf(query.order, range.numbers, 0) ?? Number.NaN;
+    const key = keyOf(sorted[range.first] as number);
+    firstRanks[k] = ranks1 === undefined ? 0 : (ranks1[Math.floor(key / CODE_SPAN)] as number);
+    secondRanks[k] = ranks2 === undefined ? 0 : (ranks2[key % CODE_SPAN] as number);
+  }
   const direction = query.descending ? -1 : 1;
-  const order = keys.map((_, k) => k);
+  const order = Array.from({ length: keyCount }, (_, k) => k);
   order.sort((a, b) => {
-    const x = measures[a] as number | null;
-    const y = measures[b] as number | null;
+    const x = measures[a] as number;
+    const y = measures[b] as number;
     if (x !== y) {
-      if (x === null) return 1;
-      if (y === null) return -1;
+      if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : 1;
+      if (Number.isNaN(y)) return -1;
       return (x - y) * direction;
     }
-    return rankOf(a, 0) - rankOf(b, 0) || rankOf(a, 1) - rankOf(b, 1);
+    return (firstRanks[a] as number) - (firstRanks[b] as number) || (secondRanks[a] as number) - (secondRanks[b] as number);
   });
   const kept = order.slice(0, query.limit);
   const left = order.slice(query.limit);
@@ -349,9 +408,9 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const { first, end } = (keys[k] as KeyRange);
     for (let s = first; s < end; s++, row++) {
       const g = sorted[s] as number;
-      const [code1, code2] = codesOf(keyOf(g));
-      codes[row * width] = code1;
-      if (width > 1) codes[row * width + 1] = code2;
+      const key = keyOf(g);
+      codes[row * width] = Math.floor(key / CODE_SPAN);
+      if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
       rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
     }
   }
@@ -360,7 +419,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const leftGroups = left.flatMap((k) => sorted.slice((keys[k] as KeyRange).first, (keys[k] as KeyRange).end));
   const perPeriod = new Map<number, number[]>();
   for (const g of leftGroups) {
-    const period = (ids.array[g] as number) % CODE_SPAN;
+    const period = periodOf(g);
     let list = perPeriod.get(period);
     if (list === undefined) perPeriod.set(period, (list = []));
     list.push(g);
