@@ -174,7 +174,7 @@ function negations() {
   ) as Record<NegatedFilter, ReturnType<typeof repeatable>>;
 }
 
-const daysBound = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description }));
+const daysBound = (description: string, example: number) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, examples: [example], description }));
 
 /** The filters of the list, the count, the export, the facets and the statistics (AND of all given). */
 export const FILTER_PROPERTIES = {
@@ -189,24 +189,28 @@ export const FILTER_PROPERTIES = {
     }),
   ),
   ...negations(),
-  closed: Type.Optional(Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], description: 'true: the requests with a closed_at; false: those without one' })),
+  closed: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], examples: ['false'], description: 'true: the requests with a closed_at; false: those without one' }),
+  ),
   closed_from: Type.Optional(timeBound('closed_at at or after this value (inclusive); requests without a closed_at never match')),
   closed_to: Type.Optional(timeBound('closed_at before this value (exclusive); requests without a closed_at never match')),
-  days_to_close_min: daysBound('days_to_close at least this many days (inclusive, decimals allowed); requests not closed never match'),
-  days_to_close_max: daysBound('days_to_close at most this many days (inclusive, decimals allowed); requests not closed never match'),
+  days_to_close_min: daysBound('days_to_close at least this many days (inclusive, decimals allowed); requests not closed never match', 1.5),
+  days_to_close_max: daysBound('days_to_close at most this many days (inclusive, decimals allowed); requests not closed never match', 14),
   near: Type.Optional(
     Type.String({
       pattern: NEAR_PATTERN,
+      examples: ['40.7128,-74.006'],
       description: 'A centre lat,long (decimal degrees) with radius_m: the requests within radius_m metres of it (great-circle distance, edge included); requests without a location never match',
     }),
   ),
   radius_m: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS_M, description: `The radius of near, metres: above 0, at most ${MAX_RADIUS_M}; only with near` }),
+    Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS_M, examples: [500], description: `The radius of near, metres: above 0, at most ${MAX_RADIUS_M}; only with near` }),
   ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: 100,
+      examples: ['pothole'],
       description:
         'Search: the requests whose complaint_type, descriptor or location_type contains this text, ignoring case (matched against the values the snapshot holds, as listed by GET /v1/facets)',
     }),
