@@ -149,6 +149,19 @@ export const describeFilterOperators = (backend: Backend) =>
       );
     });
 
+    it('the example of every filter parameter in the served description is answered 200 as sent (near with radius_m)', async () => {
+      const description = json<{ paths: Record<string, { get: { parameters: { name: string; example?: unknown }[] } }> }>(await service.get('/openapi.json'));
+      const examples = new Map(description.paths['/v1/service-requests/count']?.get.parameters.flatMap(({ name, example }) => (example === undefined ? [] : [[name, String(example)]])));
+      expect([...examples.keys()].sort()).toEqual(['closed', 'days_to_close_max', 'days_to_close_min', 'near', 'q', 'radius_m']);
+      const near = `near=${examples.get('near') ?? ''}&radius_m=${examples.get('radius_m') ?? ''}`;
+      for (const [name, example] of examples) {
+        if (name === 'radius_m') continue;
+        const query = name === 'near' ? near : `${name}=${encodeURIComponent(example)}`;
+        const response = await service.get(`/v1/service-requests/count?${query}`);
+        expect(response.statusCode, `${query}: ${response.body}`).toBe(200);
+      }
+    });
+
     it('bounds out of order are refused as created_from and created_to are', async () => {
       expectError(
         await service.get('/v1/facets?field=status&closed_from=2025-01-05&closed_to=2025-01-05'),
