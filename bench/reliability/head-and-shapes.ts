@@ -14,7 +14,7 @@ import { START_ENV, START_NODE_FLAGS, cpuSeconds, freePort, percentile, REPO_ROO
  *   CPU of the same 10 s of /health probes alone, and /health's latency meanwhile (a probe every 50 ms);
  * - (shapes) 2,000 requests of distinct filter shapes (test/reliability/filter-shapes.ts), 4 at a time,
  *   on SQLite and PostgreSQL: the service's RSS before, at its peak and after, and on PostgreSQL the
- *   RSS of the service's server processes; then the latency (p50, p90 of 150 sequential requests) of
+ *   RSS of the service's server processes, whole and private; then the latency (p50, p90 of 150 sequential requests) of
  *   the pages, counts, facets and statistics whose SQL changed, the builds alternating over 5 rounds.
  * Usage: RELIABILITY_PARTS=head,shapes [RELIABILITY_BEFORE=../before] npx tsx bench/reliability.ts requests
  */
@@ -47,9 +47,10 @@ interface Running {
   stop(): Promise<void>;
 }
 
-function rssMbOf(pid: number): number {
+/** A process's resident memory in MB: all of it (VmRSS), or its private part (RssAnon: without the shared memory it touched). */
+function rssMbOf(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number {
   try {
-    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+    return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
   } catch {
     return 0;
   }
@@ -175,15 +176,21 @@ function postgresClientPorts(pid: number): number[] {
   return ports;
 }
 
-/** The RSS of the PostgreSQL server processes serving `pid`'s connections. */
-async function postgresBackendsMb(pid: number): Promise<number> {
+/**
+ * The RSS of the PostgreSQL server processes serving `pid`'s connections: all of it, and the private
+ * part (their prepared statements, caches and work memory), "RSS / private". The whole counts once
+ * per process each page of shared_buffers it touched: it grows with the pages that the requests
+ * read, up to shared_buffers per connection, whatever the statements kept.
+ */
+async function postgresBackendsMb(pid: number): Promise<string> {
   const ports = postgresClientPorts(pid);
-  if (ports.length === 0) return 0;
+  if (ports.length === 0) return '0 / 0';
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::integer[])', [ports]);
-    return rows.reduce((sum, row) => sum + rssMbOf(row.pid), 0);
+    const sum = (field: 'VmRSS' | 'RssAnon') => rows.reduce((total, row) => total + rssMbOf(row.pid, field), 0);
+    return `${sum('VmRSS')} / ${sum('RssAnon')}`;
   } finally {
     await client.end();
   }
@@ -219,7 +226,7 @@ export async function filterShapes(report: (line: string) => void): Promise<void
   if (postgres !== null) backends.push(['PostgreSQL', postgres]);
   const count = Math.min(2_000, DISTINCT_SHAPES);
   report(`\n(shapes) ${count} requests of distinct filter shapes (test/reliability/filter-shapes.ts), 4 at a time, after 100 of the same kind\n`);
-  report('| backend | build | answered 200 | seconds | service RSS before MB | peak MB | after MB | growth MB | PostgreSQL processes RSS before MB | after MB |');
+  report('| backend | build | answered 200 | seconds | service RSS before MB | peak MB | after MB | growth MB | PostgreSQL processes RSS / private before MB | after MB |');
   report('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [backend, databaseUrl] of backends) {
     for (const build of builds) {
@@ -234,7 +241,7 @@ export async function filterShapes(report: (line: string) => void): Promise<void
         for (let i = DISTINCT_SHAPES - 100; i < DISTINCT_SHAPES; i += 1) await send(i);
         await sleep(500);
         const before = service.rssMb();
-        const backendsBefore = backend === 'PostgreSQL' ? await postgresBackendsMb(service.child.pid as number) : 0;
+        const backendsBefore = backend === 'PostgreSQL' ? await postgresBackendsMb(service.child.pid as number) : '-';
         let peak = before;
         const watch = setInterval(() => (peak = Math.max(peak, service.rssMb())), 100);
         const started = performance.now();
@@ -247,8 +254,8 @@ export async function filterShapes(report: (line: string) => void): Promise<void
         clearInterval(watch);
         await sleep(1_000);
         const after = service.rssMb();
-        const backendsAfter = backend === 'PostgreSQL' ? await postgresBackendsMb(service.child.pid as number) : 0;
-        const pgCells = backend === 'PostgreSQL' ? `${backendsBefore} | ${backendsAfter}` : '- | -';
+        const backendsAfter = backend === 'PostgreSQL' ? await postgresBackendsMb(service.child.pid as number) : '-';
+        const pgCells = `${backendsBefore} | ${backendsAfter}`;
         report(`| ${backend} | ${build.label} | ${ok} of ${count} | ${seconds.toFixed(1)} | ${before} | ${Math.max(peak, after)} | ${after} | ${after - before} | ${pgCells} |`);
       } finally {
         await service.stop();

@@ -87,8 +87,8 @@ const BOROUGH_SCOPES: readonly string[] = [ALL_SCOPE, ...BOROUGHS];
 
 /**
  * The precomputed numbers of a snapshot, from its rows taken one at a time in order of created_at:
- * daily_stats rows for every day from periodStart to periodEnd (days with no request included,
- * with zeros), for the scopes: all; each of the five boroughs; each complaint type present; each
+ * daily_stats rows for the days from periodStart to periodEnd on which a scope had a request (the
+ * readers give the other days zeros, so that a long period of few requests stays small), for the scopes: all; each of the five boroughs; each complaint type present; each
  * borough and complaint type. A day is the local date of created_at; median over the requests
  * created that day that have a days_to_close. Also the complaint-type counts.
  *
@@ -168,7 +168,8 @@ export class SnapshotAggregator {
 
   /**
    * The daily_stats rows, scope by scope (all, then each borough; within each, all then each type in
-   * code-point order), day by day to `throughDay` (default: the period's end).
+   * code-point order), day by day to `throughDay` (default: the period's end), days without a
+   * request left out.
    */
   *dailyStats(throughDay?: string): Generator<DailyStatRow> {
     this.flushDay();
@@ -179,6 +180,7 @@ export class SnapshotAggregator {
         const days = this.scopes.get(type)?.[b];
         for (let i = 0; i < dayCount; i++) {
           const opened = days?.opened[i] ?? 0;
+          if (opened === 0) continue;
           const closedWithin = days?.closedWithin[i] ?? 0;
           const median = days?.median[i] ?? Number.NaN;
           yield {

@@ -115,3 +115,23 @@ describe('row columns in the walk pool across a refresh', () => {
     expect(isOpen(current)).toBe(false);
   });
 });
+
+describe('a worker ended at its job deadline', () => {
+  let pool: RowWalkPool | null = null;
+  afterEach(async () => {
+    await pool?.close();
+    pool = null;
+  });
+
+  it('is given no job while it stops: the next job waits for its replacement and is answered', async () => {
+    const limits = { workers: 1, queue: 8, deadlineMs: 50 };
+    pool = new RowWalkPool(null, limits);
+    await pool.start();
+    const slow = pool.shareRowColumns(columnsOf(20_000_000));
+    await expect(pool.run('count', { scan: slowCountOf(slow) })).rejects.toMatchObject({ code: 'overloaded' });
+    // Time enough for the replacement to start; then at once, before the ended worker's exit is
+    // seen: that worker must not take the job (it would fail with 503 database_unavailable).
+    limits.deadlineMs = 10_000;
+    expect(await pool.answer('count', { scan: countOf(slow) })).toEqual({ kind: 'count', count: 20_000_000 });
+  });
+});

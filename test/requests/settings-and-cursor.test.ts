@@ -11,7 +11,7 @@ import {
   FILTER_SET_ID,
   filtersHash,
 } from '../../src/services/requests/cursor.js';
-import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
+import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, negationOf, normalizeTimeBound, type ListFilters, type NegatedFilter } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
 import { rowColumnsMemoryBytes } from '../../src/services/requests/engine/row-columns-memory.js';
@@ -147,6 +147,18 @@ describe('time bounds and cursors', () => {
     created_from: '2025-01-01T00:00:00.123456',
     created_to: '2025-12-31T23:59:59.999999',
     bbox: { minLongitude: -179.123456789012, minLatitude: -89.123456789012, maxLongitude: 179.123456789012, maxLatitude: 89.123456789012 },
+    ...(Object.fromEntries(EQUALITY_FILTERS.map((name, at) => [negationOf(name), Array.from({ length: 50 }, (_, n) => `${at}${n}`.padEnd(200, 'y'))])) as Record<
+      NegatedFilter,
+      string[]
+    >),
+    closed: true,
+    closed_from: '2025-01-01T00:00:00.123456',
+    closed_to: '2025-12-31T23:59:59.999999',
+    days_to_close_min: 0.123456789,
+    days_to_close_max: 99_999.123456789,
+    near: { latitude: -89.123456789012, longitude: 179.123456789012, radiusM: 4_999.999999 },
+    q: 'x'.repeat(100),
+    search: null,
   };
   const codec = new CursorCodec([Buffer.from(SECRET)]);
   /** A cursor of any content, signed like the codec signs (the same secret). */

@@ -534,8 +534,8 @@ const LOCATION_FORMS: readonly [RegExp, 1 | 2][] = [
   [new RegExp(`\\(\\s*${NUMBER_TEXT}\\s*,\\s*${NUMBER_TEXT}\\s*\\)\\s*$`), 1],
   // Well-known text: "POINT (-73.92 40.83)", longitude first.
   [new RegExp(`^POINT\\s*\\(\\s*${NUMBER_TEXT}\\s+${NUMBER_TEXT}\\s*\\)$`, 'i'), 2],
-  // GeoJSON: {"type": "Point", "coordinates": [-73.92, 40.83]}, longitude first.
-  [new RegExp(`"coordinates"\\s*:\\s*\\[\\s*${NUMBER_TEXT}\\s*,\\s*${NUMBER_TEXT}\\s*\\]`), 2],
+  // GeoJSON: {"type": "Point", "coordinates": [-73.92, 40.83]}, longitude first; a position may add an altitude.
+  [new RegExp(`"coordinates"\\s*:\\s*\\[\\s*${NUMBER_TEXT}\\s*,\\s*${NUMBER_TEXT}\\s*(?:,\\s*[+-]?\\d+(?:\\.\\d+)?\\s*)?\\]`), 2],
 ];
 /** The API's JSON location ({"latitude": "40.83", "longitude": "-73.92", ...}), also as Python writes it (single quotes). */
 const LATITUDE_KEY = new RegExp(`["']latitude["']\\s*:\\s*["']?${NUMBER_TEXT}`);

@@ -5,7 +5,8 @@
 import { medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
 import { compareFilterValues, type FilterValue } from '../list-filters.js';
 import type { GroupNumbers, GroupsRecord } from '../store/service-request-store.js';
-import { PACKED_FIELDS, type GroupColumn, type GroupQuery, type GroupScan, type PackedGroups } from './group-scan.js';
+import { PACKED_FIELDS, type PackedGroups } from './group-scan.js';
+import type { GroupColumn, GroupQuery, GroupScan } from './group-query.js';
 import type { RowColumns } from './row-columns-memory.js';
 import type { RowColumnScan } from './row-column-scan.js';
 import type { RowWalkPool } from './sqlite-row-walks.js';

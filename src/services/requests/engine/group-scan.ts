@@ -15,53 +15,16 @@
  * the groups left out (`others`) in the same pass: their median needs their values, which only the
  * worker holds.
  */
-import { DAY_SECONDS, medianOfMiddles, shareClosedWithin, CLOSED_WITHIN_DAYS, type CodedColumn } from '../../../snapshot/index.js';
+import { DAY_SECONDS, medianOfMiddles, shareClosedWithin, CLOSED_WITHIN_DAYS } from '../../../snapshot/index.js';
+import type { GroupMeasure, GroupPeriod, GroupScan } from './group-query.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
 import { dayOfRow, DAYS_TO_CLOSE_USE, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
-
-/** The columns a grouping may name (`by`). */
-export const GROUP_COLUMNS = [
-  'borough',
-  'complaint_type',
-  'descriptor',
-  'status',
-  'channel',
-  'council_district',
-  'incident_zip',
-  'location_type',
-  'community_board',
-] as const satisfies readonly CodedColumn[];
-export type GroupColumn = (typeof GROUP_COLUMNS)[number];
-
-/** The most columns one grouping names. */
-export const GROUP_COLUMNS_MAXIMUM = 2;
-
-export const GROUP_PERIODS = ['day', 'week', 'month', 'year'] as const;
-export type GroupPeriod = (typeof GROUP_PERIODS)[number];
-
-/** The numbers of a group, each of which may order the groups. */
-export const GROUP_MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close', 'p90_days_to_close'] as const;
-export type GroupMeasure = (typeof GROUP_MEASURES)[number];
 
 /** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
 export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
   ...BUCKET_KEY_OF,
   year: (day) => day.slice(0, 4),
 };
-
-/** What a grouping asks for. */
-export interface GroupQuery {
-  by: readonly GroupColumn[];
-  period: GroupPeriod | null;
-  order: GroupMeasure;
-  descending: boolean;
-  limit: number;
-}
-
-/** A grouping as a scan states it: with, per column of `by`, the rank of each code's value in the order of the values (compareFilterValues). */
-export interface GroupScan extends GroupQuery {
-  ranks: Uint32Array[];
-}
 
 /** Numbers per packed row: period index, opened, closed, closed within 14 days, low and high middle, p90 (hundredths; NaN for none). */
 export const PACKED_FIELDS = 7;

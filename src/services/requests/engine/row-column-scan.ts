@@ -9,10 +9,11 @@
  * cache, outside the process's memory, whatever the rows.
  */
 import { readSync } from 'node:fs';
-import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { greatCircleMeters } from '../great-circle.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from '../store/service-request-store.js';
-import type { GroupScan } from './group-scan.js';
+import type { GroupScan } from './group-query.js';
 
 export type CodeArray = Uint8Array | Uint16Array;
 
@@ -102,6 +103,18 @@ export interface RowColumnScan {
   to: number | null;
   /** The map box the location lies in, when set. */
   box?: ScanBox;
+  /** `q`: a row matches when any of these columns holds one of their codes (none: no row). */
+  anyOf?: { column: CodedColumn; accepted: number[] }[];
+  /** true: closed_at is set; false: it is not. */
+  closed?: boolean;
+  /** closed_at bounds in wall seconds: from inclusive, to exclusive; a row without closed_at never matches. */
+  closedFrom?: number;
+  closedTo?: number;
+  /** days_to_close bounds in days, inclusive; a row not closed never matches. */
+  daysMin?: number;
+  daysMax?: number;
+  /** `near`: the centre, the radius in metres, and a box that holds the circle (a cheaper test first). */
+  near?: { latitude: number; longitude: number; radiusM: number; box: ScanBox };
   /** The facet's column (facets only). */
   facet?: CodedColumn;
   /** The grouping (groups only: group-scan.ts). */
@@ -120,8 +133,11 @@ const FACET_USE = 64;
 export const DAYS_TO_CLOSE_USE = 65;
 const LATITUDE_USE = 66;
 const LONGITUDE_USE = 67;
-/** The arrays of the columns a grouping reads (group-scan.ts). */
-export const GROUP_USES = [68, 69] as const;
+const CLOSED_USE = 68;
+/** The columns of `q` (anyOf), from this use on. */
+const ANY_OF_USE = 69;
+/** The arrays of the columns a grouping reads (group-scan.ts), after those of `q`. */
+export const GROUP_USES = [ANY_OF_USE + CODED_COLUMNS.length, ANY_OF_USE + CODED_COLUMNS.length + 1] as const;
 
 /** Rows [from, to) of a stored column of codes (or two bytes of a time): a view of shared memory, or read from the file into the array of `use`. */
 export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): CodeArray {
@@ -239,6 +255,8 @@ const scratch = {
   selected: new Int32Array(BLOCK),
   /** One mask per equality filter (1 for each accepted code), all zeros between scans. */
   masks: [] as Uint8Array[],
+  /** One mask per column of `q`, all zeros between scans. */
+  anyOfMasks: [] as Uint8Array[],
   /** Rows per code of a facet, all zeros between scans. */
   counts: new Float64Array(65_536),
   closeDays: new Float64Array(4_096),
@@ -250,23 +268,78 @@ const scratch = {
  */
 type RowCheck = (selected: Int32Array, count: number, blockStart: number, blockEnd: number) => number;
 
-/** The checks of a scan besides the codes and the created_at range: one per filter set, each reading its own columns. */
-function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan): RowCheck[] {
+/** Keeps the selected rows of a block for which `passes(row, i)` holds (`i`: the row's index in the block). */
+function keepWhere(selected: Int32Array, count: number, blockStart: number, passes: (i: number, row: number) => boolean): number {
+  let kept = 0;
+  for (let s = 0; s < count; s++) {
+    const row = selected[s] as number;
+    if (passes(row - blockStart, row)) selected[kept++] = row;
+  }
+  return kept;
+}
+
+/** Whether a location lies in a box, edges included (NaN, no location, fails every comparison). */
+const inBox = (box: ScanBox, latitude: number, longitude: number): boolean =>
+  longitude >= box.minLongitude && longitude <= box.maxLongitude && latitude >= box.minLatitude && latitude <= box.maxLatitude;
+
+/**
+ * The checks of a scan besides the codes and the created_at range: one per filter set, each reading
+ * its own columns. `anyOf` uses the masks of scratch.anyOfMasks, set by the caller.
+ */
+function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks: Uint8Array[]): RowCheck[] {
   const checks: RowCheck[] = [];
-  const { box } = scan;
-  if (box !== undefined) {
+  const { bytes } = columns;
+  const { anyOf } = scan;
+  if (anyOf !== undefined) {
     checks.push((selected, count, blockStart, blockEnd) => {
-      const latitudes = readDegrees(columns.bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
-      const longitudes = readDegrees(columns.bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
-      let kept = 0;
-      for (let i = 0; i < count; i++) {
-        const row = selected[i] as number;
-        const latitude = latitudes[row - blockStart] as number;
-        const longitude = longitudes[row - blockStart] as number;
-        // NaN (no location) fails every comparison.
-        if (longitude >= box.minLongitude && longitude <= box.maxLongitude && latitude >= box.minLatitude && latitude <= box.maxLatitude) selected[kept++] = row;
-      }
-      return kept;
+      const codes = anyOf.map(({ column }, a) => readRows(bytes, columns.codes[column], blockStart, blockEnd, ANY_OF_USE + a));
+      return keepWhere(selected, count, blockStart, (i) => {
+        for (let a = 0; a < codes.length; a++) if ((anyOfMasks[a] as Uint8Array)[(codes[a] as CodeArray)[i] as number] === 1) return true;
+        return false;
+      });
+    });
+  }
+  const { closed, closedFrom, closedTo } = scan;
+  if (closed !== undefined || closedFrom !== undefined || closedTo !== undefined) {
+    const from = closedFrom ?? Number.NEGATIVE_INFINITY;
+    const to = closedTo ?? Number.POSITIVE_INFINITY;
+    const ranged = closedFrom !== undefined || closedTo !== undefined;
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const seconds = readSeconds(bytes, columns.closed, blockStart, blockEnd, CLOSED_USE);
+      return keepWhere(selected, count, blockStart, (i) => {
+        const second = seconds[i] as number;
+        const isClosed = second !== NOT_CLOSED_SECONDS;
+        if (closed !== undefined && isClosed !== closed) return false;
+        return !ranged || (isClosed && second >= from && second < to);
+      });
+    });
+  }
+  const { daysMin, daysMax } = scan;
+  if (daysMin !== undefined || daysMax !== undefined) {
+    const min = daysMin ?? Number.NEGATIVE_INFINITY;
+    const max = daysMax ?? Number.POSITIVE_INFINITY;
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const hundredths = readRows(bytes, columns.daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
+      return keepWhere(selected, count, blockStart, (i, row) => {
+        const stored = hundredths[i] as number;
+        if (stored === NOT_CLOSED) return false;
+        // hundredths / 100 is the stored number itself (row-columns.ts): compared as SQL compares it.
+        const days = (stored === OUTSIDE ? outsideHundredthsOf(columns.daysToClose, row) : stored) / 100;
+        return days >= min && days <= max;
+      });
+    });
+  }
+  const { box, near } = scan;
+  if (box !== undefined || near !== undefined) {
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const latitudes = readDegrees(bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
+      const longitudes = readDegrees(bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
+      return keepWhere(selected, count, blockStart, (i) => {
+        const latitude = latitudes[i] as number;
+        const longitude = longitudes[i] as number;
+        if (box !== undefined && !inBox(box, latitude, longitude)) return false;
+        return near === undefined || (inBox(near.box, latitude, longitude) && greatCircleMeters(near.latitude, near.longitude, latitude, longitude) <= near.radiusM);
+      });
     });
   }
   return checks;
@@ -279,12 +352,14 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan): RowCheck[]
  */
 export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
   const [start, end] = rowRange(columns, scan);
-  const checks = rowChecksOf(columns, scan);
-  const masks = scan.filters.map(({ accepted }, f) => {
-    const mask = (scratch.masks[f] ??= new Uint8Array(65_536));
+  const maskOf = (masks: Uint8Array[], f: number, accepted: readonly number[]): Uint8Array => {
+    const mask = (masks[f] ??= new Uint8Array(65_536));
     for (const code of accepted) mask[code] = 1;
     return mask;
-  });
+  };
+  const masks = scan.filters.map(({ accepted }, f) => maskOf(scratch.masks, f, accepted));
+  const anyOfMasks = (scan.anyOf ?? []).map(({ accepted }, a) => maskOf(scratch.anyOfMasks, a, accepted));
+  const checks = rowChecksOf(columns, scan, anyOfMasks);
   try {
     const filters = scan.filters.map(({ column }) => columns.codes[column]);
     const selected = scratch.selected;
@@ -305,12 +380,16 @@ export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnSca
     scan.filters.forEach(({ accepted }, f) => {
       for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;
     });
+    scan.anyOf?.forEach(({ accepted }, a) => {
+      for (const code of accepted) (anyOfMasks[a] as Uint8Array)[code] = 0;
+    });
   }
 }
 
 /** Whether a scan selects every row of its created_at range (then a count is the range's length). */
 function selectsWholeRange(scan: RowColumnScan): boolean {
-  return scan.filters.length === 0 && scan.box === undefined;
+  const { filters, box, anyOf, closed, closedFrom, closedTo, daysMin, daysMax, near } = scan;
+  return filters.length === 0 && [box, anyOf, closed, closedFrom, closedTo, daysMin, daysMax, near].every((set) => set === undefined);
 }
 
 /** The rows of a block whose code (`codes`: the block's, from row `start`) the mask accepts. */

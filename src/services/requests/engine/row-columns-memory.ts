@@ -28,7 +28,8 @@ import {
   ROW_COLUMN_CHUNK,
   type CodedColumn,
 } from '../../../snapshot/index.js';
-import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from '../list-filters.js';
+import { EQUALITY_FILTERS, SEARCHED_COLUMNS, compareFilterValues, negationOf, type FilterValue, type ListFilters } from '../list-filters.js';
+import { boxAround } from '../great-circle.js';
 import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type RowColumnBytes, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 import type { ValueCount } from '../store/service-request-store.js';
 import { withinDeadline } from '../../../platform/deadline.js';
@@ -355,28 +356,58 @@ export class RowColumnsAssembly {
 }
 
 /**
- * The scan of these filters over the row columns sent to the workers as `shared`. Filters with fewer
- * accepted values come first (a rougher guess of the fewest rows than the counts per value, and free).
+ * The scan of these filters over the row columns sent to the workers as `shared`: each equality filter
+ * and each negation as the codes it accepts (a negation: every code but the refused ones; null, code 0,
+ * unless `none` is refused), `q` as the codes of its values in each searched column, the time bounds
+ * as wall seconds. Filters with fewer accepted values come first (a rougher guess of the fewest rows
+ * than the counts per value, and free).
  */
 export function rowColumnScanOf(columns: RowColumns, shared: number, filters: ListFilters, facet?: CodedColumn): RowColumnScan {
-  const equality = EQUALITY_FILTERS.flatMap((column) => {
-    const accepted = filters[column];
-    if (accepted === null) return [];
+  const codesOf = (column: CodedColumn, values: readonly FilterValue[]): number[] => {
     const codeOf = columns.codeOf[column];
-    const codes = accepted.flatMap((value) => {
+    return values.flatMap((value) => {
       const code = codeOf.get(value);
       return code === undefined ? [] : [code];
     });
-    return [{ column, accepted: codes, share: codes.length / codeOf.size }];
+  };
+  const equality = EQUALITY_FILTERS.flatMap((column) => {
+    const found: { column: CodedColumn; accepted: number[]; share: number }[] = [];
+    const size = columns.codeOf[column].size;
+    const accepted = filters[column];
+    if (accepted !== null) {
+      const codes = codesOf(column, accepted);
+      found.push({ column, accepted: codes, share: codes.length / size });
+    }
+    const refused = filters[negationOf(column)];
+    if (refused !== null) {
+      const out = new Set(codesOf(column, refused));
+      const codes: number[] = [];
+      for (let code = 0; code < size; code++) if (!out.has(code)) codes.push(code);
+      found.push({ column, accepted: codes, share: codes.length / size });
+    }
+    return found;
   });
   equality.sort((a, b) => a.share - b.share);
+  const { search } = filters;
+  if (filters.q !== null && search === null) throw new Error('q is resolved (resolveSearch) before its scan is made');
+  const seconds = (bound: string | null): number | undefined => (bound === null ? undefined : boundSeconds(bound));
+  const defined = <T extends object>(parts: T): Partial<T> => Object.fromEntries(Object.entries(parts).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
   return {
     columns: shared,
     filters: equality.map(({ column, accepted }) => ({ column, accepted })),
     from: filters.created_from === null ? null : boundSeconds(filters.created_from),
     to: filters.created_to === null ? null : boundSeconds(filters.created_to),
-    ...(filters.bbox === null ? {} : { box: filters.bbox }),
-    ...(facet === undefined ? {} : { facet }),
+    ...defined({
+      box: filters.bbox ?? undefined,
+      anyOf: search === null ? undefined : SEARCHED_COLUMNS.map((column) => ({ column, accepted: codesOf(column, search[column]) })),
+      closed: filters.closed ?? undefined,
+      closedFrom: seconds(filters.closed_from),
+      closedTo: seconds(filters.closed_to),
+      daysMin: filters.days_to_close_min ?? undefined,
+      daysMax: filters.days_to_close_max ?? undefined,
+      near: filters.near === null ? undefined : { ...filters.near, box: boxAround(filters.near.latitude, filters.near.longitude, filters.near.radiusM) },
+      facet,
+    }),
   };
 }
 

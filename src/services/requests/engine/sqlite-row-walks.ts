@@ -89,7 +89,10 @@ interface PoolWorker {
   running: PendingJob | null;
   /** The oldest row columns it was sent (infinity: none). */
   oldestColumns: number;
-  /** Holds row columns no job names any more: ended once idle, and replaced by a fresh worker. */
+  /**
+   * Given no job any more: it holds row columns no job names (ended once idle), or its job passed the
+   * deadline (ended at once); replaced by a fresh worker when its exit is seen.
+   */
   retiring: boolean;
   /** Those waiting for the worker's statement stats, in order. */
   statementAnswers: ((stats: WorkerStatementStats) => void)[];
@@ -283,6 +286,8 @@ export class RowWalkPool {
     const worker = this.workers.find((candidate) => candidate.running === pending);
     if (worker === undefined) return;
     worker.running = null;
+    // Until its exit is seen (then it is replaced), dispatch must not give it the next job.
+    worker.retiring = true;
     pending.reject(overloaded());
     void worker.thread.terminate();
     this.recycleWorkers();

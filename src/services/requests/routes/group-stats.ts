@@ -5,7 +5,7 @@ import { invalidRequestMessage } from '../../../platform/errors.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { readListFilters } from '../list-filters.js';
 import { GROUP_LIMIT_DEFAULT, GroupQuery as GroupQuerySchema, GroupStatList } from '../schemas.js';
-import { GROUP_COLUMNS, GROUP_COLUMNS_MAXIMUM, type GroupColumn, type GroupMeasure, type GroupPeriod, type GroupQuery } from '../engine/group-scan.js';
+import { GROUP_COLUMNS, GROUP_COLUMNS_MAXIMUM, type GroupColumn, type GroupMeasure, type GroupPeriod, type GroupQuery } from '../engine/group-query.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
 import { filteredAnswers, integerTextCheck, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';

@@ -22,7 +22,7 @@ import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readSe
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
-import type { GroupQuery } from '../engine/group-scan.js';
+import type { GroupQuery } from '../engine/group-query.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';

@@ -2,7 +2,7 @@ import { ApiError } from '../../../platform/error-registry.js';
 import { UnavailableDependencyError } from '../../../platform/error-handler.js';
 import type { CursorPosition } from '../cursor.js';
 import { EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../list-filters.js';
-import type { GroupQuery } from '../engine/group-scan.js';
+import type { GroupQuery } from '../engine/group-query.js';
 import { SERVICE_REQUEST_FIELDS, type ServiceRequest, type SummaryUnit } from '../../../snapshot/index.js';
 
 /**

@@ -26,9 +26,10 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
-import type { GroupQuery } from '../engine/group-scan.js';
+import type { GroupQuery } from '../engine/group-query.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { SqliteStatements } from './sqlite-statements.js';
+import { registerFilterFunctions } from './sqlite-functions.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
@@ -38,6 +39,7 @@ const TABLE = 'service_requests';
 function openReadOnly(path: string): Database.Database {
   const database = new Database(path, { readonly: true, fileMustExist: true });
   database.pragma('query_only = ON');
+  registerFilterFunctions(database);
   return database;
 }
 
