@@ -127,14 +127,14 @@ export const FILTER_VALUES_MAXIMUM = 50;
  * A filter that may be given several times (`borough=queens&borough=bronx`: any of them). A single
  * value arrives as a list of one (repeatable-parameters.ts), so the list is what is validated.
  */
-function repeatable(item: Record<string, unknown>, description: string) {
+function repeatable(item: Record<string, unknown>, description: string, several = 'any of them matches') {
   return Type.Optional(
     Type.Unsafe<string[]>({
       type: 'array',
       items: item,
       minItems: 1,
       maxItems: FILTER_VALUES_MAXIMUM,
-      description: `${description}. Repeat the parameter for several values (any of them matches), at most ${FILTER_VALUES_MAXIMUM}`,
+      description: `${description}. Repeat the parameter for several values (${several}), at most ${FILTER_VALUES_MAXIMUM}`,
     }),
   );
 }
@@ -169,7 +169,8 @@ function negations() {
         `Not equal: the requests whose ${name} is none of these values (a value no request has excludes nothing); ` +
           (NULL_SELECTABLE.includes(name)
             ? `the requests without one match unless \`${NULL_SELECTOR}\` is among the values`
-            : `every request has one`),
+            : `the requests without one always match (\`${NULL_SELECTOR}\` is not offered for this filter)`),
+        'none of them matches',
       ),
     ]),
   ) as Record<NegatedFilter, ReturnType<typeof repeatable>>;

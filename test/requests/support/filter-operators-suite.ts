@@ -150,7 +150,7 @@ export const describeFilterOperators = (backend: Backend) =>
     });
 
     it('the example of every filter parameter in the served description is answered 200 as sent (near with radius_m)', async () => {
-      const description = json<{ paths: Record<string, { get: { parameters: { name: string; example?: unknown }[] } }> }>(await service.get('/openapi.json'));
+      const description = json<{ paths: Record<string, { get: { parameters: { name: string; example?: string | number }[] } }> }>(await service.get('/openapi.json'));
       const examples = new Map(description.paths['/v1/service-requests/count']?.get.parameters.flatMap(({ name, example }) => (example === undefined ? [] : [[name, String(example)]])));
       expect([...examples.keys()].sort()).toEqual(['closed', 'days_to_close_max', 'days_to_close_min', 'near', 'q', 'radius_m']);
       const near = `near=${examples.get('near') ?? ''}&radius_m=${examples.get('radius_m') ?? ''}`;
