@@ -29,7 +29,7 @@ export {
   readSnapshotMetaFromPostgres,
 } from './snapshot-readers.js';
 export { FILTER_VALUE_COUNTS_TABLE, FILTERED_COLUMNS, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAP_CELLS_SCHEMA_VERSION, type FilteredColumn } from './snapshot-schema.js';
-export { boxCells, MAX_BOX_CELLS } from './map-cells.js';
+export { boxCellRange, boxCells, CELL_SIZES, boxCellIndex, coarseCellBounds, coarseCellSql, gridCellsAcross, mapCellSql, MAX_BOX_CELLS, type CellSize } from './map-cells.js';
 export {
   boundSeconds,
   CLOSED_SECONDS,

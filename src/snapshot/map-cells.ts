@@ -55,3 +55,74 @@ export function boxCells(box: { minLongitude: number; minLatitude: number; maxLo
   }
   return cells;
 }
+
+/**
+ * The cell sizes of the counts per cell (GET /v1/stats/cells), in degrees: whole multiples of the
+ * grid's 0.01 degree, so that a cell of any size is a square of the grid's cells (its row and column
+ * are the grid cell's divided by the multiple) and is counted from `map_cell` alone.
+ */
+export const CELL_SIZES = ['0.01', '0.02', '0.05', '0.1', '0.2', '0.5', '1'] as const;
+export type CellSize = (typeof CELL_SIZES)[number];
+
+/** Grid cells across a cell of `size`. */
+export function gridCellsAcross(size: CellSize): number {
+  return Math.round(Number(size) * CELLS_PER_DEGREE);
+}
+
+/**
+ * The SQL of the number of the cell of `multiple` grid cells across that holds the row whose grid cell
+ * is `gridCell` (a column or expression): its row and column (the grid's, divided by the multiple)
+ * in the grid's numbering. Both are positive: the integer division truncates alike on both backends.
+ */
+export function coarseCellSql(gridCell: string, multiple: string): string {
+  return `((${gridCell}) / ${LONGITUDE_CELLS} / ${multiple}) * ${LONGITUDE_CELLS} + ((${gridCell}) % ${LONGITUDE_CELLS}) / ${multiple}`;
+}
+
+/** The cells of `multiple` grid cells across that a box touches: the first and last row and column. */
+export function boxCellRange(box: { minLongitude: number; minLatitude: number; maxLongitude: number; maxLatitude: number }, multiple: number) {
+  const low = mapCellOf(box.minLatitude, box.minLongitude);
+  const high = mapCellOf(box.maxLatitude, box.maxLongitude);
+  return {
+    lowCell: low,
+    highCell: high,
+    rows: Math.floor(Math.floor(high / LONGITUDE_CELLS) / multiple) - Math.floor(Math.floor(low / LONGITUDE_CELLS) / multiple) + 1,
+    columns: Math.floor((high % LONGITUDE_CELLS) / multiple) - Math.floor((low % LONGITUDE_CELLS) / multiple) + 1,
+  };
+}
+
+/**
+ * The cells of `multiple` grid cells across that a box spans, numbered 0 to `cells` - 1 (row by row):
+ * `indexOf` a location inside the box (its cell as coarseCellSql computes it from the row's map cell),
+ * and `cellOf` an index, the cell's number as coarseCellSql gives it.
+ */
+export function boxCellIndex(box: { minLongitude: number; minLatitude: number; maxLongitude: number; maxLatitude: number }, multiple: number) {
+  const { lowCell, rows, columns } = boxCellRange(box, multiple);
+  const firstRow = Math.floor(Math.floor(lowCell / LONGITUDE_CELLS) / multiple);
+  const firstColumn = Math.floor((lowCell % LONGITUDE_CELLS) / multiple);
+  return {
+    cells: rows * columns,
+    indexOf(latitude: number, longitude: number): number {
+      const gridCell = mapCellOf(latitude, longitude);
+      return (Math.floor(Math.floor(gridCell / LONGITUDE_CELLS) / multiple) - firstRow) * columns + Math.floor((gridCell % LONGITUDE_CELLS) / multiple) - firstColumn;
+    },
+    cellOf(index: number): number {
+      return (firstRow + Math.floor(index / columns)) * LONGITUDE_CELLS + firstColumn + (index % columns);
+    },
+  };
+}
+
+/** Degrees rounded to the grid's precision (its lines lie on half thousandths). */
+const gridDegrees = (degrees: number): number => Math.round(degrees * 10_000) / 10_000;
+
+/**
+ * The bounds [min_long, min_lat, max_long, max_lat] of the cell numbered by coarseCellSql: a row holds
+ * latitudes from its south line (included) to its north one (excluded), a column longitudes likewise.
+ */
+export function coarseCellBounds(cell: number, multiple: number): [number, number, number, number] {
+  const row = Math.floor(cell / LONGITUDE_CELLS);
+  const column = cell % LONGITUDE_CELLS;
+  const south = (row * multiple) / CELLS_PER_DEGREE - (90 + GRID_OFFSET_DEGREES);
+  const west = (column * multiple) / CELLS_PER_DEGREE - (180 + GRID_OFFSET_DEGREES);
+  const across = multiple / CELLS_PER_DEGREE;
+  return [gridDegrees(west), gridDegrees(south), gridDegrees(west + across), gridDegrees(south + across)];
+}

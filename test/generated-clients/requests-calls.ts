@@ -7,6 +7,7 @@ type GeoJsonPage = components['schemas']['GeoJsonPage'];
 type FacetList = components['schemas']['FacetList'];
 type WeeklyStat = components['schemas']['WeeklyStat'];
 type MonthlyStat = components['schemas']['MonthlyStat'];
+type CellCount = components['schemas']['CellCount'];
 type GroupStat = components['schemas']['GroupStat'];
 type GroupPeriod = components['schemas']['GroupPeriod'];
 
@@ -46,6 +47,8 @@ export async function callEveryOperation(baseUrl: string, apiKey: string): Promi
   const weeks: WeeklyStat[] | undefined = weekly.data?.items;
   const monthly = await client.GET('/v1/stats/monthly', { params: { query: { borough: [borough] } } });
   const months: MonthlyStat[] | undefined = monthly.data?.items;
+  const cellCounts = await client.GET('/v1/stats/cells', { params: { query: { ...filters, bbox: '-74.26,40.49,-73.69,40.92', cell: '0.1' } } });
+  const cells: CellCount[] | undefined = cellCounts.data?.cells;
   const period: GroupPeriod = 'month';
   const grouped = await client.GET('/v1/stats/groups', { params: { query: { by: ['borough', 'complaint_type'], period, order: '-p90_days_to_close', limit: 3, ...filters } } });
   const groups: GroupStat[] | undefined = grouped.data?.items;
@@ -70,6 +73,7 @@ export async function callEveryOperation(baseUrl: string, apiKey: string): Promi
     getWeeklyStats: { status: weekly.response.status, body: weeks?.[0]?.week },
     getMonthlyStats: { status: monthly.response.status, body: months?.[0]?.month },
     getGroupStats: { status: grouped.response.status, body: { borough: groups?.[0]?.key.borough, period: groups?.[0]?.period, others: grouped.data?.others.length } },
+    getCellCounts: { status: cellCounts.response.status, body: { cells: cells?.length, total: cellCounts.data?.total } },
     getDataset: { status: dataset.response.status, body: dataset.data?.row_count },
     getHealth: { status: health.response.status, body: health.data?.status },
     getReadiness: { status: ready.response.status, body: ready.data?.status },

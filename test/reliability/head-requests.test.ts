@@ -62,6 +62,8 @@ function requestsPaths(id: number): string[] {
     '/v1/stats/daily',
     '/v1/stats/weekly',
     '/v1/stats/monthly',
+    '/v1/stats/groups?by=borough,complaint_type&period=month',
+    '/v1/stats/cells?bbox=-74.26,40.49,-73.69,40.92&cell=0.1',
     '/v1/dataset',
     ...EXPORTS,
   ];

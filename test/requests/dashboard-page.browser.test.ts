@@ -12,6 +12,8 @@ import { TEST_API_KEY, startTestApp, type TestApp } from './support/requests-app
  * fixture (38 requests of January 2025), listening on an ephemeral port.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Five squares standing for the boroughs' outlines (the real ones are data from outside the repository). */
+const OUTLINES_FIXTURE = resolve(REPO_ROOT, 'test/fixtures/requests/borough-outlines.geojson');
 const SCREENSHOT = resolve(REPO_ROOT, '.test-results/dashboard-page.png');
 const READY_TIMEOUT_MS = 20_000;
 
@@ -96,6 +98,24 @@ async function drawnCharts(page: Page): Promise<DrawnCharts> {
 
 const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
 
+/** What the map says it drew (its canvas's data attributes), and the pixels of its outline colour and of its cells' hue. */
+async function drawnMap(page: Page): Promise<{ mode: string; outlines: number; cells: number; outlinePixels: number; cellPixels: number }> {
+  return page.evaluate(() => {
+    const canvas = document.getElementById('points-chart') as HTMLCanvasElement;
+    const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let outlinePixels = 0;
+    let cellPixels = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+      const [r, g, b, a] = [pixels[i]!, pixels[i + 1]!, pixels[i + 2]!, pixels[i + 3]!];
+      // The outline's line: rgb(62, 110, 80), opaque; a cell: rgba(230, 110, 20, 0.15 to 0.9).
+      if (a > 200 && Math.abs(r - 62) < 12 && Math.abs(g - 110) < 12 && Math.abs(b - 80) < 12) outlinePixels += 1;
+      if (a > 30 && Math.abs(r - 230) < 12 && Math.abs(g - 110) < 12 && Math.abs(b - 20) < 12) cellPixels += 1;
+    }
+    const data = canvas.dataset;
+    return { mode: data.mode ?? '', outlines: Number(data.outlines), cells: Number(data.cells), outlinePixels, cellPixels };
+  });
+}
+
 async function tableIds(page: Page): Promise<number[]> {
   return page.$$eval('#requests-table tbody tr', (rows) => rows.map((row) => Number(row.querySelector('td')?.textContent)));
 }
@@ -109,7 +129,7 @@ describe('dashboard page in headless Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash scripts/install-chromium.sh (or set CHROMIUM_PATH)`);
     fixture = createSqliteFixture();
-    service = await startTestApp(fixture.databaseUrl);
+    service = await startTestApp(fixture.databaseUrl, { BOROUGH_OUTLINES_FILE: OUTLINES_FIXTURE });
     baseUrl = await service.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   });
@@ -203,6 +223,129 @@ describe('dashboard page in headless Chromium', () => {
       const stored = await page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href }));
       expect(stored).toEqual({ session: [TEST_API_KEY], local: 0, cookie: '', url: `${baseUrl}/dashboard` });
 
+      expectNoBrowserProblems(problems);
+    });
+  });
+
+  it('the map: the borough outlines under the points of every matching request in view, from the service itself', async () => {
+    await inNewPage(async (page, problems) => {
+      const outlines = page.waitForResponse('**/dashboard/boroughs.geojson');
+      await enterKey(page, TEST_API_KEY);
+      expect((await outlines).status()).toBe(200);
+      await untilReady(page);
+      const map = await drawnMap(page);
+      expect(map).toMatchObject({ mode: 'points', outlines: 5, cells: 0 });
+      // The outlines' line is drawn (thousands of pixels of its colour), and no cell.
+      expect(map.outlinePixels).toBeGreaterThan(1000);
+      expect(map.cellPixels).toBe(0);
+      const located = fixture!.rows.filter((row) => row.latitude !== null && row.longitude !== null);
+      expect(sum(Object.values((await drawnCharts(page)).pointsByBorough))).toBe(located.length);
+      expect(await page.textContent('#points-note')).toBe(`${located.length} requests with a place, each drawn on the borough outlines.`);
+      expectNoBrowserProblems(problems);
+    });
+  });
+
+  it('the map past 5,000 requests in view: counts per cell from /v1/stats/cells, drawn over the outlines, no point', async () => {
+    await inNewPage(async (page, problems) => {
+      // The fixture has 38 requests: the count of the map's view is rewritten to stand for a larger snapshot.
+      await page.route('**/v1/service-requests/count?*', async (route) => {
+        if (!new URL(route.request().url()).searchParams.has('bbox')) return route.continue();
+        return route.fulfill({ json: { count: 5_001 } });
+      });
+      const cellQueries: URLSearchParams[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/v1/stats/cells') cellQueries.push(url.searchParams);
+      });
+      await enterKey(page, TEST_API_KEY);
+      await untilReady(page);
+      await page.selectOption('#borough', 'brooklyn');
+      await untilReady(page);
+      const query = cellQueries.at(-1)!;
+      expect(Object.fromEntries(query)).toEqual({ borough: 'brooklyn', created_from: '2025-01-01', created_to: '2025-02-01', bbox: '-74.26,40.49,-73.69,40.92', cell: '0.01' });
+      const answer = JSON.parse((await service!.get(`/v1/stats/cells?${query}`)).body) as { cells: unknown[]; total: number };
+      const brooklyn = fixture!.rows.filter((row) => row.borough === 'brooklyn' && row.latitude !== null);
+      expect(answer.total).toBe(brooklyn.length);
+      const map = await drawnMap(page);
+      expect(map).toMatchObject({ mode: 'cells', outlines: 5, cells: answer.cells.length });
+      expect(map.cellPixels).toBeGreaterThan(20);
+      expect(map.outlinePixels).toBeGreaterThan(1000);
+      expect(sum(Object.values((await drawnCharts(page)).pointsByBorough))).toBe(0);
+      expect(await page.textContent('#points-note')).toBe(
+        `${brooklyn.length} requests with a place: more than 5,000, so counted per cell of 0.01 degree (${answer.cells.length} cells, darker for more) on the borough outlines.`,
+      );
+      mkdirSync(resolve(REPO_ROOT, '.test-results'), { recursive: true });
+      await page.locator('#points-chart').screenshot({ path: resolve(REPO_ROOT, '.test-results/dashboard-map-cells.png') });
+      expectNoBrowserProblems(problems);
+    });
+  });
+
+  it('the group-by view: a table and a chart of /v1/stats/groups under the filters, two columns, any period', async () => {
+    await inNewPage(async (page, problems) => {
+      const groupQueries: URLSearchParams[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/v1/stats/groups') groupQueries.push(url.searchParams);
+      });
+      await enterKey(page, TEST_API_KEY);
+      await untilReady(page);
+      const tableRows = () => page.$$eval('#groups-table tbody tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      const groupChart = () =>
+        page.evaluate(() => {
+          const chart = (window as unknown as { Chart: { getChart(id: string): { config: { type: string }; data: { labels: string[]; datasets: { label: string; data: number[] }[] } } } }).Chart.getChart('groups-chart');
+          return { type: chart.config.type, labels: chart.data.labels, datasets: chart.data.datasets.map((set) => ({ label: set.label, data: set.data })) };
+        });
+      const rows = fixture!.rows;
+
+      // By borough over the whole range: one row per borough (and the requests without one), adding up to every request.
+      let query = groupQueries.at(-1)!;
+      expect(Object.fromEntries(query)).toEqual({ created_from: '2025-01-01', created_to: '2025-02-01', by: 'borough', order: '-opened', limit: '20' });
+      let answer = JSON.parse((await service!.get(`/v1/stats/groups?${query}`)).body) as { items: { key: Record<string, string | null>; opened: number; p90_days_to_close: number | null }[]; others: { opened: number }[] };
+      // The six numbers end each row (opened first); an others row spans the key columns with one cell.
+      let table = await tableRows();
+      expect(table).toHaveLength(answer.items.length + answer.others.length);
+      expect(table.map((row) => Number(row.at(-6)))).toEqual([...answer.items, ...answer.others].map((group) => group.opened));
+      expect(sum(table.map((row) => Number(row.at(-6))))).toBe(rows.length);
+      expect(table.map((row) => row[0])).toEqual(answer.items.map((group) => ({ bronx: 'Bronx', brooklyn: 'Brooklyn', manhattan: 'Manhattan', queens: 'Queens', staten_island: 'Staten Island' })[group.key.borough ?? ''] ?? '(none)'));
+      // The p90, last column, as the API gave it.
+      expect(table.map((row) => row.at(-1))).toEqual(answer.items.map((group) => (group.p90_days_to_close === null ? '—' : String(group.p90_days_to_close))));
+      let chart = await groupChart();
+      expect(chart.type).toBe('bar');
+      expect(chart.datasets[0]!.data).toEqual(answer.items.map((group) => group.opened));
+      const queens = rows.filter((row) => row.borough === 'queens').length;
+      expect(chart.datasets[0]!.data[chart.labels.indexOf('Queens')]).toBe(queens);
+
+      // Two columns, per week, 5 keys: the line chart has one line per key, the others have a row per week.
+      await page.selectOption('#group-second', 'status');
+      await untilReady(page);
+      await page.selectOption('#group-period', 'week');
+      await untilReady(page);
+      await page.selectOption('#group-limit', '10');
+      await untilReady(page);
+      query = groupQueries.at(-1)!;
+      expect(Object.fromEntries(query)).toEqual({ created_from: '2025-01-01', created_to: '2025-02-01', by: 'borough,status', period: 'week', order: '-opened', limit: '10' });
+      answer = JSON.parse((await service!.get(`/v1/stats/groups?${query}`)).body) as typeof answer;
+      table = await tableRows();
+      expect(table).toHaveLength(answer.items.length + answer.others.length);
+      // Columns: borough, status, week, then the six numbers (opened first); every request counted once.
+      expect(sum(table.map((row) => Number(row.at(-6))))).toBe(rows.length);
+      expect(await page.$$eval('#groups-table thead th', (cells) => cells.map((cell) => cell.textContent))).toEqual([
+        'borough', 'status', 'week', 'opened', 'closed', 'closed within 14 days', 'share within 14 days', 'median days to close', 'p90 days to close',
+      ]);
+      chart = await groupChart();
+      expect(chart.type).toBe('line');
+      expect(chart.labels.every((label) => /^2025-W0[1-5]$/.test(label))).toBe(true);
+      expect(chart.datasets.length).toBeGreaterThan(1);
+      expect(chart.datasets.length).toBeLessThanOrEqual(8);
+      expect(await page.textContent('#groups-note')).toMatch(/^Requests grouped by borough and status, per week: the \d+ largest groups/);
+
+      // The filters apply: Bronx only.
+      await page.selectOption('#borough', 'bronx');
+      await untilReady(page);
+      expect(groupQueries.at(-1)!.get('borough')).toBe('bronx');
+      expect(sum((await tableRows()).map((row) => Number(row.at(-6))))).toBe(rows.filter((row) => row.borough === 'bronx').length);
+      mkdirSync(resolve(REPO_ROOT, '.test-results'), { recursive: true });
+      await page.locator('#groups-card').screenshot({ path: resolve(REPO_ROOT, '.test-results/dashboard-groups.png') });
       expectNoBrowserProblems(problems);
     });
   });

@@ -1,12 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../src/platform/docs.js';
 import { SettingsError } from '../../src/platform/setting-readers.js';
+import { defaultOutlinesPath } from '../../src/services/requests/borough-outlines.js';
 import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { REPO_ROOT, expectError } from '../support/http.js';
 import { fixtureDuringSuite } from './support/fixture-database.js';
 import { startTestApp, type TestApp } from './support/requests-app.js';
+
+/** Five squares standing for the boroughs' outlines (the real ones are data from outside the repository). */
+const OUTLINES_FIXTURE = resolve(REPO_ROOT, 'test/fixtures/requests/borough-outlines.geojson');
 
 /** GET /dashboard and GET / as HTTP answers (the page in a browser: dashboard-page.test.ts). */
 describe('dashboard and index pages of the service-request API', () => {
@@ -61,6 +65,38 @@ describe('dashboard and index pages of the service-request API', () => {
     expect(bundle.headers['cache-control']).toBe('public, max-age=86400');
   });
 
+  it('serves the borough outlines of BOROUGH_OUTLINES_FILE as they are, revalidated', async () => {
+    const service = await start({ BOROUGH_OUTLINES_FILE: OUTLINES_FIXTURE });
+    const outlines = await getWithoutKey(service, '/dashboard/boroughs.geojson');
+    expect(outlines.statusCode).toBe(200);
+    expect(outlines.headers['content-type']).toBe('application/geo+json');
+    expect(outlines.headers['cache-control']).toBe('no-cache');
+    expect(outlines.rawPayload.equals(readFileSync(OUTLINES_FIXTURE))).toBe(true);
+  });
+
+  it('BOROUGH_OUTLINES_FILE unset: the shared data folder beside the checkout when it holds them, else no outlines (404)', async () => {
+    const service = await start();
+    const outlines = await getWithoutKey(service, '/dashboard/boroughs.geojson');
+    if (existsSync(defaultOutlinesPath())) {
+      expect(outlines.statusCode).toBe(200);
+      const collection = JSON.parse(outlines.body) as { type: string; features: { properties: { borough: string } }[] };
+      expect(collection.features.map((feature) => feature.properties.borough).sort()).toEqual(['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island']);
+    } else {
+      console.warn(`The shared data's borough outlines are absent (${defaultOutlinesPath()}): only the answer without them is checked`);
+      expectError(outlines, 404, 'not_found', [], 'Not Found');
+    }
+  });
+
+  it('BOROUGH_OUTLINES_FILE naming no file, or a file that is not a FeatureCollection, stops the start', () => {
+    expect(() => readRequestSettings({ BOROUGH_OUTLINES_FILE: '/nonexistent/outlines.geojson' })).toThrow(
+      new SettingsError('BOROUGH_OUTLINES_FILE', 'no readable file at /nonexistent/outlines.geojson'),
+    );
+    expect(() => readRequestSettings({ BOROUGH_OUTLINES_FILE: resolve(REPO_ROOT, 'package.json') })).toThrow(
+      new SettingsError('BOROUGH_OUTLINES_FILE', 'the file is not a GeoJSON FeatureCollection'),
+    );
+    expect(() => readRequestSettings({ BOROUGH_OUTLINES_FILE: resolve(REPO_ROOT, 'README.md') })).toThrow(new SettingsError('BOROUGH_OUTLINES_FILE', 'the file is not JSON'));
+  });
+
   it('GET /: links the dashboard and the docs pages; with SHOW_DOCS=false only the dashboard and health', async () => {
     const service = await start();
     const index = await getWithoutKey(service, '/');
@@ -77,7 +113,7 @@ describe('dashboard and index pages of the service-request API', () => {
 
   it('SHOW_DASHBOARD=false: /dashboard and its files answer 404, the index does not link them', async () => {
     const service = await start({ SHOW_DASHBOARD: 'false' });
-    for (const url of ['/dashboard', '/dashboard/dashboard.js', '/dashboard/chart.umd.min.js']) {
+    for (const url of ['/dashboard', '/dashboard/dashboard.js', '/dashboard/chart.umd.min.js', '/dashboard/boroughs.geojson']) {
       expectError(await getWithoutKey(service, url), 404, 'not_found', [], 'Not Found');
     }
     const index = await getWithoutKey(service, '/');

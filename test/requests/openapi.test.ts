@@ -33,6 +33,7 @@ describe('OpenAPI description of the service-request API', () => {
       [
         '/health', '/ready', '/v1/complaint-types', '/v1/dataset', '/v1/service-requests', '/v1/service-requests/{id}', '/v1/stats/daily',
         '/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly', '/v1/stats/groups',
+        '/v1/stats/cells',
       ].sort(),
     );
     const list = spec.paths['/v1/service-requests']!.get!;
@@ -49,7 +50,7 @@ describe('OpenAPI description of the service-request API', () => {
     expect(Object.keys(list.responses).sort()).toEqual(['200', '304', '401', '422', '429', '431', '503']);
     expect(Object.keys(spec.paths['/v1/service-requests/{id}']!.get!.responses).sort()).toEqual(['200', '304', '401', '404', '422', '429', '503']);
     const secured = ['/v1/service-requests', '/v1/service-requests/{id}', '/v1/complaint-types', '/v1/stats/daily', '/v1/dataset'];
-    secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly', '/v1/stats/groups');
+    secured.push('/v1/service-requests/count', '/v1/exports/service-requests', '/v1/facets', '/v1/stats/weekly', '/v1/stats/monthly', '/v1/stats/groups', '/v1/stats/cells');
     const groups = spec.paths['/v1/stats/groups']!.get!;
     const groupParameter = (name: string) => groups.parameters!.find((p) => p.name === name)!.schema;
     expect(groupParameter('by')).toMatchObject({ type: 'array', minItems: 1, maxItems: 2 });
@@ -61,6 +62,10 @@ describe('OpenAPI description of the service-request API', () => {
       expect(spec.paths[path]!.get!.security, path).toEqual([{ apiKey: [] }]);
     }
     expect(Object.keys(spec.paths['/ready']!.get!.responses).sort()).toEqual(['200', '503']);
+    const cells = (name: string) => spec.paths['/v1/stats/cells']!.get!.parameters!.find((p) => p.name === name) as unknown as { required?: boolean; schema: unknown };
+    expect(cells('bbox')).toMatchObject({ required: true, schema: { type: 'string', pattern: expect.any(String) } });
+    expect(cells('cell')).toMatchObject({ required: true, schema: { $ref: '#/components/schemas/CellSize' } });
+    expect(spec.components.schemas.CellSize).toMatchObject({ type: 'string', enum: ['0.01', '0.02', '0.05', '0.1', '0.2', '0.5', '1'] });
   });
 
   it('describes a service request once: the page items and the {id} answer are the same component, nullable enums one named type', () => {

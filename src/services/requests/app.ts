@@ -104,7 +104,7 @@ export async function buildRequestsApp(settings: RequestSettings, options: Reque
           caching: new EtagCaching(settings.cursorSecrets[0] as Buffer),
           exportMaxMs: settings.exportMaxMs,
         });
-        registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs });
+        registerServicePages(service, { title: REQUESTS_OPENAPI.title, showDashboard: settings.showDashboard, showDocs: settings.showDocs, boroughOutlines: settings.boroughOutlines });
       },
     },
     settings,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { componentRef, namedComponent, nullableComponentRef, type ComponentSchema } from '../../platform/openapi-components.js';
 import { BBOX_PATTERN, EQUALITY_FILTERS, LOCAL_DATE_OR_DATE_TIME_PATTERN, MAX_RADIUS_M, NEAR_PATTERN, NULL_SELECTABLE, NULL_SELECTOR, negationOf, type EqualityFilter, type NegatedFilter } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
+import { CELL_SIZES } from '../../snapshot/index.js';
 import { GROUP_COLUMNS, GROUP_COLUMNS_MAXIMUM, GROUP_MEASURES, GROUP_PERIODS } from './engine/group-query.js';
 
 /** service-requests.md, "Resources and their fields", and the decisions of docs/requests.md. */
@@ -576,6 +577,60 @@ export const GroupStatList = namedComponent(
   ),
 );
 
+/** The most cells one answer of GET /v1/stats/cells may span (the box's cells of the size asked, empty ones included). */
+export const CELLS_MAXIMUM = 10_000;
+
+export const CellSizeParameter = stringEnum(
+  'CellSize',
+  CELL_SIZES,
+  `A cell size of GET /v1/stats/cells, in degrees of latitude and longitude: ${CELL_SIZES.join(', ')}`,
+);
+
+export const CellsQuery = Type.Object(
+  {
+    ...FILTER_PROPERTIES,
+    bbox: Type.String({
+      pattern: BBOX_PATTERN,
+      examples: ['-73.96,40.67,-73.94,40.69'],
+      description:
+        'Required: the map box min_long,min_lat,max_long,max_lat (decimal degrees, inclusive; each minimum at most its maximum) whose requests are counted per cell',
+    }),
+    cell: componentRef(CellSizeParameter, {
+      description: `Required: the side of a cell in degrees (${CELL_SIZES.join(', ')}). The box may touch at most ${CELLS_MAXIMUM.toLocaleString('en-US')} cells of that size`,
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const CellCount = namedComponent(
+  'CellCount',
+  Type.Object(
+    {
+      bounds: Type.Array(Type.Number(), {
+        minItems: 4,
+        maxItems: 4,
+        description: 'The cell: [min_long, min_lat, max_long, max_lat], decimal degrees; its south and west lines included, its north and east ones excluded',
+      }),
+      count: Type.Integer({ minimum: 1, description: 'Matching requests inside the box and the cell' }),
+    },
+    { additionalProperties: false, description: 'One cell of the map grid and its matching requests' },
+  ),
+);
+
+export const CellCountList = namedComponent(
+  'CellCountList',
+  Type.Object(
+    {
+      cell: componentRef(CellSizeParameter, { description: 'The cell size asked' }),
+      cells: Type.Array(componentRef(CellCount), {
+        description: 'The cells that hold matching requests (empty ones are left out), south to north, then west to east',
+      }),
+      total: Type.Integer({ minimum: 0, description: 'Matching requests in the box: the sum of the counts' }),
+    },
+    { additionalProperties: false, description: 'The matching requests of a map box per cell of a grid' },
+  ),
+);
+
 /** The named schemas of the service (OpenAPI components). */
 export const REQUEST_COMPONENTS = [
   Borough,
@@ -604,5 +659,7 @@ export const REQUEST_COMPONENTS = [
   GroupOthers,
   GroupStatList,
   Dataset,
+  CellSizeParameter,
+  CellCount,
+  CellCountList,
 ];
-

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { defaultSnapshotPath } from '../../ingest/nyc311/index.js';
+import { readBoroughOutlines, type BoroughOutlines } from './borough-outlines.js';
 import { SettingsError, quoted, readBoolean, readSeconds, readSecretList, readText, readWholeNumber, type Env } from '../../platform/setting-readers.js';
 import { readPlatformSettings, type PlatformSettings } from '../../platform/settings.js';
 import { PostgresSchemaNameError, isPostgresUrl, parsePostgresTarget } from '../../shared/postgres-schema.js';
@@ -30,6 +31,8 @@ export interface RequestSettings extends PlatformSettings {
   generatedApiKey: string | null;
   /** SHOW_DASHBOARD (default true): false turns off /dashboard and its files (404). */
   showDashboard: boolean;
+  /** BOROUGH_OUTLINES_FILE (borough-outlines.ts): the outlines the dashboard draws, or null (none served). */
+  boroughOutlines: BoroughOutlines | null;
   /** EXPORT_MAX_SECONDS in milliseconds: an export still running then is cut (default 300 s). */
   exportMaxMs: number;
   /** ROW_COLUMNS_MAX_MB in bytes: the most bytes the row columns of a snapshot may take, in their file or in memory (default 2048 MB). */
@@ -105,6 +108,7 @@ export function readRequestSettings(env: Env): RequestSettings {
   const database = readDatabaseLocation(env);
   const cursor = readCursorSecrets(env);
   const showDashboard = readBoolean(env, 'SHOW_DASHBOARD', true);
+  const boroughOutlines = showDashboard ? readBoroughOutlines(env) : null;
   const exportMaxMs = readSeconds(env, 'EXPORT_MAX_SECONDS', { min: 1, max: 86_400, defaultSeconds: 300 });
   const rowColumnsMaxBytes = readWholeNumber(env, 'ROW_COLUMNS_MAX_MB', { min: 0, max: 1_048_576, defaultValue: ROW_COLUMNS_DEFAULT_MAX_MB, unit: 'megabytes' }) * MEGABYTE;
   let generatedApiKey: string | null = null;
@@ -112,5 +116,5 @@ export function readRequestSettings(env: Env): RequestSettings {
     generatedApiKey = randomBytes(24).toString('base64url');
     platform.apiKeys = [generatedApiKey];
   }
-  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard, exportMaxMs, rowColumnsMaxBytes };
+  return { ...platform, database, cursorSecrets: cursor.secrets, cursorSecretGenerated: cursor.generated, generatedApiKey, showDashboard, boroughOutlines, exportMaxMs, rowColumnsMaxBytes };
 }

@@ -162,7 +162,7 @@ export const describeDashboardQueries = (backend: Backend) => describe(`dashboar
         }
       }
       expectError(await get('/v1/facets'), 422, 'invalid_request', ['field']);
-      expectError(await get('/v1/facets?field=community_board'), 422, 'invalid_request', ['field']);
+      expectError(await get('/v1/facets?field=latitude'), 422, 'invalid_request', ['field']);
       expectError(await get('/v1/service-requests/count?format=csv'), 422, 'invalid_request', ['format']);
       expectError(await get('/v1/exports/service-requests?format=json'), 422, 'invalid_request', ['format']);
       expectError(await get('/v1/exports/service-requests?limit=5'), 422, 'invalid_request', ['limit']);

@@ -6,8 +6,10 @@
 //
 // It uses the dashboard API (docs/requests.md): the chosen filters on /v1/stats/daily (whose `complete`
 // flag marks the incomplete days), /v1/facets?field=complaint_type, /v1/service-requests/count for
-// the match count, and /v1/exports/service-requests?format=csv for the CSV download (fetched with
-// the key, since the key is a header, and saved from a Blob).
+// the match count, the map (the requests in view as points up to POINT_LIMIT, else /v1/stats/cells,
+// over the borough outlines of /dashboard/boroughs.geojson), /v1/stats/groups for the group-by view,
+// and /v1/exports/service-requests?format=csv for the CSV download (fetched with the key, since the
+// key is a header, and saved from a Blob).
 
 // Types: `// @ts-check` with JSDoc, checked by `tsc --noEmit` under the project's strict options
 // (tsconfig.json: allowJs), so the page stays a plain served file. The API types below are the
@@ -29,7 +31,20 @@
  * }} DailyStat
  * @typedef {{ value: string | number | null, count: number }} FacetCount
  * @typedef {{ rows: FacetCount[], scope: string }} ComplaintTypes
- * @typedef {{ located: LocatedRequest[], sampled: number, slices: number }} SampledPoints
+ * @typedef {{ west: number, south: number, east: number, north: number }} Box
+ * @typedef {{ bounds: [number, number, number, number], count: number }} CellCount
+ * @typedef {{ mode: 'points', located: LocatedRequest[], inView: number }
+ *   | { mode: 'cells', cells: CellCount[], size: string, inView: number }} MapLayer What the map shows: points or cells.
+ * @typedef {{ features: { properties: { borough: string }, geometry: { coordinates: number[][][][] } }[] }} Outlines
+ *   The borough outlines (GeoJSON MultiPolygons), only what the page reads.
+ * @typedef {{
+ *   opened: number, closed: number, closed_within_14_days: number, share_closed_within_14_days: number | null,
+ *   median_days_to_close: number | null, p90_days_to_close: number | null,
+ * }} GroupNumbers
+ * @typedef {GroupNumbers & { key: Record<string, string | number | null>, period?: string }} Group
+ * @typedef {{ items: Group[], others: (GroupNumbers & { period?: string })[] }} GroupAnswer The answer of /v1/stats/groups:
+ *   the groups of the keys kept, and the keys left out summed (per period).
+ * @typedef {{ by: string[], period: string, limit: string }} GroupChoice
  * @typedef {{
  *   snapshot_id: string, snapshot_date: string, row_count: number, period: { start: string, end: string },
  *   source: { kind: string, dataset: string, seed: number | null, generator_version: string | null },
@@ -44,6 +59,8 @@
  *   'api-key': HTMLInputElement, borough: HTMLSelectElement, 'date-from': HTMLInputElement, 'date-to': HTMLInputElement,
  *   'download-csv': HTMLButtonElement, 'first-page': HTMLButtonElement, 'next-page': HTMLButtonElement,
  *   'daily-chart': HTMLCanvasElement, 'types-chart': HTMLCanvasElement, 'points-chart': HTMLCanvasElement,
+ *   'groups-chart': HTMLCanvasElement, 'group-first': HTMLSelectElement, 'group-second': HTMLSelectElement,
+ *   'group-period': HTMLSelectElement, 'group-limit': HTMLSelectElement,
  * }} PageElements
  */
 /**
@@ -53,9 +70,22 @@
 
 const KEY_STORAGE = 'requests-dashboard-api-key';
 const TABLE_PAGE_SIZE = 25;
-/** The plot of points: up to POINTS_PER_SLICE requests from each of POINT_SLICES equal parts of the period. */
-const POINT_SLICES = 8;
-const POINTS_PER_SLICE = 125;
+/** The map: the requests in view drawn one by one up to this many; past it, counted per cell by the API. */
+const POINT_LIMIT = 5_000;
+/** Rows per page read for the points. */
+const POINTS_PAGE = 1_000;
+/** The map's view: the five boroughs (the bounds of their outlines, rounded outwards). */
+const VIEW = { west: -74.26, south: 40.49, east: -73.69, north: 40.92 };
+/** The cell sizes of /v1/stats/cells, in degrees; the map takes the smallest that keeps the cells in view within MAP_CELLS. */
+const CELL_SIZES = ['0.01', '0.02', '0.05', '0.1', '0.2', '0.5', '1'];
+const MAP_CELLS = 4_000;
+const OUTLINE_FILL = 'rgba(62, 110, 80, 0.06)';
+const OUTLINE_LINE = 'rgb(62, 110, 80)';
+/** The columns of the group-by view (the `by` values of /v1/stats/groups). */
+const GROUP_COLUMNS = ['borough', 'complaint_type', 'descriptor', 'status', 'channel', 'council_district', 'incident_zip', 'location_type', 'community_board'];
+/** Lines of the group-by chart per period: the first keys of the answer. */
+const GROUP_LINES = 8;
+const GROUP_COLORS = ['#1d5fa8', '#d1495b', '#2a9d8f', '#edae49', '#7b5ea7', '#00798c', '#8a94a3', '#66a182'];
 const TOP_COMPLAINT_TYPES = 12;
 const DAY_MS = 86_400_000;
 
@@ -91,6 +121,7 @@ const formatCount = (n) => n.toLocaleString('en-US');
  * @typedef {{
  *   key: string | null, dataset: Dataset | null, filters: Filters | null, cursors: (string | null)[], pageIndex: number,
  *   matchCount: number | null, generation: number, charts: Record<string, import('chart.js').Chart<any, any, any>>,
+ *   outlines: Outlines | null, map: MapLayer | null,
  * }} DashboardState
  */
 /** @type {DashboardState} */
@@ -105,6 +136,10 @@ const state = {
   /** Increases with each refresh: answers of an older one are dropped. */
   generation: 0,
   charts: {},
+  /** The borough outlines, read once (null when they cannot be read: the map is drawn without them). */
+  outlines: null,
+  /** What the map shows now (its plugin draws the cells). */
+  map: null,
 };
 
 class KeyRefused extends Error {}
@@ -176,14 +211,6 @@ function addDays(date, days) {
 }
 
 /**
- * @param {string} from
- * @param {string} to
- */
-function daysBetween(from, to) {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
-}
-
-/**
  * The list filters of the API: borough, and the chosen days (the "to" day included, created_to is exclusive).
  * @param {Filters} filters
  */
@@ -237,27 +264,80 @@ async function loadMatchCount(filters) {
   return count;
 }
 
+/** @returns {Promise<Outlines | null>} */
+async function loadOutlines() {
+  try {
+    const response = await fetch('/dashboard/boroughs.geojson');
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- the service's own GeoJSON file, of the type named
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The smallest cell size whose cells over the box stay within MAP_CELLS (the service counts them exactly).
+ * @param {Box} box
+ */
+function cellSizeFor(box) {
+  /** @param {number} size @param {number} low @param {number} high @param {number} origin */
+  const across = (size, low, high, origin) => Math.floor((high + origin) / size) - Math.floor((low + origin) / size) + 1;
+  return (
+    CELL_SIZES.find((size) => across(Number(size), box.west, box.east, 180.0005) * across(Number(size), box.south, box.north, 90.0005) <= MAP_CELLS) ??
+    /** @type {string} */ (CELL_SIZES.at(-1))
+  );
+}
+
+/**
+ * The map's layer: the matching requests in view, every one of them when they are POINT_LIMIT or fewer
+ * (pages of the list), else their counts per cell (/v1/stats/cells).
+ * @param {Filters} filters
+ * @returns {Promise<MapLayer>}
+ */
+async function loadMap(filters) {
+  const parameters = listParameters(filters);
+  parameters.set('bbox', [VIEW.west, VIEW.south, VIEW.east, VIEW.north].join(','));
+  /** @type {{ count: number }} */
+  const { count } = await api(`/v1/service-requests/count?${parameters}`);
+  if (count > POINT_LIMIT) {
+    const size = cellSizeFor(VIEW);
+    parameters.set('cell', size);
+    /** @type {{ cells: CellCount[], total: number }} */
+    const { cells, total } = await api(`/v1/stats/cells?${parameters}`);
+    return { mode: 'cells', cells, size, inView: total };
+  }
+  parameters.set('limit', String(POINTS_PAGE));
+  /** @type {LocatedRequest[]} */
+  const located = [];
+  for (let cursor = /** @type {string | null} */ (null), first = true; first || cursor !== null; first = false) {
+    if (cursor !== null) parameters.set('cursor', cursor);
+    /** @type {ServiceRequestPage} */
+    const page = await api(`/v1/service-requests?${parameters}`);
+    for (const request of page.items) if (request.latitude !== null && request.longitude !== null) located.push(/** @type {LocatedRequest} */ (request));
+    cursor = located.length < POINT_LIMIT ? page.next_cursor : null;
+  }
+  return { mode: 'points', located, inView: count };
+}
+
+/** @returns {GroupChoice} */
+function readGroupChoice() {
+  const by = [element('group-first').value, element('group-second').value].filter((column, i, all) => column !== '' && all.indexOf(column) === i);
+  return { by, period: element('group-period').value, limit: element('group-limit').value };
+}
+
 /**
  * @param {Filters} filters
- * @returns {Promise<SampledPoints>}
+ * @param {GroupChoice} choice
+ * @returns {Promise<GroupAnswer>}
  */
-async function loadPoints(filters) {
-  const days = daysBetween(filters.from, filters.to) + 1;
-  const slices = Math.min(POINT_SLICES, days);
-  const bounds = Array.from({ length: slices + 1 }, (_, i) => addDays(filters.from, Math.round((i * days) / slices)));
-  /** @type {ServiceRequestPage[]} */
-  const pages = await Promise.all(
-    bounds.slice(0, -1).map((from, i) => {
-      const parameters = listParameters(filters, from, /** @type {string} */ (bounds[i + 1]));
-      parameters.set('limit', String(POINTS_PER_SLICE));
-      return api(`/v1/service-requests?${parameters}`);
-    }),
-  );
-  const requests = pages.flatMap((page) => page.items);
-  const located = requests.filter(
-    /** @returns {request is LocatedRequest} */ (request) => request.latitude !== null && request.longitude !== null,
-  );
-  return { located, sampled: requests.length, slices };
+async function loadGroups(filters, choice) {
+  const parameters = listParameters(filters);
+  parameters.set('by', choice.by.join(','));
+  if (choice.period) parameters.set('period', choice.period);
+  // The largest groups first.
+  parameters.set('order', '-opened');
+  parameters.set('limit', choice.limit);
+  return api(`/v1/stats/groups?${parameters}`);
 }
 
 /**
@@ -277,7 +357,7 @@ async function loadTablePage(filters, pageIndex) {
 
 /**
  * @param {string} name
- * @param {'daily-chart' | 'types-chart' | 'points-chart'} canvasId
+ * @param {'daily-chart' | 'types-chart' | 'points-chart' | 'groups-chart'} canvasId
  * @param {import('chart.js').ChartConfiguration<any, any, any>} configuration Any chart type: Chart.js's option types
  *   are wider than the callbacks here need (a linear axis's tick is a number, a point is a RequestPoint).
  */
@@ -416,12 +496,58 @@ function equalScaleBounds(points, canvas) {
   return { west, east, south, north };
 }
 
-/** @param {SampledPoints} points */
-function drawPoints({ located, sampled, slices }) {
+/**
+ * Draws under the map's datasets: the borough outlines, then the cells of a cell layer (darker for
+ * more requests, on a logarithmic scale), clipped to the plot.
+ * @type {import('chart.js').Plugin<'scatter'>}
+ */
+const mapLayers = {
+  id: 'mapLayers',
+  beforeDatasetsDraw(chart) {
+    const { ctx, chartArea, scales } = /** @type {typeof chart & { scales: { x: import('chart.js').Scale, y: import('chart.js').Scale } }} */ (chart);
+    /** @param {number} longitude */
+    const px = (longitude) => scales.x.getPixelForValue(longitude);
+    /** @param {number} latitude */
+    const py = (latitude) => scales.y.getPixelForValue(latitude);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(chartArea.left, chartArea.top, chartArea.right - chartArea.left, chartArea.bottom - chartArea.top);
+    ctx.clip();
+    for (const feature of state.outlines?.features ?? []) {
+      ctx.beginPath();
+      for (const polygon of feature.geometry.coordinates) {
+        for (const ring of polygon) {
+          ring.forEach(([longitude, latitude], i) => (i === 0 ? ctx.moveTo(px(/** @type {number} */ (longitude)), py(/** @type {number} */ (latitude))) : ctx.lineTo(px(/** @type {number} */ (longitude)), py(/** @type {number} */ (latitude)))));
+          ctx.closePath();
+        }
+      }
+      ctx.fillStyle = OUTLINE_FILL;
+      ctx.fill('evenodd');
+      ctx.strokeStyle = OUTLINE_LINE;
+      ctx.lineWidth = 1;
+      ctx.stroke();
+    }
+    const layer = state.map;
+    if (layer?.mode === 'cells') {
+      const largest = Math.max(1, ...layer.cells.map((cell) => cell.count));
+      for (const { bounds, count } of layer.cells) {
+        const [west, south, east, north] = bounds;
+        const shade = 0.15 + (0.75 * Math.log1p(count)) / Math.log1p(largest);
+        ctx.fillStyle = `rgba(230, 110, 20, ${shade.toFixed(3)})`;
+        ctx.fillRect(px(west), py(north), px(east) - px(west), py(south) - py(north));
+      }
+    }
+    ctx.restore();
+  },
+};
+
+/** @param {MapLayer} layer */
+function drawMap(layer) {
+  state.map = layer;
   const canvas = element('points-chart');
   /** @type {Map<string, RequestPoint[]>} */
   const groups = new Map();
-  for (const request of located) {
+  for (const request of layer.mode === 'points' ? layer.located : []) {
     const key = request.borough ?? 'none';
     if (!groups.has(key)) groups.set(key, []);
     /** @type {RequestPoint[]} */ (groups.get(key)).push({ x: request.longitude, y: request.latitude, id: request.id, type: request.complaint_type });
@@ -431,7 +557,7 @@ function drawPoints({ located, sampled, slices }) {
     const style = /** @type {Record<string, { name: string, color: string } | undefined>} */ (BOROUGHS)[key] ?? NO_BOROUGH;
     return { label: style.name, data: groups.get(key), backgroundColor: `${style.color}b3`, borderWidth: 0, pointRadius: 2.4, pointHoverRadius: 4 };
   });
-  const bounds = located.length > 0 ? equalScaleBounds(located.map((r) => ({ x: r.longitude, y: r.latitude })), canvas) : null;
+  const bounds = equalScaleBounds([{ x: VIEW.west, y: VIEW.south }, { x: VIEW.east, y: VIEW.north }], canvas);
   /** @param {number} value */
   const degrees = (value) => value.toFixed(2);
   replaceChart('points', 'points-chart', {
@@ -440,20 +566,171 @@ function drawPoints({ located, sampled, slices }) {
     options: {
       maintainAspectRatio: false,
       scales: {
-        x: { type: 'linear', min: bounds?.west, max: bounds?.east, title: { display: true, text: 'longitude' }, ticks: { callback: degrees, maxTicksLimit: 7 } },
-        y: { type: 'linear', min: bounds?.south, max: bounds?.north, title: { display: true, text: 'latitude' }, ticks: { callback: degrees, maxTicksLimit: 8 } },
+        x: { type: 'linear', min: bounds.west, max: bounds.east, title: { display: true, text: 'longitude' }, ticks: { callback: degrees, maxTicksLimit: 7 } },
+        y: { type: 'linear', min: bounds.south, max: bounds.north, title: { display: true, text: 'latitude' }, ticks: { callback: degrees, maxTicksLimit: 8 } },
       },
       plugins: {
-        legend: { position: 'top', align: 'end', labels: { boxWidth: 10 } },
+        legend: { display: layer.mode === 'points', position: 'top', align: 'end', labels: { boxWidth: 10 } },
         tooltip: { callbacks: { label: /** @param {{ raw: RequestPoint }} item */ (item) => `#${item.raw.id} ${item.raw.type ?? '(no type)'}` } },
       },
     },
+    plugins: [mapLayers],
   });
-  const withoutPlace = sampled - located.length;
+  // What the map drew, for a reader of the page's DOM (and its browser test).
+  canvas.dataset.mode = layer.mode;
+  canvas.dataset.outlines = String(state.outlines?.features.length ?? 0);
+  canvas.dataset.cells = String(layer.mode === 'cells' ? layer.cells.length : 0);
+  const outlines = state.outlines === null ? ' (the borough outlines could not be read)' : ' on the borough outlines';
   element('points-note').textContent =
-    sampled === 0
-      ? 'No request in this selection.'
-      : `${formatCount(located.length)} requests with a place, sampled over the chosen days (up to ${POINTS_PER_SLICE} from each of ${slices} equal parts)${withoutPlace > 0 ? `; ${formatCount(withoutPlace)} sampled without one` : ''}. Plain latitude and longitude, no map.`;
+    layer.inView === 0
+      ? 'No request with a place in this selection.'
+      : layer.mode === 'points'
+        ? `${formatCount(layer.located.length)} requests with a place, each drawn${outlines}.`
+        : `${formatCount(layer.inView)} requests with a place: more than ${formatCount(POINT_LIMIT)}, so counted per cell of ${layer.size} degree (${formatCount(layer.cells.length)} cells, darker for more)${outlines}.`;
+}
+
+/**
+ * A group's values of its columns, as words: a borough by its name, null as "(none)".
+ * @param {Group} group
+ * @param {string[]} by
+ */
+function groupLabel(group, by) {
+  return by
+    .map((column) => {
+      const value = group.key[column];
+      if (value === null || value === undefined) return '(none)';
+      if (column === 'borough') return /** @type {Record<string, { name: string } | undefined>} */ (BOROUGHS)[String(value)]?.name ?? String(value);
+      return String(value);
+    })
+    .join(' · ');
+}
+
+/** @param {number | null} share */
+const percent = (share) => (share === null ? null : `${(share * 100).toFixed(1)}%`);
+
+/**
+ * The group-by table (one row per group, then the others) and its chart: without a period, bars of the
+ * requests opened and closed within 14 days per group; per period, a line of the requests opened per
+ * period for each of the first GROUP_LINES keys.
+ * @param {GroupAnswer} answer
+ * @param {GroupChoice} choice
+ */
+function drawGroups(answer, choice) {
+  const table = element('groups-table');
+  const head = /** @type {HTMLTableRowElement} */ (table.querySelector('thead tr'));
+  const numbers = ['opened', 'closed', 'closed within 14 days', 'share within 14 days', 'median days to close', 'p90 days to close'];
+  const headings = [...choice.by.map((column) => column.replace(/_/g, ' ')), ...(choice.period ? [choice.period] : []), ...numbers];
+  head.replaceChildren(
+    ...headings.map((text, i) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = text;
+      if (i >= headings.length - numbers.length) th.className = 'number';
+      return th;
+    }),
+  );
+  /** @param {GroupNumbers} row */
+  const numberCells = (row) => [
+    cell(row.opened, 'number'),
+    cell(row.closed, 'number'),
+    cell(row.closed_within_14_days, 'number'),
+    cell(percent(row.share_closed_within_14_days), 'number'),
+    cell(row.median_days_to_close, 'number'),
+    cell(row.p90_days_to_close, 'number'),
+  ];
+  const groups = answer.items;
+  const rows = groups.map((group) => {
+    const row = document.createElement('tr');
+    row.append(...choice.by.map((column) => cell(groupLabel({ ...group, key: { [column]: group.key[column] ?? null } }, [column]))));
+    if (choice.period) row.append(cell(group.period));
+    row.append(...numberCells(group));
+    return row;
+  });
+  for (const numbers of answer.others) {
+    const others = document.createElement('tr');
+    others.className = 'others';
+    const label = cell('All other groups');
+    label.colSpan = choice.by.length;
+    others.append(label);
+    if (choice.period) others.append(cell(numbers.period));
+    others.append(...numberCells(numbers));
+    rows.push(others);
+  }
+  /** @type {HTMLTableSectionElement} */ (table.querySelector('tbody')).replaceChildren(...rows);
+
+  if (choice.period) {
+    const periods = [...new Set(groups.map((group) => group.period ?? ''))].sort();
+    /** @type {Map<string, Map<string, number>>} */
+    const lines = new Map();
+    for (const group of groups) {
+      const label = groupLabel(group, choice.by);
+      if (!lines.has(label)) {
+        if (lines.size === GROUP_LINES) continue;
+        lines.set(label, new Map());
+      }
+      /** @type {Map<string, number>} */ (lines.get(label)).set(group.period ?? '', group.opened);
+    }
+    replaceChart('groups', 'groups-chart', {
+      type: 'line',
+      data: {
+        labels: periods,
+        datasets: [...lines].map(([label, opened], i) => ({
+          label,
+          data: periods.map((period) => opened.get(period) ?? 0),
+          borderColor: GROUP_COLORS[i % GROUP_COLORS.length],
+          backgroundColor: GROUP_COLORS[i % GROUP_COLORS.length],
+          pointRadius: periods.length > 60 ? 0 : 2,
+          borderWidth: 1.6,
+        })),
+      },
+      options: { maintainAspectRatio: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } }, plugins: { legend: { position: 'top', align: 'end', labels: { boxWidth: 10 } } } },
+    });
+  } else {
+    replaceChart('groups', 'groups-chart', {
+      type: 'bar',
+      data: {
+        labels: groups.map((group) => groupLabel(group, choice.by)),
+        datasets: [
+          { label: 'Opened', data: groups.map((group) => group.opened), backgroundColor: OPENED_COLOR, borderRadius: 2, maxBarThickness: 26 },
+          { label: 'Closed within 14 days', data: groups.map((group) => group.closed_within_14_days), backgroundColor: CLOSED_COLOR, borderRadius: 2, maxBarThickness: 26 },
+        ],
+      },
+      options: {
+        maintainAspectRatio: false,
+        scales: { y: { beginAtZero: true, ticks: { precision: 0 } }, x: { ticks: { autoSkip: false, maxRotation: 60 } } },
+        plugins: {
+          legend: { position: 'top', align: 'end', labels: { boxWidth: 10 } },
+          tooltip: {
+            callbacks: {
+              afterBody: /** @param {{ dataIndex: number }[]} items */ (items) => {
+                const group = groups[items[0]?.dataIndex ?? 0];
+                if (!group) return '';
+                return `share within 14 days ${percent(group.share_closed_within_14_days) ?? '—'}, median ${group.median_days_to_close ?? '—'} days, p90 ${group.p90_days_to_close ?? '—'} days`;
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+  const period = choice.period ? `, per ${choice.period}` : '';
+  const othersOpened = answer.others.reduce((sum, numbers) => sum + numbers.opened, 0);
+  const others = othersOpened > 0 ? `; the other groups together: ${formatCount(othersOpened)}` : '';
+  const keys = new Set(groups.map((group) => groupLabel(group, choice.by))).size;
+  element('groups-note').textContent = `Requests grouped by ${choice.by.map((column) => column.replace(/_/g, ' ')).join(' and ')}${period}: the ${formatCount(keys)} largest groups${others}.`;
+  element('groups-card').dataset.groups = String(groups.length);
+}
+
+/**
+ * The group-by view could not be read (the rest of the page is drawn).
+ * @param {unknown} error
+ */
+function drawGroupsFailure(error) {
+  state.charts.groups?.destroy();
+  delete state.charts.groups;
+  /** @type {HTMLTableSectionElement} */ (element('groups-table').querySelector('tbody')).replaceChildren();
+  element('groups-note').textContent = error instanceof ApiFailure ? `The group-by view is not available: the API answered ${error.status} (${error.message}).` : 'The group-by view could not be read.';
+  element('groups-card').dataset.groups = 'failed';
 }
 
 /**
@@ -552,20 +829,25 @@ async function refresh() {
   setPageState('loading');
   setStatus(`Loading ${describeFilters(filters)}…`);
   try {
-    const [days, types, points, page, count] = await Promise.all([
+    const choice = readGroupChoice();
+    const [days, types, layer, page, count, groups] = await Promise.all([
       loadDaily(filters),
       loadComplaintTypes(filters),
-      loadPoints(filters),
+      loadMap(filters),
       loadTablePage(filters, 0),
       loadMatchCount(filters),
+      // The group-by view fails alone: the rest of the page is drawn.
+      loadGroups(filters, choice).catch(/** @param {unknown} error */ (error) => (error instanceof KeyRefused ? Promise.reject(error) : error)),
     ]);
     if (generation !== state.generation) return;
     state.matchCount = count;
     element('match-count').textContent = `${formatCount(state.matchCount)} requests match`;
     drawDaily(days);
     drawComplaintTypes(types);
-    drawPoints(points);
+    drawMap(layer);
     drawTable(page);
+    if (groups instanceof Error) drawGroupsFailure(groups);
+    else drawGroups(/** @type {GroupAnswer} */ (groups), choice);
     setStatus(`Showing ${describeFilters(filters)}.`);
     setPageState('ready');
   } catch (error) {
@@ -629,6 +911,38 @@ async function showTablePage(pageIndex) {
   }
 }
 
+/** Reads the group-by view again for a new choice of columns, period or size, under the filters shown. */
+async function showGroups() {
+  const filters = state.filters;
+  if (!filters) return;
+  const generation = state.generation;
+  const choice = readGroupChoice();
+  setPageState('loading');
+  try {
+    const answer = await loadGroups(filters, choice);
+    if (generation !== state.generation) return;
+    drawGroups(answer, choice);
+  } catch (error) {
+    if (generation !== state.generation) return;
+    if (error instanceof KeyRefused) {
+      handleFailure(error);
+      return;
+    }
+    drawGroupsFailure(error);
+  }
+  setPageState('ready');
+}
+
+/** The columns the group-by view offers: the first one required, the second one optional. */
+function fillGroupColumns() {
+  /** @param {string} value @param {string} text */
+  const option = (value, text) => Object.assign(document.createElement('option'), { value, textContent: text });
+  element('group-first').replaceChildren(...GROUP_COLUMNS.map((column) => option(column, column.replace(/_/g, ' '))));
+  element('group-second').replaceChildren(option('', '(none)'), ...GROUP_COLUMNS.map((column) => option(column, column.replace(/_/g, ' '))));
+  element('group-first').value = 'borough';
+  element('group-second').value = '';
+}
+
 /** @param {Dataset} dataset */
 function describeDataset(dataset) {
   element('dataset-summary').textContent =
@@ -666,6 +980,7 @@ async function start(key) {
     element('api-key').placeholder = 'key in use';
     element('forget-key').hidden = false;
     element('dashboard').hidden = false;
+    state.outlines ??= await loadOutlines();
     await refresh();
   } catch (error) {
     handleFailure(error);
@@ -704,6 +1019,9 @@ element('reset-filters').addEventListener('click', () => {
 });
 
 element('download-csv').addEventListener('click', () => void downloadCsv());
+for (const id of /** @type {const} */ (['group-first', 'group-second', 'group-period', 'group-limit'])) element(id).addEventListener('change', () => void showGroups());
+element('groups-form').addEventListener('submit', (event) => event.preventDefault());
+fillGroupColumns();
 element('next-page').addEventListener('click', () => void showTablePage(state.pageIndex + 1));
 element('first-page').addEventListener('click', () => void showTablePage(0));
 

@@ -9,7 +9,7 @@
  * cache, outside the process's memory, whatever the rows.
  */
 import { readSync } from 'node:fs';
-import { CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { boxCellIndex, CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
 import { greatCircleMeters } from '../great-circle.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from '../store/service-request-store.js';
@@ -117,6 +117,8 @@ export interface RowColumnScan {
   near?: { latitude: number; longitude: number; radiusM: number; box: ScanBox };
   /** The facet's column (facets only). */
   facet?: CodedColumn;
+  /** Grid cells across a cell of the counts per map cell (those only; map-cells.ts). */
+  cells?: number;
   /** The grouping (groups only: group-scan.ts). */
   groups?: GroupScan;
 }
@@ -448,6 +450,31 @@ export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [numb
   } finally {
     counts.fill(0, 0, largest + 1);
   }
+}
+
+/**
+ * [cell, rows] of each map cell of `scan.cells` grid cells across that matching rows lie in (a scan of
+ * the counts per cell has a box: the cells are as many as the box spans, a bounded number), by cell
+ * number; the cell of a row is computed from its stored degrees as the snapshot's map_cell column is.
+ */
+export function scanCells(columns: SharedRowColumns, scan: RowColumnScan): [number, number][] {
+  const multiple = scan.cells;
+  if (multiple === undefined || scan.box === undefined) throw new Error('a scan of the cells needs their size and a box');
+  // One counter per cell the box spans (a bounded number: the route's cap), in cell order.
+  const index = boxCellIndex(scan.box, multiple);
+  const counts = new Float64Array(index.cells);
+  forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
+    const latitudes = readDegrees(columns.bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
+    const longitudes = readDegrees(columns.bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
+    for (let i = 0; i < count; i++) {
+      const row = (rows[i] as number) - blockStart;
+      const at = index.indexOf(latitudes[row] as number, longitudes[row] as number);
+      counts[at] = (counts[at] as number) + 1;
+    }
+  });
+  const found: [number, number][] = [];
+  for (let at = 0; at < counts.length; at++) if ((counts[at] as number) > 0) found.push([index.cellOf(at), counts[at] as number]);
+  return found;
 }
 
 /**

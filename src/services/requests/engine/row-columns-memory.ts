@@ -411,6 +411,11 @@ export function rowColumnScanOf(columns: RowColumns, shared: number, filters: Li
   };
 }
 
+/** A planned scan made a count per map cell of `multiple` grid cells across (RowColumnScan.cells); null stays null. */
+export function cellScan<P extends { scan: RowColumnScan }>(planned: P | null, multiple: number): P | null {
+  return planned === null ? null : { ...planned, scan: { ...planned.scan, cells: multiple } };
+}
+
 /** A facet scan's [code, rows] as the facet's values: largest first, then by value, null last. */
 export function facetOfCodes(columns: RowColumns, column: CodedColumn, found: readonly [number, number][]): ValueCount[] {
   const values = columns.values[column];

@@ -14,7 +14,7 @@ import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../store/sqlite-statem
 import { registerFilterFunctions } from '../store/sqlite-functions.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
-import { scanBuckets, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
+import { scanBuckets, scanCells, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
 import { scanGroups } from './group-scan.js';
 
 const port = parentPort;
@@ -101,6 +101,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
         return { kind: 'facet', rows: scanFacet(columns, job.scan) };
       case 'buckets':
         return { kind: 'buckets', buckets: scanBuckets(columns, job.scan, job.unit ?? 'day') };
+      case 'cells':
+        return { kind: 'cells', rows: scanCells(columns, job.scan) };
       case 'groups':
         if (job.scan.groups === undefined) throw new Error('a groups scan needs its grouping');
         return { kind: 'groups', groups: scanGroups(columns, job.scan, job.scan.groups) };
@@ -116,6 +118,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       return { kind: 'count', count: (run.get(...job.parameters) as [number])[0] };
     case 'facet':
       return { kind: 'facet', rows: run.all(...job.parameters) as [string | number | null, number][] };
+    case 'cells':
+      return { kind: 'cells', rows: run.all(...job.parameters) as [number, number][] };
     case 'buckets':
       return bucketsOf(run.iterate(...job.parameters) as Iterable<unknown[]>, job.unit ?? 'day');
     case 'groups':

@@ -4,13 +4,14 @@ import { dirname, join } from 'node:path';
 import type { PlatformApp } from '../../../platform/platform-app.js';
 import { PAGE_CSP } from '../../../platform/docs.js';
 import { repositoryRoot } from '../../../shared/repository-root.js';
+import type { BoroughOutlines } from '../borough-outlines.js';
 
 /**
  * The pages of the service itself (docs/requests.md, "Dashboard page"):
  * - `/`: a small index linking the dashboard (when on) and the docs pages (when on);
  * - `/dashboard`: a page that calls the public API with a key the user types, its script and style
- *   files from `src/services/requests/dashboard/` (no build step), and Chart.js from the `chart.js`
- *   package in node_modules. Nothing comes from a CDN, so the page works offline.
+ *   files and the borough outlines from `src/services/requests/dashboard/` (no build step), and
+ *   Chart.js from the `chart.js` package in node_modules. Nothing comes from a CDN, so the page works offline.
  * Every page answers with PAGE_CSP: this origin only, no inline script or style. The routes are
  * hidden from the OpenAPI description, which describes the API only.
  */
@@ -21,6 +22,7 @@ export const DASHBOARD_FILES_FOLDER = 'src/services/requests/dashboard';
 const HTML_TYPE = 'text/html; charset=utf-8';
 const JAVASCRIPT_TYPE = 'text/javascript; charset=utf-8';
 const CSS_TYPE = 'text/css; charset=utf-8';
+const GEOJSON_TYPE = 'application/geo+json';
 
 /** Page files change with the code: the browser asks again each time (ETag-less, small). */
 const REVALIDATE = 'no-cache';
@@ -42,7 +44,7 @@ function chartLibraryPath(): string {
 }
 
 /** The dashboard's files, read once at start: a missing file stops the start instead of a broken page. */
-function readDashboardFiles(): PageFile[] {
+function readDashboardFiles(outlines: BoroughOutlines | null): PageFile[] {
   const folder = join(repositoryRoot(), DASHBOARD_FILES_FOLDER);
   const page = readFileSync(join(folder, 'dashboard.html'), 'utf8');
   return [
@@ -50,6 +52,8 @@ function readDashboardFiles(): PageFile[] {
     { url: '/dashboard/dashboard.js', type: JAVASCRIPT_TYPE, cacheControl: REVALIDATE, content: readFileSync(join(folder, 'dashboard.js')) },
     { url: '/dashboard/dashboard.css', type: CSS_TYPE, cacheControl: REVALIDATE, content: readFileSync(join(folder, 'dashboard.css')) },
     { url: '/dashboard/chart.umd.min.js', type: JAVASCRIPT_TYPE, cacheControl: ONE_DAY, content: readFileSync(chartLibraryPath()) },
+    // The five boroughs' outlines drawn under the map, read from outside the sources (borough-outlines.ts).
+    ...(outlines === null ? [] : [{ url: '/dashboard/boroughs.geojson', type: GEOJSON_TYPE, cacheControl: REVALIDATE, content: outlines.content }]),
   ];
 }
 
@@ -92,12 +96,13 @@ export interface ServicePagesOptions {
   title: string;
   showDashboard: boolean;
   showDocs: boolean;
+  boroughOutlines: BoroughOutlines | null;
 }
 
 /** Registers `/` and, when on, `/dashboard` with its files. */
 export function registerServicePages(app: PlatformApp, options: ServicePagesOptions): void {
   const files: PageFile[] = [{ url: '/', type: HTML_TYPE, cacheControl: REVALIDATE, content: indexPage(options.title, options) }];
-  if (options.showDashboard) files.push(...readDashboardFiles());
+  if (options.showDashboard) files.push(...readDashboardFiles(options.boroughOutlines));
   for (const file of files) {
     app.get(file.url, { schema: { hide: true } }, async (_request, reply) =>
       reply.type(file.type).header('Cache-Control', file.cacheControl).header('Content-Security-Policy', PAGE_CSP).send(file.content),

@@ -9,6 +9,7 @@ import { registerOneRequestRoute } from './one-request.js';
 import { budgeted, budgetedBuilds, type RequestRouteDependencies } from './route-parts.js';
 import { ROW_WALK_LIMITS } from '../engine/sqlite-row-walks.js';
 import { registerStatsRoutes } from './stats.js';
+import { registerCellsRoute } from './cells.js';
 import { registerGroupStatsRoute } from './group-stats.js';
 
 export type { RequestRouteDependencies } from './route-parts.js';
@@ -17,7 +18,7 @@ export type { RequestRouteDependencies } from './route-parts.js';
  * The routes of the service-request data API, one module per resource: list.ts (/v1/service-requests,
  * /count), export.ts (/v1/exports/service-requests), one-request.ts (/v1/service-requests/:id),
  * facets.ts (/v1/complaint-types, /v1/facets), stats.ts (/v1/stats/daily, /weekly, /monthly),
- * group-stats.ts (/v1/stats/groups), dataset.ts (/v1/dataset); the
+ * group-stats.ts (/v1/stats/groups), cells.ts (/v1/stats/cells), dataset.ts (/v1/dataset); the
  * dashboard's pages are in dashboard-pages.ts. Registered in this order, the order of the OpenAPI paths.
  */
 export function registerServiceRequestRoutes(app: PlatformApp, dependencies: RequestRouteDependencies): void {
@@ -39,5 +40,6 @@ export function registerServiceRequestRoutes(app: PlatformApp, dependencies: Req
   registerFacetRoutes(app, dependencies, rowWalks);
   registerStatsRoutes(app, dependencies, rowWalks);
   registerGroupStatsRoute(app, dependencies, rowWalks);
+  registerCellsRoute(app, dependencies, rowWalks);
   registerDatasetRoute(app, dependencies);
 }

@@ -1,5 +1,5 @@
 import type { ListFilters } from '../list-filters.js';
-import { CLOSED_WITHIN_DAYS, MAX_BOX_CELLS, type SummaryUnit } from '../../../snapshot/index.js';
+import { CLOSED_WITHIN_DAYS, coarseCellSql, mapCellSql, MAX_BOX_CELLS, type SummaryUnit } from '../../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
 
@@ -70,6 +70,19 @@ export function bucketsQuery(filters: ListFilters, unit: SummaryUnit, table: Tab
       `percentile_disc(0.5) WITHIN GROUP (ORDER BY days_to_close DESC) AS "highMiddle" ` +
       `FROM ${table.name}${where.sql} GROUP BY 1`,
     parameters: where.parameters,
+  };
+}
+
+/**
+ * The matching requests per cell of `multiple` grid cells across (map-cells.ts, coarseCellSql), by
+ * cell number, counted by the database: no row is sent.
+ */
+export function cellCountsQuery(filters: ListFilters, multiple: number, table: TableLayout): WhereClause {
+  const where = whereClauseOf(filters, table);
+  const cell = coarseCellSql(table.mapCells ? MAP_CELL : mapCellSql('postgres'), '?::integer');
+  return {
+    sql: `SELECT ${cell} AS cell, count(*)::integer AS count FROM ${table.name}${where.sql} GROUP BY 1 ORDER BY 1`,
+    parameters: [multiple, multiple, ...where.parameters],
   };
 }
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { FacetColumn, GroupsRecord, ValueCount } from './service-request-store.js';
 import type { ListFilters } from '../list-filters.js';
-import { bucketsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
+import { bucketsQuery, cellCountsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
 import type { SqlParameter, TableLayout } from './filter-sql.js';
 import { PostgresStatements } from './postgres-statements.js';
 import {
@@ -25,7 +25,7 @@ import { groupsFromRowColumns } from '../engine/group-answers.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
-import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
+import { cellScan, facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
 import { loadPostgresRowColumns } from '../engine/postgres-row-columns.js';
 import { unpackBuckets } from '../engine/period-stats.js';
 import type { RowColumnScan } from '../engine/row-column-scan.js';
@@ -264,6 +264,13 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     if (scanned !== null) return unpackBuckets(scanned.answer.buckets);
     const rows = await this.rows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
     return new Map(rows.map(({ bucket, ...numbers }) => [bucket, numbers]));
+  }
+
+  async cellCounts(filters: ListFilters, multiple: number): Promise<[number, number][]> {
+    const scanned = await this.rowScans.scan('cells', async () => cellScan(await this.scanOf(filters), multiple));
+    if (scanned !== null) return scanned.answer.rows;
+    const rows = await this.rows<{ cell: number; count: number }>((snapshot) => cellCountsQuery(filters, multiple, PostgresServiceRequestStore.requests(snapshot)));
+    return rows.map((row) => [row.cell, row.count]);
   }
 
   async rowsById(ids: readonly number[]): Promise<ServiceRequestRecord[]> {

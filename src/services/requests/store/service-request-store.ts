@@ -153,6 +153,12 @@ export interface ServiceRequestStore {
    */
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null>;
   /**
+   * [cell, count] of the matching requests (the filters hold a box) per cell of `multiple` map grid
+   * cells across (map-cells.ts, coarseCellSql), by cell number, non-empty cells only: counted where
+   * the rows are (the database, or a worker thread).
+   */
+  cellCounts(filters: ListFilters, multiple: number): Promise<[cell: number, count: number][]>;
+  /**
    * The matching rows grouped (engine/group-scan.ts), counted by a walk worker over the row columns;
    * rejects with 503 overloaded while they are not loaded (and for a snapshot without them).
    */

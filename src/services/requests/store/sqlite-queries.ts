@@ -1,4 +1,4 @@
-import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAX_BOX_CELLS } from '../../../snapshot/index.js';
+import { boxCellRange, coarseCellSql, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, mapCellSql, MAX_BOX_CELLS } from '../../../snapshot/index.js';
 import { EQUALITY_FILTERS, hasRowFilters, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type TableLayout, type WhereClause } from './filter-sql.js';
 import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
@@ -126,6 +126,29 @@ export function facetSql(column: FacetColumn, filters: ListFilters, counts: Filt
 export function bucketRowsSql(filters: ListFilters, counts: FilterValueCounts, table: TableLayout): WhereClause {
   const walk = walkOf(filters, counts, table);
   return { sql: `SELECT substr(created_at, 1, 10), days_to_close FROM ${walk.sql}`, parameters: walk.parameters };
+}
+
+/**
+ * Rows [cell, count] of the matching requests per cell of `multiple` grid cells across (map-cells.ts,
+ * coarseCellSql), by cell number; the filters hold a box. Without any other filter than the dates the walk reads the
+ * map cell index alone, from the box's first cell to its last (the index holds created_at and the
+ * location, so the box and the dates are tested on it): no row of the table is read.
+ */
+export function cellCountsSql(filters: ListFilters, multiple: number, counts: FilterValueCounts, layout: TableLayout): WhereClause {
+  const cell = coarseCellSql(layout.mapCells ? MAP_CELL : mapCellSql('sqlite'), 'CAST(? AS INTEGER)');
+  const box = filters.bbox;
+  if (box === null) throw new Error('the counts per cell need a box');
+  if (layout.mapCells && EQUALITY_FILTERS.every((name) => filters[name] === null) && !hasRowFilters(filters)) {
+    const range = boxCellRange(box, multiple);
+    const rest = conditionsOf(filters, null, 'sqlite', MAP_CELL);
+    const where = [`${MAP_CELL} BETWEEN ? AND ?`, ...rest.conditions].join(' AND ');
+    return {
+      sql: `SELECT ${cell}, count(*) FROM ${layout.name} INDEXED BY ${MAP_CELL_INDEX} WHERE ${where} GROUP BY 1 ORDER BY 1`,
+      parameters: [multiple, multiple, range.lowCell, range.highCell, ...rest.parameters],
+    };
+  }
+  const walk = walkOf(filters, counts, layout);
+  return { sql: `SELECT ${cell}, count(*) FROM ${walk.sql} GROUP BY 1 ORDER BY 1`, parameters: [multiple, multiple, ...walk.parameters] };
 }
 
 /** SQLite: the rows whose ids are in the JSON array given as the one parameter. */

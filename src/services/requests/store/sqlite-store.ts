@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
-import { bucketRowsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
+import { bucketRowsSql, cellCountsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import type { RowColumnScan } from '../engine/row-column-scan.js';
 import { loadSqliteRowColumns } from '../engine/sqlite-row-columns.js';
-import { facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
+import { cellScan, facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
 import { unpackBuckets } from '../engine/period-stats.js';
 import {
   DatabaseUnavailableError,
@@ -196,6 +196,12 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     const scanned = await this.rowWalks.scan('buckets', () => this.scanOf(filters), unit);
     if (scanned !== null) return unpackBuckets(scanned.answer.buckets);
     return unpackBuckets((await this.rowWalks.answer('buckets', await this.read((database) => bucketRowsSql(filters, this.valueCounts, this.table(database))), unit)).buckets);
+  }
+
+  async cellCounts(filters: ListFilters, multiple: number): Promise<[number, number][]> {
+    const scanned = await this.rowWalks.scan('cells', async () => cellScan(await this.scanOf(filters), multiple));
+    if (scanned !== null) return scanned.answer.rows;
+    return (await this.rowWalks.answer('cells', await this.read((database) => cellCountsSql(filters, multiple, this.valueCounts, this.table(database))))).rows;
   }
 
   /**
