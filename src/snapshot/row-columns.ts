@@ -12,10 +12,15 @@
  *   day is the seconds divided by 86,400, and a created_at bound is a row range (the rows are sorted).
  * - `days_to_close` is stored in hundredths (signed 32 bits; NULL_HUNDREDTHS when there is none): the
  *   value is exact at its two decimals, and hundredths / 100 is the same number as the stored one.
+ * - `closed_at` is stored as its wall time in seconds like created_at (unsigned 32 bits), NOT_CLOSED_SECONDS
+ *   for a request without one: a closed_at bound is compared with it as with created_at (boundSeconds).
+ * - `latitude` and `longitude` are stored as they are (64-bit floats, NaN without a location): the
+ *   ingest keeps every decimal the source has, and a box or a distance must read the same numbers
+ *   as the SQL does, to the last bit.
  *
  * The arrays are stored in chunks of ROW_COLUMN_CHUNK rows, little-endian, so that the writer holds
  * one chunk and the reader copies one chunk at a time. A snapshot whose values do not fit (more than
- * 65,535 values in a column, a created_at outside 1970 to 2106) has no row columns; so has a
+ * 65,535 values in a column, a created_at or closed_at outside 1970 to 2106) has no row columns; so has a
  * snapshot written before them: its walks read the rows.
  */
 import { SUMMARY_FACET_COLUMNS, type SummaryFacetColumn } from './aggregate-summaries.js';
@@ -26,9 +31,12 @@ import { tableName, type SqlDialect } from './snapshot-schema.js';
 export const CODED_COLUMNS = SUMMARY_FACET_COLUMNS;
 export type CodedColumn = SummaryFacetColumn;
 
-/** The stored arrays: the coded columns, then created_at and days_to_close. */
+/** The stored arrays: the coded columns, then created_at, days_to_close, closed_at, latitude and longitude. */
 export const CREATED_SECONDS = 'created_at';
 export const DAYS_TO_CLOSE_HUNDREDTHS = 'days_to_close';
+export const CLOSED_SECONDS = 'closed_at';
+export const LATITUDE_DEGREES = 'latitude';
+export const LONGITUDE_DEGREES = 'longitude';
 
 export const ROW_COLUMNS_TABLE = 'row_columns';
 export const ROW_COLUMN_VALUES_TABLE = 'row_column_values';
@@ -39,6 +47,8 @@ export const ROW_COLUMN_CHUNK = 65_536;
 export const MAX_CODE = 65_535;
 /** days_to_close of a request that is not closed. */
 export const NULL_HUNDREDTHS = -2_147_483_648;
+/** closed_at of a request that is not closed (no closed_at that the format holds reaches it: they end before 2106). */
+export const NOT_CLOSED_SECONDS = 4_294_967_295;
 /** Seconds of a day. */
 export const DAY_SECONDS = 86_400;
 /** The largest created_at second an unsigned 32-bit number holds (2106-02-07). */
@@ -66,7 +76,7 @@ export function createRowColumnTablesSql(dialect: SqlDialect, schema?: string): 
   ];
 }
 
-/** created_at (`YYYY-MM-DDTHH:MM:SS`) as wall seconds; null outside what the column holds. */
+/** created_at or closed_at (`YYYY-MM-DDTHH:MM:SS`) as wall seconds; null outside what the column holds. */
 export function createdSecondsOf(createdAt: string): number | null {
   if (createdAt < '1970' || createdAt >= '2106') return null;
   const seconds = wallTimeMs(createdAt) / 1000;

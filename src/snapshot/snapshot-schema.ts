@@ -14,8 +14,12 @@ import { mapCellSql } from './map-cells.js';
 /**
  * Bumped when the tables change; stored in snapshot_meta.schema_version. 4: snapshot_meta records the
  * export's layout (source_format, source_column_count, source_missing_columns; null when read from 3).
+ * 5: community_board is a filtered column (its index, value counts and summaries), and the row columns
+ * hold closed_at, latitude and longitude (row-columns.ts): a file of 4 is rebuilt (ensure-snapshot.ts);
+ * served as it is, its row columns are not loaded (their listing lacks the new arrays) and its
+ * combinations walk the rows.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 4;
+export const SNAPSHOT_SCHEMA_VERSION = 5;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;
@@ -27,7 +31,7 @@ export type SqlDialect = 'sqlite' | 'postgres';
  * backends: a filtered page is a walk of that index from the cursor on, in list order (on SQLite, one
  * walk per accepted value, merged; sqlite-page-query.ts).
  */
-export const FILTERED_COLUMNS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor'] as const;
+export const FILTERED_COLUMNS = ['borough', 'complaint_type', 'status', 'channel', 'council_district', 'incident_zip', 'descriptor', 'community_board'] as const;
 export type FilteredColumn = (typeof FILTERED_COLUMNS)[number];
 
 /** The name of the (column, created_at, id) index of a filtered column. */

@@ -30,7 +30,9 @@ export async function callEveryOperation(baseUrl: string, apiKey: string): Promi
   const one = await client.GET('/v1/service-requests/{id}', { params: { path: { id: first?.id ?? 0 } } });
   const same: ServiceRequest | undefined = one.data;
   const boroughOfOne: Borough | null | undefined = same?.borough;
-  const count = await client.GET('/v1/service-requests/count', { params: { query: filters } });
+  // The operators: a negation, closed, its days, a radius and a search.
+  const operators = { not_complaint_type: ['Noise'], closed: 'true' as const, days_to_close_max: 14, near: '40.7128,-74.006', radius_m: 5000, q: 'street' };
+  const count = await client.GET('/v1/service-requests/count', { params: { query: { ...filters, ...operators } } });
   const oneDay = { ...filters, created_from: '2025-01-01', created_to: '2025-01-02' };
   const csvExport = await csv.GET('/v1/exports/service-requests', { params: { query: { ...oneDay, format: 'csv' } }, parseAs: 'text' });
   const geojsonExport = await geojson.GET('/v1/exports/service-requests', { params: { query: { ...oneDay, format: 'geojson' } } });

@@ -2,9 +2,21 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CODED_COLUMNS, CREATED_SECONDS, DAY_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, NULL_HUNDREDTHS, ROW_COLUMN_CHUNK, type SummaryUnit } from '../../src/snapshot/index.js';
+import {
+  CLOSED_SECONDS,
+  CODED_COLUMNS,
+  CREATED_SECONDS,
+  DAY_SECONDS,
+  DAYS_TO_CLOSE_HUNDREDTHS,
+  LATITUDE_DEGREES,
+  LONGITUDE_DEGREES,
+  NOT_CLOSED_SECONDS,
+  NULL_HUNDREDTHS,
+  ROW_COLUMN_CHUNK,
+  type SummaryUnit,
+} from '../../src/snapshot/index.js';
 import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/engine/row-columns-memory.js';
-import { firstRowFrom, readRows, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
+import { firstRowFrom, readDegrees, readRows, readSeconds, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
 import { bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
 import type { BucketSummary } from '../../src/services/requests/store/service-request-store.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
@@ -39,6 +51,12 @@ const hundredths = Int32Array.from({ length: ROWS }, () =>
   random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000)]) : random.int(0, 65_533),
 );
 
+/** closed_at: the created second plus the hundredths' seconds, or none. */
+const closedSeconds = Uint32Array.from(hundredths, (h, row) => (h === NULL_HUNDREDTHS ? NOT_CLOSED_SECONDS : (seconds[row] as number) + Math.max(0, h) * 864));
+/** Locations with every decimal, or none (NaN). */
+const latitudes = Float64Array.from({ length: ROWS }, () => (random.chance(0.1) ? Number.NaN : 40.5 + random.next() * 0.4));
+const longitudes = Float64Array.from(latitudes, (latitude) => (Number.isNaN(latitude) ? Number.NaN : -74.2 + random.next() * 0.5));
+
 function chunksOf(): (StoredChunk & { data: Buffer })[] {
   const chunks: (StoredChunk & { data: Buffer })[] = [];
   for (let chunk = 0; chunk * ROW_COLUMN_CHUNK < ROWS; chunk++) {
@@ -48,6 +66,9 @@ function chunksOf(): (StoredChunk & { data: Buffer })[] {
     for (const column of CODED_COLUMNS) chunks.push(stored(column, 1, Buffer.alloc(rowCount)));
     chunks.push(stored(CREATED_SECONDS, 4, Buffer.from(seconds.slice(from, from + rowCount).buffer)));
     chunks.push(stored(DAYS_TO_CLOSE_HUNDREDTHS, 4, Buffer.from(hundredths.slice(from, from + rowCount).buffer)));
+    chunks.push(stored(CLOSED_SECONDS, 4, Buffer.from(closedSeconds.slice(from, from + rowCount).buffer)));
+    chunks.push(stored(LATITUDE_DEGREES, 8, Buffer.from(latitudes.slice(from, from + rowCount).buffer)));
+    chunks.push(stored(LONGITUDE_DEGREES, 8, Buffer.from(longitudes.slice(from, from + rowCount).buffer)));
   }
   return chunks;
 }
@@ -151,6 +172,41 @@ describe.each([
       const end = Math.max(start, to === null ? ROWS : firstRowOfStored(to));
       expect(scanCount(inOrder, scan)).toBe(end - start);
       for (const unit of ['day', 'week', 'month'] as const) expect(unpackBuckets(scanBuckets(inOrder, scan, unit)), unit).toEqual(bucketsOfStored(start, end, unit));
+    }
+  });
+
+  it('closed_at and the location are kept as stored, to the last bit, in any order of the chunks', () => {
+    const reversed = assembled(chunksOf().reverse(), where);
+    const bytesOf = (array: Uint32Array | Float64Array): Buffer => Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+    for (const columns of [inOrder, reversed]) {
+      expect(bytesOf(readSeconds(columns.bytes, columns.closed, 0, ROWS, 0)).equals(bytesOf(closedSeconds))).toBe(true);
+      expect(bytesOf(readDegrees(columns.bytes, columns.latitude, 0, ROWS, 0)).equals(bytesOf(latitudes))).toBe(true);
+      expect(bytesOf(readDegrees(columns.bytes, columns.longitude, 0, ROWS, 0)).equals(bytesOf(longitudes))).toBe(true);
+    }
+    releaseRowColumns(reversed.bytes);
+  });
+
+  it('a map box scan counts the rows whose stored location lies in it, edges included; rows without a location never', () => {
+    for (let i = 0; i < 20; i++) {
+      // Edges on stored locations (inclusive) or anywhere.
+      const [a, b] = [random.int(0, ROWS - 1), random.int(0, ROWS - 1)];
+      const onRows = random.chance(0.5) && !Number.isNaN(latitudes[a]) && !Number.isNaN(latitudes[b]);
+      const box = onRows
+        ? {
+            minLatitude: Math.min(latitudes[a] as number, latitudes[b] as number),
+            maxLatitude: Math.max(latitudes[a] as number, latitudes[b] as number),
+            minLongitude: Math.min(longitudes[a] as number, longitudes[b] as number),
+            maxLongitude: Math.max(longitudes[a] as number, longitudes[b] as number),
+          }
+        : { minLatitude: 40.6, maxLatitude: 40.6 + random.next() * 0.3, minLongitude: -74.1, maxLongitude: -74.1 + random.next() * 0.3 };
+      const from = random.chance(0.5) ? null : (seconds[random.int(0, ROWS - 1)] as number);
+      const start = from === null ? 0 : firstRowOfStored(from);
+      let expected = 0;
+      for (let row = start; row < ROWS; row++) {
+        const [y, x] = [latitudes[row] as number, longitudes[row] as number];
+        if (y >= box.minLatitude && y <= box.maxLatitude && x >= box.minLongitude && x <= box.maxLongitude) expected += 1;
+      }
+      expect(scanCount(inOrder, { columns: 1, filters: [], from, to: null, box })).toBe(expected);
     }
   });
 });

@@ -11,7 +11,7 @@ import {
   FILTER_SET_ID,
   filtersHash,
 } from '../../src/services/requests/cursor.js';
-import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, normalizeTimeBound, type ListFilters } from '../../src/services/requests/list-filters.js';
+import { EQUALITY_FILTERS, FILTER_NAMES, NO_FILTERS, negationOf, normalizeTimeBound, type ListFilters, type NegatedFilter } from '../../src/services/requests/list-filters.js';
 import { defaultSnapshotPath } from '../../src/ingest/nyc311/index.js';
 import { CURSOR_SECRET_MIN_LENGTH, readRequestSettings } from '../../src/services/requests/settings.js';
 import { rowColumnsMemoryBytes } from '../../src/services/requests/engine/row-columns-memory.js';
@@ -90,8 +90,8 @@ describe('settings of the service-request API', () => {
     expect(() => readRequestSettings({ [variable]: value })).toThrow(new RegExp(`^Invalid setting ${variable}: [^\\n]+$`));
   });
 
-  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 1024; anything else refuses the start', () => {
-    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(1024 * 1_048_576);
+  it('ROW_COLUMNS_MAX_MB: whole megabytes from 0 to 1048576, default 2048; anything else refuses the start', () => {
+    expect(readRequestSettings({ API_KEY: 'settings-key-0123456' }).rowColumnsMaxBytes).toBe(2048 * 1_048_576);
     expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '0' }).rowColumnsMaxBytes).toBe(0);
     expect(readRequestSettings({ API_KEY: 'settings-key-0123456', ROW_COLUMNS_MAX_MB: '1048576' }).rowColumnsMaxBytes).toBe(1_048_576 * 1_048_576);
     for (const value of ['', 'none', '1.5', '-1', '1048577', '512MB']) {
@@ -147,6 +147,18 @@ describe('time bounds and cursors', () => {
     created_from: '2025-01-01T00:00:00.123456',
     created_to: '2025-12-31T23:59:59.999999',
     bbox: { minLongitude: -179.123456789012, minLatitude: -89.123456789012, maxLongitude: 179.123456789012, maxLatitude: 89.123456789012 },
+    ...(Object.fromEntries(EQUALITY_FILTERS.map((name, at) => [negationOf(name), Array.from({ length: 50 }, (_, n) => `${at}${n}`.padEnd(200, 'y'))])) as Record<
+      NegatedFilter,
+      string[]
+    >),
+    closed: true,
+    closed_from: '2025-01-01T00:00:00.123456',
+    closed_to: '2025-12-31T23:59:59.999999',
+    days_to_close_min: 0.123456789,
+    days_to_close_max: 99_999.123456789,
+    near: { latitude: -89.123456789012, longitude: 179.123456789012, radiusM: 4_999.999999 },
+    q: 'x'.repeat(100),
+    search: null,
   };
   const codec = new CursorCodec([Buffer.from(SECRET)]);
   /** A cursor of any content, signed like the codec signs (the same secret). */

@@ -6,10 +6,14 @@
  * row columns (its walks read the rows).
  */
 import {
+  CLOSED_SECONDS,
   CODED_COLUMNS,
   CREATED_SECONDS,
   DAYS_TO_CLOSE_HUNDREDTHS,
+  LATITUDE_DEGREES,
+  LONGITUDE_DEGREES,
   MAX_CODE,
+  NOT_CLOSED_SECONDS,
   NULL_HUNDREDTHS,
   ROW_COLUMN_CHUNK,
   createdSecondsOf,
@@ -39,6 +43,9 @@ export class RowColumnsBuilder {
   private readonly codeOf = CODED_COLUMNS.map(() => new Map<Value, number>());
   private readonly created = new Uint32Array(ROW_COLUMN_CHUNK);
   private readonly daysToClose = new Int32Array(ROW_COLUMN_CHUNK);
+  private readonly closed = new Uint32Array(ROW_COLUMN_CHUNK);
+  private readonly latitude = new Float64Array(ROW_COLUMN_CHUNK);
+  private readonly longitude = new Float64Array(ROW_COLUMN_CHUNK);
   private filled = 0;
   private chunk = 0;
   private fits = true;
@@ -48,7 +55,8 @@ export class RowColumnsBuilder {
   add(row: ServiceRequest): void {
     if (!this.fits) return;
     const seconds = createdSecondsOf(row.created_at);
-    if (seconds === null) {
+    const closedSeconds = row.closed_at === null ? NOT_CLOSED_SECONDS : createdSecondsOf(row.closed_at);
+    if (seconds === null || closedSeconds === null) {
       this.stop();
       return;
     }
@@ -70,6 +78,10 @@ export class RowColumnsBuilder {
     }
     this.created[at] = seconds;
     this.daysToClose[at] = row.days_to_close === null ? NULL_HUNDREDTHS : Math.round(row.days_to_close * 100);
+    this.closed[at] = closedSeconds;
+    const located = row.latitude !== null && row.longitude !== null;
+    this.latitude[at] = located ? (row.latitude as number) : Number.NaN;
+    this.longitude[at] = located ? (row.longitude as number) : Number.NaN;
     this.filled = at + 1;
     if (this.filled === ROW_COLUMN_CHUNK) this.closeChunk();
   }
@@ -106,12 +118,15 @@ export class RowColumnsBuilder {
     });
     this.ready.push(chunkOf(CREATED_SECONDS, 4, copyOf(this.created.subarray(0, rows))));
     this.ready.push(chunkOf(DAYS_TO_CLOSE_HUNDREDTHS, 4, copyOf(this.daysToClose.subarray(0, rows))));
+    this.ready.push(chunkOf(CLOSED_SECONDS, 4, copyOf(this.closed.subarray(0, rows))));
+    this.ready.push(chunkOf(LATITUDE_DEGREES, 8, copyOf(this.latitude.subarray(0, rows))));
+    this.ready.push(chunkOf(LONGITUDE_DEGREES, 8, copyOf(this.longitude.subarray(0, rows))));
     this.chunk += 1;
     this.filled = 0;
   }
 }
 
 /** A copy of the bytes of a typed array (the platform's order: little-endian on every platform Node runs on). */
-function copyOf(array: Uint16Array | Uint32Array | Int32Array): Buffer {
+function copyOf(array: Uint16Array | Uint32Array | Int32Array | Float64Array): Buffer {
   return Buffer.from(Buffer.from(array.buffer, array.byteOffset, array.byteLength));
 }

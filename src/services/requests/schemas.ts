@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { componentRef, namedComponent, nullableComponentRef, type ComponentSchema } from '../../platform/openapi-components.js';
-import { BBOX_PATTERN, LOCAL_DATE_OR_DATE_TIME_PATTERN, NULL_SELECTOR } from './list-filters.js';
+import { BBOX_PATTERN, EQUALITY_FILTERS, LOCAL_DATE_OR_DATE_TIME_PATTERN, MAX_RADIUS_M, NEAR_PATTERN, NULL_SELECTABLE, NULL_SELECTOR, negationOf, type EqualityFilter, type NegatedFilter } from './list-filters.js';
 import { CURSOR_MAX_LENGTH } from './cursor.js';
 
 /** service-requests.md, "Resources and their fields", and the decisions of docs/requests.md. */
@@ -126,32 +126,60 @@ export const FILTER_VALUES_MAXIMUM = 50;
  * A filter that may be given several times (`borough=queens&borough=bronx`: any of them). A single
  * value arrives as a list of one (repeatable-parameters.ts), so the list is what is validated.
  */
-function repeatable(item: Record<string, unknown>, description: string) {
+function repeatable(item: Record<string, unknown>, description: string, several = 'any of them matches') {
   return Type.Optional(
     Type.Unsafe<string[]>({
       type: 'array',
       items: item,
       minItems: 1,
       maxItems: FILTER_VALUES_MAXIMUM,
-      description: `${description}. Repeat the parameter for several values (any of them matches), at most ${FILTER_VALUES_MAXIMUM}`,
+      description: `${description}. Repeat the parameter for several values (${several}), at most ${FILTER_VALUES_MAXIMUM}`,
     }),
   );
 }
 
 const noneText = `; \`${NULL_SELECTOR}\` selects the requests without one`;
 
-/** The filters of the list, the count, the export, the facets and the statistics (AND of all given). */
-export const FILTER_PROPERTIES = {
-  borough: repeatable({ type: 'string', enum: [...BOROUGHS, NULL_SELECTOR] }, `Equals; ${boroughDescription}${noneText}`),
-  complaint_type: repeatable(
+/** The accepted values of each equality filter, and what it selects. */
+const EQUALITY_ITEMS: Record<EqualityFilter, [item: Record<string, unknown>, description: string]> = {
+  borough: [{ type: 'string', enum: [...BOROUGHS, NULL_SELECTOR] }, `Equals; ${boroughDescription}${noneText}`],
+  complaint_type: [
     { type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH },
     `Equals (exact text, as in GET /v1/complaint-types)${noneText} (no complaint type is spelled \`${NULL_SELECTOR}\`)`,
-  ),
-  status: repeatable({ type: 'string', enum: [...STATUSES] }, `Equals; ${statusDescription}`),
-  channel: repeatable({ type: 'string', enum: [...CHANNELS, NULL_SELECTOR] }, `Equals; online, phone, mobile or other${noneText}`),
-  council_district: repeatable({ type: 'string', pattern: '^[0-9]{1,4}$' }, 'Equals; a council district number, digits only'),
-  incident_zip: repeatable({ type: 'string', pattern: '^[0-9]{5}$' }, 'Equals; a 5-digit postal code'),
-  descriptor: repeatable({ type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH }, 'Equals (exact text, as in GET /v1/facets?field=descriptor)'),
+  ],
+  status: [{ type: 'string', enum: [...STATUSES] }, `Equals; ${statusDescription}`],
+  channel: [{ type: 'string', enum: [...CHANNELS, NULL_SELECTOR] }, `Equals; online, phone, mobile or other${noneText}`],
+  council_district: [{ type: 'string', pattern: '^[0-9]{1,4}$' }, 'Equals; a council district number, digits only'],
+  incident_zip: [{ type: 'string', pattern: '^[0-9]{5}$' }, 'Equals; a 5-digit postal code'],
+  descriptor: [{ type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH }, 'Equals (exact text, as in GET /v1/facets?field=descriptor)'],
+  community_board: [
+    { type: 'string', minLength: 1, maxLength: COMPLAINT_TYPE_MAX_LENGTH },
+    `Equals (exact text, as in GET /v1/facets?field=community_board, e.g. \`01 BROOKLYN\`)${noneText}`,
+  ],
+};
+
+/** The negation of each equality filter: the same values, any but them. */
+function negations() {
+  return Object.fromEntries(
+    EQUALITY_FILTERS.map((name) => [
+      negationOf(name),
+      repeatable(
+        EQUALITY_ITEMS[name][0],
+        `Not equal: the requests whose ${name} is none of these values (a value no request has excludes nothing); ` +
+          (NULL_SELECTABLE.includes(name)
+            ? `the requests without one match unless \`${NULL_SELECTOR}\` is among the values`
+            : `the requests without one always match (\`${NULL_SELECTOR}\` is not offered for this filter)`),
+        'none of them matches',
+      ),
+    ]),
+  ) as Record<NegatedFilter, ReturnType<typeof repeatable>>;
+}
+
+const daysBound = (description: string, example: number) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, examples: [example], description }));
+
+/** The filters of the list, the count, the export, the facets and the statistics (AND of all given). */
+export const FILTER_PROPERTIES = {
+  ...(Object.fromEntries(EQUALITY_FILTERS.map((name) => [name, repeatable(...EQUALITY_ITEMS[name])])) as Record<EqualityFilter, ReturnType<typeof repeatable>>),
   created_from: Type.Optional(timeBound('created_at at or after this value (inclusive)')),
   created_to: Type.Optional(timeBound('created_at before this value (exclusive)')),
   bbox: Type.Optional(
@@ -159,6 +187,33 @@ export const FILTER_PROPERTIES = {
       pattern: BBOX_PATTERN,
       description:
         'Map box min_long,min_lat,max_long,max_lat (decimal degrees, inclusive; each minimum at most its maximum); requests without a location never match',
+    }),
+  ),
+  ...negations(),
+  closed: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({ type: 'string', enum: ['true', 'false'], examples: ['false'], description: 'true: the requests with a closed_at; false: those without one' }),
+  ),
+  closed_from: Type.Optional(timeBound('closed_at at or after this value (inclusive); requests without a closed_at never match')),
+  closed_to: Type.Optional(timeBound('closed_at before this value (exclusive); requests without a closed_at never match')),
+  days_to_close_min: daysBound('days_to_close at least this many days (inclusive, decimals allowed); requests not closed never match', 1.5),
+  days_to_close_max: daysBound('days_to_close at most this many days (inclusive, decimals allowed); requests not closed never match', 14),
+  near: Type.Optional(
+    Type.String({
+      pattern: NEAR_PATTERN,
+      examples: ['40.7128,-74.006'],
+      description: 'A centre lat,long (decimal degrees) with radius_m: the requests within radius_m metres of it (great-circle distance, edge included); requests without a location never match',
+    }),
+  ),
+  radius_m: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, maximum: MAX_RADIUS_M, examples: [500], description: `The radius of near, metres: above 0, at most ${MAX_RADIUS_M}; only with near` }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      examples: ['pothole'],
+      description:
+        'Search: the requests whose complaint_type, descriptor or location_type contains this text, ignoring case (matched against the values the snapshot holds, as listed by GET /v1/facets)',
     }),
   ),
 };
@@ -196,17 +251,17 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'] as const;
+export const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type', 'community_board'] as const;
 
 export const FacetField = stringEnum(
   'FacetField',
   FACET_FIELDS,
-  'A field whose values can be counted: borough, complaint_type, status, channel, descriptor, council_district or location_type',
+  'A field whose values can be counted: borough, complaint_type, status, channel, descriptor, council_district, location_type or community_board',
 );
 
 export const FacetQuery = Type.Object(
   {
-    field: componentRef(FacetField, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district or location_type' }),
+    field: componentRef(FacetField, { description: 'The field counted: borough, complaint_type, status, channel, descriptor, council_district, location_type or community_board' }),
     ...FILTER_PROPERTIES,
   },
   { additionalProperties: false },
@@ -272,7 +327,7 @@ export const ComplaintTypeList = itemList(
   'The complaint types with their counts',
 );
 
-export const ComplaintTypesQuery = Type.Object({ borough: FILTER_PROPERTIES.borough }, { additionalProperties: false });
+export const ComplaintTypesQuery = Type.Object({ borough: FILTER_PROPERTIES.borough, not_borough: FILTER_PROPERTIES.not_borough }, { additionalProperties: false });
 
 export const COMPLETE_DESCRIPTION =
   'False while the numbers can still change: "closed within 14 days" of a request opened on a day is only known 14 days after the end of that day, and a day whose 14-day window (to the end of day + 14) reaches past the snapshot date has requests that may still close in time after the snapshot was taken; such days plot as a fake drop. A week or month is complete when its last day is';

@@ -107,17 +107,17 @@ describe('row columns', () => {
     }
   });
 
-  it('row columns larger than the memory allowed are not loaded: the counts walk the rows (12 bytes a row here: 8 one-byte codes, two for created_at, two for days_to_close; and the arrays per day)', async () => {
+  it('row columns larger than the memory allowed are not loaded: the counts walk the rows (33 bytes a row here: 9 one-byte codes, two for created_at, two for days_to_close, four for closed_at, sixteen for the location; and the arrays per day)', async () => {
     fixture = createSqliteFixture({ rows: [row(1, '2025-01-01T10:00:00'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
     const db = new Database(fixture.databaseUrl, { readonly: true });
     try {
-      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 8))).not.toBeNull();
-      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 8) - 1)).toBeNull();
+      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 9))).not.toBeNull();
+      expect(await loadSqliteRowColumns(db, () => true, rowColumnsMemoryBytes(3, 9) - 1)).toBeNull();
     } finally {
       db.close();
     }
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
-    const store = new SqliteServiceRequestStore(fixture.databaseUrl, { rowColumnsMaxBytes: rowColumnsMemoryBytes(3, 8) - 1 });
+    const store = new SqliteServiceRequestStore(fixture.databaseUrl, { rowColumnsMaxBytes: rowColumnsMemoryBytes(3, 9) - 1 });
     try {
       await store.warmUp();
       expect(await store.count({ ...NO_FILTERS, borough: ['bronx'], status: ['open'] })).toBe(2);

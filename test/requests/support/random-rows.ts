@@ -2,7 +2,8 @@
  * Random rows and random filter combinations (seeded), and what a plain filter of the rows answers:
  * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
  */
-import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../../../src/services/requests/list-filters.js';
+import { compareFilterValues, EQUALITY_FILTERS, negationOf, type FilterValue, type ListFilters, type SearchValues } from '../../../src/services/requests/list-filters.js';
+import { greatCircleMeters } from '../../../src/services/requests/great-circle.js';
 import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/store/service-request-store.js';
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
@@ -16,6 +17,7 @@ const DISTRICTS = [1, 2, 33, null] as const;
 const ZIPS = ['10001', '11216', null] as const;
 const DESCRIPTORS = ['Pothole', 'Cave-in', null] as const;
 const LOCATION_TYPES = ['Street', 'Sidewalk', null] as const;
+const BOARDS = ['01 BROOKLYN', '12 MANHATTAN', null] as const;
 /** Days of January 2025 (the 4th, 6th and 7th have no request) and times: midnight, one last second, and each side of 18:12:16 (the second of a day that two bytes no longer hold). */
 const DAYS = [1, 2, 3, 5, 8, 9] as const;
 const TIMES = ['00:00:00', '10:00:00', '10:00:01', '10:00:02', '10:00:03', '18:12:15', '18:12:16', '23:59:59'] as const;
@@ -27,11 +29,14 @@ export function randomRows(random: SeededRandom, count: number): ServiceRequestR
     const day = random.pick(DAYS);
     const time = random.pick(TIMES);
     const located = random.chance(0.8);
+    // Now and then more than 655.33 days (what two bytes of hundredths hold), or just that.
+    const daysToClose = random.chance(0.3) ? null : random.chance(0.1) ? random.pick([655.33, 655.34, 655.35, random.int(65_336, 200_000) / 100]) : random.int(0, 3000) / 100;
+    const createdAt = `2025-01-0${day}T${time}`;
     rows.push({
       id: random.int(1, 2) === 1 ? id : count * 3 - id, // ids not in created_at order
-      created_at: `2025-01-0${day}T${time}`,
-      closed_at: null,
-      community_board: null,
+      created_at: createdAt,
+      closed_at: daysToClose === null ? null : closedAtOf(createdAt, daysToClose),
+      community_board: random.pick(BOARDS),
       borough: random.pick(BOROUGHS),
       complaint_type: random.pick(TYPES),
       status: random.pick(STATUSES),
@@ -42,11 +47,16 @@ export function randomRows(random: SeededRandom, count: number): ServiceRequestR
       location_type: random.pick(LOCATION_TYPES),
       latitude: located ? 40.5 + random.int(0, 40) / 100 : null,
       longitude: located ? -74.2 + random.int(0, 50) / 100 : null,
-      // Now and then more than 655.33 days (what two bytes of hundredths hold), or just that.
-      days_to_close: random.chance(0.3) ? null : random.chance(0.1) ? random.pick([655.33, 655.34, 655.35, random.int(65_336, 200_000) / 100]) : random.int(0, 3000) / 100,
+      days_to_close: daysToClose,
     });
   }
   return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+}
+
+/** closed_at of a request created at `createdAt` (January: no change of the clocks) and closed `days` later (whole hundredths: 864 s each). */
+function closedAtOf(createdAt: string, days: number): string {
+  const ms = Date.parse(`${createdAt}Z`) + Math.round(days * 100) * 864_000;
+  return new Date(ms).toISOString().slice(0, 19);
 }
 
 export function matches(row: ServiceRequestRecord, filters: ListFilters): boolean {
@@ -59,7 +69,35 @@ export function matches(row: ServiceRequestRecord, filters: ListFilters): boolea
     if (row.latitude === null || row.longitude === null) return false;
     if (row.longitude < box.minLongitude || row.longitude > box.maxLongitude || row.latitude < box.minLatitude || row.latitude > box.maxLatitude) return false;
   }
+  for (const name of EQUALITY_FILTERS) {
+    const refused = filters[negationOf(name)];
+    if (refused !== null && refused.includes(row[name])) return false;
+  }
+  if (filters.closed !== null && (row.closed_at !== null) !== filters.closed) return false;
+  if (filters.closed_from !== null && (row.closed_at === null || row.closed_at < filters.closed_from)) return false;
+  if (filters.closed_to !== null && (row.closed_at === null || row.closed_at >= filters.closed_to)) return false;
+  if (filters.days_to_close_min !== null && (row.days_to_close === null || row.days_to_close < filters.days_to_close_min)) return false;
+  if (filters.days_to_close_max !== null && (row.days_to_close === null || row.days_to_close > filters.days_to_close_max)) return false;
+  const near = filters.near;
+  if (near !== null && (row.latitude === null || row.longitude === null || greatCircleMeters(near.latitude, near.longitude, row.latitude, row.longitude) > near.radiusM)) return false;
+  const q = filters.q;
+  if (q !== null && ![row.complaint_type, row.descriptor, row.location_type].some((value) => value !== null && value.toLowerCase().includes(q))) return false;
   return (filters.created_from === null || row.created_at >= filters.created_from) && (filters.created_to === null || row.created_at < filters.created_to);
+}
+
+/** q resolved against every value the rows may hold (resolveSearch's work, here on the lists of values). */
+export function searchOf(q: string): SearchValues {
+  const holding = (values: readonly (string | null)[]): string[] => values.filter((value): value is string => value !== null && value.toLowerCase().includes(q));
+  return { complaint_type: holding(TYPES), descriptor: holding(DESCRIPTORS), location_type: holding(LOCATION_TYPES) };
+}
+
+/** A centre and a radius: sometimes the exact distance to a row's location (on the edge, which matches), up to 5,000 m. */
+function randomNear(random: SeededRandom): NonNullable<ListFilters['near']> {
+  const latitude = 40.5 + random.int(0, 40) / 100 + (random.chance(0.5) ? 0 : random.int(1, 999) / 100_000);
+  const longitude = -74.2 + random.int(0, 50) / 100 + (random.chance(0.5) ? 0 : random.int(1, 999) / 100_000);
+  const edge = greatCircleMeters(latitude, longitude, latitude + random.int(-3, 3) / 100, longitude + random.int(-3, 3) / 100);
+  const radiusM = random.chance(0.5) && edge > 0 && edge <= 5000 ? edge : random.pick([1, 500, 1_112, 2_500, 5_000]);
+  return { latitude, longitude, radiusM };
 }
 
 /** Random values of one filter: absent, one, several, sometimes `none` or a value no row has. */
@@ -84,9 +122,36 @@ export function randomFilters(random: SeededRandom): ListFilters {
     council_district: random.chance(0.5) ? someOf(random, DISTRICTS, 99) : null,
     incident_zip: random.chance(0.5) ? someOf(random, ZIPS, '99999') : null,
     descriptor: random.chance(0.5) ? someOf(random, DESCRIPTORS, 'Other') : null,
+    community_board: random.chance(0.4) ? someOf(random, BOARDS, '99 QUEENS') : null,
     created_from: random.chance(0.3) ? random.pick(bounds) : null,
     created_to: random.chance(0.3) ? random.pick(bounds) : null,
     bbox: random.chance(0.2) ? (random.chance(0.5) ? { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } : smallBox(random)) : null,
+    ...randomOperators(random),
+  };
+}
+
+/** The operators besides equality: negations, closed, its bounds, days_to_close, near and q, each now and then. */
+function randomOperators(random: SeededRandom): Omit<ListFilters, (typeof EQUALITY_FILTERS)[number] | 'created_from' | 'created_to' | 'bbox'> {
+  const closedBounds = ['2025-01-02', '2025-01-05T10:00:03', '2025-01-09T18:12:16', '2025-01-15', '2025-02-01', '2025-03-01T12:00:00', '2026-06-01'];
+  const rare = (): boolean => random.chance(0.12);
+  const q = rare() ? random.pick(['pot', 'street', 'walk', 'cave-', 'e', 'zzz']) : null;
+  return {
+    not_borough: rare() ? someOf(random, BOROUGHS, 'nowhere') : null,
+    not_complaint_type: rare() ? someOf(random, TYPES, 'Pothole') : null,
+    not_status: rare() ? someOf(random, STATUSES, 'done' as never) : null,
+    not_channel: rare() ? someOf(random, CHANNELS, 'fax') : null,
+    not_council_district: rare() ? someOf(random, DISTRICTS, 99) : null,
+    not_incident_zip: rare() ? someOf(random, ZIPS, '99999') : null,
+    not_descriptor: rare() ? someOf(random, DESCRIPTORS, 'Other') : null,
+    not_community_board: rare() ? someOf(random, BOARDS, '99 QUEENS') : null,
+    closed: rare() ? random.chance(0.5) : null,
+    closed_from: rare() ? random.pick(closedBounds) : null,
+    closed_to: rare() ? random.pick(closedBounds) : null,
+    days_to_close_min: rare() ? random.pick([0, 0.01, 1.5, 14, 20.015, 655.33, 655.34]) : null,
+    days_to_close_max: rare() ? random.pick([0, 3.02, 14, 29.99, 655.33, 700]) : null,
+    near: rare() ? randomNear(random) : null,
+    q,
+    search: q === null ? null : searchOf(q),
   };
 }
 

@@ -9,7 +9,8 @@
  * cache, outside the process's memory, whatever the rows.
  */
 import { readSync } from 'node:fs';
-import { DAY_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { greatCircleMeters } from '../great-circle.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
 import type { BucketSummary } from '../store/service-request-store.js';
 
@@ -20,10 +21,13 @@ export const CREATED_DAYS = 49_711;
 /** The seconds of a day that a row's two bytes hold as they are; a later second holds 65,536 less. */
 const LATE_SECOND = 65_536;
 
-/** A column of one or two bytes a row, stored from `offset` (a multiple of 8) of the row columns' bytes. */
+/**
+ * A column of one or two bytes a row (codes, or two bytes of a time), four (closed_at's wall seconds) or
+ * eight (a degree of the location), stored from `offset` (a multiple of 8) of the row columns' bytes.
+ */
 export interface StoredArray {
   offset: number;
-  bytesPerRow: 1 | 2;
+  bytesPerRow: 1 | 2 | 4 | 8;
 }
 
 /**
@@ -61,12 +65,27 @@ export interface DaysToCloseColumn {
  */
 export type RowColumnBytes = { fd: number } | { memory: SharedArrayBuffer };
 
-/** The row columns as the workers are sent them, once: their bytes and the short arrays per day and of outside values. */
+/**
+ * The row columns as the workers are sent them, once: their bytes and the short arrays per day and of
+ * outside values. `closed`: each row's closed_at in wall seconds (four bytes, NOT_CLOSED_SECONDS without
+ * one); `latitude` and `longitude`: the stored degrees (eight bytes each, NaN without a location).
+ */
 export interface SharedRowColumns {
   bytes: RowColumnBytes;
   codes: Record<CodedColumn, StoredArray>;
   created: CreatedColumn;
   daysToClose: DaysToCloseColumn;
+  closed: StoredArray;
+  latitude: StoredArray;
+  longitude: StoredArray;
+}
+
+/** A box of the location, inclusive (the filters' `bbox`): a row without a location is outside. */
+export interface ScanBox {
+  minLongitude: number;
+  minLatitude: number;
+  maxLongitude: number;
+  maxLatitude: number;
 }
 
 /**
@@ -81,6 +100,20 @@ export interface RowColumnScan {
   /** created_at bounds in wall seconds: from inclusive, to exclusive; null when open. */
   from: number | null;
   to: number | null;
+  /** The map box the location lies in, when set. */
+  box?: ScanBox;
+  /** `q`: a row matches when any of these columns holds one of their codes (none: no row). */
+  anyOf?: { column: CodedColumn; accepted: number[] }[];
+  /** true: closed_at is set; false: it is not. */
+  closed?: boolean;
+  /** closed_at bounds in wall seconds: from inclusive, to exclusive; a row without closed_at never matches. */
+  closedFrom?: number;
+  closedTo?: number;
+  /** days_to_close bounds in days, inclusive; a row not closed never matches. */
+  daysMin?: number;
+  daysMax?: number;
+  /** `near`: the centre, the radius in metres, and a box that holds the circle (a cheaper test first). */
+  near?: { latitude: number; longitude: number; radiusM: number; box: ScanBox };
   /** The facet's column (facets only). */
   facet?: CodedColumn;
 }
@@ -95,9 +128,32 @@ const BLOCK = 65_536;
 const blockArrays: ArrayBuffer[] = [];
 const FACET_USE = 64;
 const DAYS_TO_CLOSE_USE = 65;
+const LATITUDE_USE = 66;
+const LONGITUDE_USE = 67;
+const CLOSED_USE = 68;
+/** The columns of `q` (anyOf), from this use on. */
+const ANY_OF_USE = 69;
 
-/** Rows [from, to) of a stored column: a view of shared memory, or read from the file into the array of `use`. */
+/** Rows [from, to) of a stored column of codes (or two bytes of a time): a view of shared memory, or read from the file into the array of `use`. */
 export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): CodeArray {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return array.bytesPerRow === 1 ? new Uint8Array(buffer, byteOffset, to - from) : new Uint16Array(buffer, byteOffset, to - from);
+}
+
+/** Rows [from, to) of closed_at's wall seconds, as readRows reads them. */
+export function readSeconds(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): Uint32Array {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return new Uint32Array(buffer, byteOffset, to - from);
+}
+
+/** Rows [from, to) of a degree of the location, as readRows reads them. */
+export function readDegrees(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): Float64Array {
+  const [buffer, byteOffset] = readBytes(bytes, array, from, to, use);
+  return new Float64Array(buffer, byteOffset, to - from);
+}
+
+/** The buffer and offset of rows [from, to) of a stored column (a block read from the file lies at 0 of the array of `use`). */
+function readBytes(bytes: RowColumnBytes, array: StoredArray, from: number, to: number, use: number): [ArrayBufferLike, number] {
   const length = to - from;
   const start = array.offset + from * array.bytesPerRow;
   let buffer: ArrayBufferLike;
@@ -108,7 +164,7 @@ export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number
   } else {
     const byteLength = length * array.bytesPerRow;
     let into = blockArrays[use];
-    if (into === undefined || into.byteLength < byteLength) into = blockArrays[use] = new ArrayBuffer(Math.max(byteLength, BLOCK * 2));
+    if (into === undefined || into.byteLength < byteLength) into = blockArrays[use] = new ArrayBuffer(Math.max(byteLength, BLOCK * array.bytesPerRow));
     buffer = into;
     const target = new Uint8Array(into, 0, byteLength);
     for (let read = 0; read < byteLength; ) {
@@ -117,7 +173,7 @@ export function readRows(bytes: RowColumnBytes, array: StoredArray, from: number
       read += n;
     }
   }
-  return array.bytesPerRow === 1 ? new Uint8Array(buffer, byteOffset, length) : new Uint16Array(buffer, byteOffset, length);
+  return [buffer, byteOffset];
 }
 
 /** The first row in [low, high) whose two bytes are at least `value` (they rise over that range), or high. */
@@ -194,22 +250,111 @@ const scratch = {
   selected: new Int32Array(BLOCK),
   /** One mask per equality filter (1 for each accepted code), all zeros between scans. */
   masks: [] as Uint8Array[],
+  /** One mask per column of `q`, all zeros between scans. */
+  anyOfMasks: [] as Uint8Array[],
   /** Rows per code of a facet, all zeros between scans. */
   counts: new Float64Array(65_536),
   closeDays: new Float64Array(4_096),
 };
 
 /**
- * Calls `visit` with the selected rows of each block [blockStart, blockEnd) (the array is reused: read
- * it before returning).
+ * A check of the rows that the codes selected in a block [blockStart, blockEnd): keeps those that
+ * pass at the front of `selected` and says how many.
  */
-function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
+type RowCheck = (selected: Int32Array, count: number, blockStart: number, blockEnd: number) => number;
+
+/** Keeps the selected rows of a block for which `passes(row, i)` holds (`i`: the row's index in the block). */
+function keepWhere(selected: Int32Array, count: number, blockStart: number, passes: (i: number, row: number) => boolean): number {
+  let kept = 0;
+  for (let s = 0; s < count; s++) {
+    const row = selected[s] as number;
+    if (passes(row - blockStart, row)) selected[kept++] = row;
+  }
+  return kept;
+}
+
+/** Whether a location lies in a box, edges included (NaN, no location, fails every comparison). */
+const inBox = (box: ScanBox, latitude: number, longitude: number): boolean =>
+  longitude >= box.minLongitude && longitude <= box.maxLongitude && latitude >= box.minLatitude && latitude <= box.maxLatitude;
+
+/**
+ * The checks of a scan besides the codes and the created_at range: one per filter set, each reading
+ * its own columns. `anyOf` uses the masks of scratch.anyOfMasks, set by the caller.
+ */
+function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks: Uint8Array[]): RowCheck[] {
+  const checks: RowCheck[] = [];
+  const { bytes } = columns;
+  const { anyOf } = scan;
+  if (anyOf !== undefined) {
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const codes = anyOf.map(({ column }, a) => readRows(bytes, columns.codes[column], blockStart, blockEnd, ANY_OF_USE + a));
+      return keepWhere(selected, count, blockStart, (i) => {
+        for (let a = 0; a < codes.length; a++) if ((anyOfMasks[a] as Uint8Array)[(codes[a] as CodeArray)[i] as number] === 1) return true;
+        return false;
+      });
+    });
+  }
+  const { closed, closedFrom, closedTo } = scan;
+  if (closed !== undefined || closedFrom !== undefined || closedTo !== undefined) {
+    const from = closedFrom ?? Number.NEGATIVE_INFINITY;
+    const to = closedTo ?? Number.POSITIVE_INFINITY;
+    const ranged = closedFrom !== undefined || closedTo !== undefined;
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const seconds = readSeconds(bytes, columns.closed, blockStart, blockEnd, CLOSED_USE);
+      return keepWhere(selected, count, blockStart, (i) => {
+        const second = seconds[i] as number;
+        const isClosed = second !== NOT_CLOSED_SECONDS;
+        if (closed !== undefined && isClosed !== closed) return false;
+        return !ranged || (isClosed && second >= from && second < to);
+      });
+    });
+  }
+  const { daysMin, daysMax } = scan;
+  if (daysMin !== undefined || daysMax !== undefined) {
+    const min = daysMin ?? Number.NEGATIVE_INFINITY;
+    const max = daysMax ?? Number.POSITIVE_INFINITY;
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const hundredths = readRows(bytes, columns.daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
+      return keepWhere(selected, count, blockStart, (i, row) => {
+        const stored = hundredths[i] as number;
+        if (stored === NOT_CLOSED) return false;
+        // hundredths / 100 is the stored number itself (row-columns.ts): compared as SQL compares it.
+        const days = (stored === OUTSIDE ? outsideHundredthsOf(columns.daysToClose, row) : stored) / 100;
+        return days >= min && days <= max;
+      });
+    });
+  }
+  const { box, near } = scan;
+  if (box !== undefined || near !== undefined) {
+    checks.push((selected, count, blockStart, blockEnd) => {
+      const latitudes = readDegrees(bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
+      const longitudes = readDegrees(bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
+      return keepWhere(selected, count, blockStart, (i) => {
+        const latitude = latitudes[i] as number;
+        const longitude = longitudes[i] as number;
+        if (box !== undefined && !inBox(box, latitude, longitude)) return false;
+        return near === undefined || (inBox(near.box, latitude, longitude) && greatCircleMeters(near.latitude, near.longitude, latitude, longitude) <= near.radiusM);
+      });
+    });
+  }
+  return checks;
+}
+
+/**
+ * The filter predicate of the row columns: calls `visit` with the rows of each block [blockStart,
+ * blockEnd) that match every filter of the scan (the array is reused: read it before returning).
+ * Every scan of the row columns selects its rows here.
+ */
+export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
   const [start, end] = rowRange(columns, scan);
-  const masks = scan.filters.map(({ accepted }, f) => {
-    const mask = (scratch.masks[f] ??= new Uint8Array(65_536));
+  const maskOf = (masks: Uint8Array[], f: number, accepted: readonly number[]): Uint8Array => {
+    const mask = (masks[f] ??= new Uint8Array(65_536));
     for (const code of accepted) mask[code] = 1;
     return mask;
-  });
+  };
+  const masks = scan.filters.map(({ accepted }, f) => maskOf(scratch.masks, f, accepted));
+  const anyOfMasks = (scan.anyOf ?? []).map(({ accepted }, a) => maskOf(scratch.anyOfMasks, a, accepted));
+  const checks = rowChecksOf(columns, scan, anyOfMasks);
   try {
     const filters = scan.filters.map(({ column }) => columns.codes[column]);
     const selected = scratch.selected;
@@ -223,13 +368,23 @@ function forEachSelected(columns: SharedRowColumns, scan: RowColumnScan, visit: 
         count = selectRows(codesOf(0), masks[0] as Uint8Array, blockStart, selected);
         for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
       }
+      for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
       if (count > 0) visit(selected, count, blockStart, blockEnd);
     }
   } finally {
     scan.filters.forEach(({ accepted }, f) => {
       for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;
     });
+    scan.anyOf?.forEach(({ accepted }, a) => {
+      for (const code of accepted) (anyOfMasks[a] as Uint8Array)[code] = 0;
+    });
   }
+}
+
+/** Whether a scan selects every row of its created_at range (then a count is the range's length). */
+function selectsWholeRange(scan: RowColumnScan): boolean {
+  const { filters, box, anyOf, closed, closedFrom, closedTo, daysMin, daysMax, near } = scan;
+  return filters.length === 0 && [box, anyOf, closed, closedFrom, closedTo, daysMin, daysMax, near].every((set) => set === undefined);
 }
 
 /** The rows of a block whose code (`codes`: the block's, from row `start`) the mask accepts. */
@@ -253,12 +408,12 @@ function keepRows(codes: CodeArray, mask: Uint8Array, start: number, selected: I
 
 /** The matching rows. */
 export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): number {
-  if (scan.filters.length === 0) {
+  if (selectsWholeRange(scan)) {
     const [start, end] = rowRange(columns, scan);
     return end - start;
   }
   let total = 0;
-  forEachSelected(columns, scan, (_, count) => {
+  forEachMatchingRow(columns, scan, (_, count) => {
     total += count;
   });
   return total;
@@ -271,7 +426,7 @@ export function scanFacet(columns: SharedRowColumns, scan: RowColumnScan): [numb
   const counts = scratch.counts;
   let largest = 0;
   try {
-    forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+    forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const codes = readRows(columns.bytes, facet, blockStart, blockEnd, FACET_USE);
       for (let i = 0; i < count; i++) {
         const code = codes[(rows[i] as number) - blockStart] as number;
@@ -308,7 +463,7 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   };
   // The selected rows come in order: the day changes when a row reaches the next day's first row.
   let nextDayStart = 0;
-  forEachSelected(columns, scan, (rows, count, blockStart, blockEnd) => {
+  forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
     const hundredths = readRows(columns.bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
     for (let i = 0; i < count; i++) {
       const row = rows[i] as number;

@@ -17,15 +17,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   boundSeconds,
+  CLOSED_SECONDS,
   CODED_COLUMNS,
   CREATED_SECONDS,
   DAY_SECONDS,
   DAYS_TO_CLOSE_HUNDREDTHS,
+  LATITUDE_DEGREES,
+  LONGITUDE_DEGREES,
   NULL_HUNDREDTHS,
   ROW_COLUMN_CHUNK,
   type CodedColumn,
 } from '../../../snapshot/index.js';
-import { EQUALITY_FILTERS, compareFilterValues, type FilterValue, type ListFilters } from '../list-filters.js';
+import { EQUALITY_FILTERS, SEARCHED_COLUMNS, compareFilterValues, negationOf, type FilterValue, type ListFilters } from '../list-filters.js';
+import { boxAround } from '../great-circle.js';
 import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type RowColumnBytes, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 import type { ValueCount } from '../store/service-request-store.js';
 import { withinDeadline } from '../../../platform/deadline.js';
@@ -120,19 +124,28 @@ export function rowColumnsLoaded(load: Promise<void>, ms = ROW_COLUMNS_WAIT_MS):
 /** Copying between two turns of the event loop, ms. */
 export const COPY_SLICE_MS = 4;
 
-/** The stored arrays: the coded columns, then created_at and days_to_close. */
-const STORED = [...CODED_COLUMNS, CREATED_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS];
+/** The stored arrays: the coded columns, then created_at, days_to_close, closed_at, latitude and longitude. */
+const STORED = [...CODED_COLUMNS, CREATED_SECONDS, DAYS_TO_CLOSE_HUNDREDTHS, CLOSED_SECONDS, LATITUDE_DEGREES, LONGITUDE_DEGREES];
 
-/** The stored bytes of a row's created_at and of its days_to_close (4 each). */
+/** The stored bytes of a row's created_at, of its days_to_close and of its closed_at (4 each). */
 const STORED_TIME_BYTES = 4;
+/** The stored bytes of a degree of a row's location, kept as they are. */
+const DEGREE_BYTES = 8;
+/** The columns kept as they are stored, and their bytes a row. */
+const KEPT_AS_STORED: ReadonlyMap<string, number> = new Map([
+  [CLOSED_SECONDS, STORED_TIME_BYTES],
+  [LATITUDE_DEGREES, DEGREE_BYTES],
+  [LONGITUDE_DEGREES, DEGREE_BYTES],
+]);
 
 /**
  * The memory that row columns of `rows` rows take: each row's codes (`codeBytesPerRow`, 1 or 2 a coded
- * column), two bytes of created_at and two of days_to_close; and created_at's two arrays per day
- * (0.4 MB). The few days_to_close that two bytes do not hold are listed apart (8 bytes each, not counted).
+ * column), two bytes of created_at and two of days_to_close, four of closed_at and sixteen of the
+ * location; and created_at's two arrays per day (0.4 MB). The few days_to_close that two bytes do not
+ * hold are listed apart (8 bytes each, not counted).
  */
 export function rowColumnsMemoryBytes(rows: number, codeBytesPerRow: number): number {
-  return rows * (codeBytesPerRow + 4) + (2 * CREATED_DAYS + 1) * 4;
+  return rows * (codeBytesPerRow + 4 + STORED_TIME_BYTES + 2 * DEGREE_BYTES) + (2 * CREATED_DAYS + 1) * 4;
 }
 
 /** Whether the loader reads the chunks of this stored column (a column the service does not know is left). */
@@ -150,7 +163,7 @@ export class RowColumnsAssembly {
   /** The rows whose days_to_close two bytes do not hold, and their hundredths (in the order their chunks came). */
   private readonly outside: [row: number, hundredths: number][] = [];
   /** A stored chunk, before it is written (or narrowed): one for every chunk (a chunk is done before the next is placed). */
-  private readonly wideChunk = new ArrayBuffer(ROW_COLUMN_CHUNK * STORED_TIME_BYTES);
+  private readonly wideChunk = new ArrayBuffer(ROW_COLUMN_CHUNK * DEGREE_BYTES);
   /** A chunk of two bytes a row, narrowed or widened, before it is written. */
   private readonly narrowChunk = new Uint16Array(ROW_COLUMN_CHUNK);
 
@@ -184,7 +197,7 @@ export class RowColumnsAssembly {
 
     // Each column from a multiple of 8 bytes, in the order of STORED.
     let size = 0;
-    const place = (bytesPerRow: 1 | 2): StoredArray => {
+    const place = (bytesPerRow: StoredArray['bytesPerRow']): StoredArray => {
       const array = { offset: size, bytesPerRow };
       size += Math.ceil((rows * bytesPerRow) / 8) * 8;
       return array;
@@ -192,6 +205,9 @@ export class RowColumnsAssembly {
     const codes = Object.fromEntries(CODED_COLUMNS.map((column) => [column, place(values[column].length <= 256 ? 1 : 2)])) as Record<CodedColumn, StoredArray>;
     const secondsLow = place(2);
     const hundredths = place(2);
+    const closed = place(4);
+    const latitude = place(8);
+    const longitude = place(8);
     // Filled with `rows` (no row yet): each chunk lowers the starts of its days; `finish` gives an empty day the next one's.
     const dayArray = (length: number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).fill(rows);
     return new RowColumnsAssembly({
@@ -200,6 +216,9 @@ export class RowColumnsAssembly {
       codes,
       created: { secondsLow, dayStarts: dayArray(CREATED_DAYS + 1), lateStarts: dayArray(CREATED_DAYS) },
       daysToClose: { hundredths, outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) },
+      closed,
+      latitude,
+      longitude,
       values,
       codeOf: Object.fromEntries(CODED_COLUMNS.map((column) => [column, new Map(values[column].map((value, code) => [value, code]))])) as Record<CodedColumn, Map<FilterValue, number>>,
     }, storedChunks.filter((chunk) => isStoredColumn(chunk.column_name)));
@@ -222,6 +241,13 @@ export class RowColumnsAssembly {
           ? () => this.fillCreated(at, new Uint32Array(this.wideChunk, 0, rows))
           : () => this.fillDaysToClose(at, new Int32Array(this.wideChunk, 0, rows));
       return { into: Buffer.from(this.wideChunk, 0, byteLength), done };
+    }
+    const keptBytes = KEPT_AS_STORED.get(columnName);
+    if (keptBytes !== undefined) {
+      if (listed.bytes_per_row !== keptBytes) return null;
+      const target = columnName === CLOSED_SECONDS ? this.columns.closed : columnName === LATITUDE_DEGREES ? this.columns.latitude : this.columns.longitude;
+      const into = Buffer.from(this.wideChunk, 0, byteLength);
+      return { into, done: () => writeBytes(this.columns.bytes, into, target.offset + at * keptBytes) };
     }
     const target = this.columns.codes[columnName as CodedColumn];
     const position = target.offset + at * target.bytesPerRow;
@@ -330,29 +356,58 @@ export class RowColumnsAssembly {
 }
 
 /**
- * The scan of these filters over the row columns sent to the workers as `shared`; null when the row
- * columns cannot answer them (a map box). Filters with fewer accepted values come first (a rougher
- * guess of the fewest rows than the counts per value, and free).
+ * The scan of these filters over the row columns sent to the workers as `shared`: each equality filter
+ * and each negation as the codes it accepts (a negation: every code but the refused ones; null, code 0,
+ * unless `none` is refused), `q` as the codes of its values in each searched column, the time bounds
+ * as wall seconds. Filters with fewer accepted values come first (a rougher guess of the fewest rows
+ * than the counts per value, and free).
  */
-export function rowColumnScanOf(columns: RowColumns, shared: number, filters: ListFilters, facet?: CodedColumn): RowColumnScan | null {
-  if (filters.bbox !== null) return null;
-  const equality = EQUALITY_FILTERS.flatMap((column) => {
-    const accepted = filters[column];
-    if (accepted === null) return [];
+export function rowColumnScanOf(columns: RowColumns, shared: number, filters: ListFilters, facet?: CodedColumn): RowColumnScan {
+  const codesOf = (column: CodedColumn, values: readonly FilterValue[]): number[] => {
     const codeOf = columns.codeOf[column];
-    const codes = accepted.flatMap((value) => {
+    return values.flatMap((value) => {
       const code = codeOf.get(value);
       return code === undefined ? [] : [code];
     });
-    return [{ column, accepted: codes, share: codes.length / codeOf.size }];
+  };
+  const equality = EQUALITY_FILTERS.flatMap((column) => {
+    const found: { column: CodedColumn; accepted: number[]; share: number }[] = [];
+    const size = columns.codeOf[column].size;
+    const accepted = filters[column];
+    if (accepted !== null) {
+      const codes = codesOf(column, accepted);
+      found.push({ column, accepted: codes, share: codes.length / size });
+    }
+    const refused = filters[negationOf(column)];
+    if (refused !== null) {
+      const out = new Set(codesOf(column, refused));
+      const codes: number[] = [];
+      for (let code = 0; code < size; code++) if (!out.has(code)) codes.push(code);
+      found.push({ column, accepted: codes, share: codes.length / size });
+    }
+    return found;
   });
   equality.sort((a, b) => a.share - b.share);
+  const { search } = filters;
+  if (filters.q !== null && search === null) throw new Error('q is resolved (resolveSearch) before its scan is made');
+  const seconds = (bound: string | null): number | undefined => (bound === null ? undefined : boundSeconds(bound));
+  const defined = <T extends object>(parts: T): Partial<T> => Object.fromEntries(Object.entries(parts).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
   return {
     columns: shared,
     filters: equality.map(({ column, accepted }) => ({ column, accepted })),
     from: filters.created_from === null ? null : boundSeconds(filters.created_from),
     to: filters.created_to === null ? null : boundSeconds(filters.created_to),
-    ...(facet === undefined ? {} : { facet }),
+    ...defined({
+      box: filters.bbox ?? undefined,
+      anyOf: search === null ? undefined : SEARCHED_COLUMNS.map((column) => ({ column, accepted: codesOf(column, search[column]) })),
+      closed: filters.closed ?? undefined,
+      closedFrom: seconds(filters.closed_from),
+      closedTo: seconds(filters.closed_to),
+      daysMin: filters.days_to_close_min ?? undefined,
+      daysMax: filters.days_to_close_max ?? undefined,
+      near: filters.near === null ? undefined : { ...filters.near, box: boxAround(filters.near.latitude, filters.near.longitude, filters.near.radiusM) },
+      facet,
+    }),
   };
 }
 

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import type { RowWalkAnswer, RowWalkJob, RowWalkWorkerInput, RowWalkWorkerMessage } from './sqlite-row-walks.js';
 import { SqliteFileReplacement } from '../store/sqlite-file-replacement.js';
 import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../store/sqlite-statements.js';
+import { registerFilterFunctions } from '../store/sqlite-functions.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { scanBuckets, scanCount, scanFacet, type SharedRowColumns } from './row-column-scan.js';
@@ -54,6 +55,7 @@ function connect(): Database.Database {
   database.pragma('query_only = ON');
   // The walks read the file once each: a small page cache, the rest from the OS's file cache.
   database.pragma('cache_size = -8192');
+  registerFilterFunctions(database);
   return database;
 }
 

@@ -1,5 +1,5 @@
 import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
-import { compareFilterValues, EQUALITY_FILTERS, type FilterValue, type ListFilters } from '../list-filters.js';
+import { compareFilterValues, EQUALITY_FILTERS, hasRowFilters, type FilterValue, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
 import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
 import { TimeSlice } from '../../../platform/work-budget.js';
@@ -43,7 +43,7 @@ function isSummarised(name: string): name is SummaryFilterColumn {
 
 /** The scope of the filters; null when they select rows in a way the summaries do not keep. */
 function scopeOf(filters: ListFilters): Scope | null {
-  if (filters.bbox !== null) return null;
+  if (filters.bbox !== null || hasRowFilters(filters)) return null;
   const given = EQUALITY_FILTERS.filter((name) => filters[name] !== null);
   const [name, ...more] = given;
   if (name === undefined) return { column: null, values: [] };

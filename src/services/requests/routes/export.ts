@@ -3,11 +3,10 @@ import { cutAnswerAfter } from '../../../platform/long-answers.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { addVary } from '../../../platform/vary.js';
 import { exportStream } from '../answers/export-stream.js';
-import { readListFilters } from '../list-filters.js';
 import { chooseFormat, MEDIA_TYPES } from '../answers/row-formats.js';
 import { EXPORT_FORMATS, ExportQuery, GeoJsonPage } from '../schemas.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
-import { common, csvText, filterErrors, repeatableParameters, tooLong, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+import { common, csvText, filterErrors, readFilters, repeatableParameters, tooLong, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
 
 /** GET /v1/exports/service-requests: every matching request, streamed as CSV or GeoJSON. */
 export function registerExportRoute(app: PlatformApp, { store, caching, exportMaxMs }: RequestRouteDependencies, exports: RouteBudget): void {
@@ -44,7 +43,7 @@ export function registerExportRoute(app: PlatformApp, { store, caching, exportMa
     },
     async (request, reply) => {
       const format = chooseFormat(request.query.format, request.headers.accept, EXPORT_FORMATS, 'csv');
-      const filters = readListFilters(request.query);
+      const filters = await readFilters(request.query, store);
       const snapshotId = await store.snapshotId();
       addVary(reply, 'Accept');
       if (caching.answerNotModified(request, reply, snapshotId, format)) return reply;

@@ -1,10 +1,10 @@
 import type { PlatformApp } from '../../../platform/platform-app.js';
 import { errorResponses } from '../../../platform/error-registry.js';
 import { componentRef } from '../../../platform/openapi-components.js';
-import { readListFilters } from '../list-filters.js';
+import { NO_FILTERS, readListFilters } from '../list-filters.js';
 import { ComplaintTypeList, ComplaintTypesQuery, FacetList, FacetQuery } from '../schemas.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
-import { common, filteredAnswers, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+import { common, filteredAnswers, readFilters, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
 
 /** GET /v1/complaint-types and GET /v1/facets: the values of a field with their counts. */
 export function registerFacetRoutes(app: PlatformApp, { store, caching }: RequestRouteDependencies, rowWalks: RouteBudget): void {
@@ -18,7 +18,7 @@ export function registerFacetRoutes(app: PlatformApp, { store, caching }: Reques
         operationId: 'listComplaintTypes',
         summary: 'Complaint types with their counts',
         description:
-          'Every complaint type of the snapshot (or of the given boroughs: the borough filter of GET /v1/service-requests) with its number of requests, largest first, then by name.',
+          'Every complaint type of the snapshot (or of the given boroughs, or of all but them: the borough and not_borough filters of GET /v1/service-requests) with its number of requests, largest first, then by name.',
         querystring: ComplaintTypesQuery,
         response: {
           200: componentRef(ComplaintTypeList, { description: 'The complaint types with their counts', examples: [REQUEST_EXAMPLES.complaintTypes] }),
@@ -32,7 +32,7 @@ export function registerFacetRoutes(app: PlatformApp, { store, caching }: Reques
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return caching.sendKept(reply, async () => {
-        if (filters.borough === null) return { items: await store.complaintTypeCounts() };
+        if (filters === NO_FILTERS) return { items: await store.complaintTypeCounts() };
         const counts = await store.facet('complaint_type', filters);
         return { items: counts.flatMap(({ value, count }) => (typeof value === 'string' ? [{ complaint_type: value, count }] : [])) };
       });
@@ -55,7 +55,7 @@ export function registerFacetRoutes(app: PlatformApp, { store, caching }: Reques
       },
     },
     async (request, reply) => {
-      const filters = readListFilters(request.query);
+      const filters = await readFilters(request.query, store);
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       const field = request.query.field;

@@ -4,13 +4,13 @@ import { errorResponses } from '../../../platform/error-registry.js';
 import { componentRef } from '../../../platform/openapi-components.js';
 import { addVary } from '../../../platform/vary.js';
 import { CURSOR_NO_LONGER_ACCEPTED, CURSOR_NOT_VALID, CURSOR_OTHER_FILTERS, CURSOR_OTHER_SNAPSHOT } from '../cursor.js';
-import { readListFilters, type ListFilters } from '../list-filters.js';
+import type { ListFilters } from '../list-filters.js';
 import { chooseFormat, MEDIA_TYPES, type RowFormat } from '../answers/row-formats.js';
 import { pageText, type RequestText } from '../answers/serialized-rows.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
 import { CountAnswer, FilterQuery, GeoJsonPage, LIMIT_DEFAULT, LIST_FORMATS, ServiceRequestListQuery, ServiceRequestPage } from '../schemas.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
-import { JSON_TYPE, common, csvText, filteredAnswers, integerTextCheck, repeatableParameters, tooLong, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+import { JSON_TYPE, common, csvText, filteredAnswers, integerTextCheck, readFilters, repeatableParameters, tooLong, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
 
 /** Attempts at a list page while refreshes land during it (each is a whole snapshot switch: far apart in practice). */
 const PAGE_ATTEMPTS_ACROSS_REFRESHES = 3;
@@ -108,7 +108,7 @@ function registerListRoute(app: PlatformApp, dependencies: RequestRouteDependenc
     async (request, reply) => {
       const { limit = LIMIT_DEFAULT, cursor } = request.query;
       const format = chooseFormat(request.query.format, request.headers.accept, LIST_FORMATS, 'json');
-      const filters = readListFilters(request.query);
+      const filters = await readFilters(request.query, dependencies.store);
       addVary(reply, 'Accept');
       const page = await pageOnOneSnapshot(dependencies, request, reply, { filters, cursor, limit, format });
       if (page === null) return reply;
@@ -141,7 +141,7 @@ function registerCountRoute(app: PlatformApp, { store, caching }: RequestRouteDe
       },
     },
     async (request, reply) => {
-      const filters = readListFilters(request.query);
+      const filters = await readFilters(request.query, store);
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return caching.sendKept(reply, async () => ({ count: await store.count(filters) }));

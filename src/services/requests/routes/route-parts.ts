@@ -1,4 +1,4 @@
-import { EQUALITY_FILTERS } from '../list-filters.js';
+import { EQUALITY_FILTERS, NEGATED_FILTERS, NO_FILTERS, readListFilters, resolveSearch, type FilterQuery, type ListFilters } from '../list-filters.js';
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../../platform/errors.js';
@@ -67,7 +67,7 @@ export function repeatableParameters(request: { query: unknown }, _reply: unknow
 
 function listRepeatableParameters(query: Record<string, unknown> | null | undefined): void {
   if (query === undefined || query === null) return;
-  for (const name of EQUALITY_FILTERS) {
+  for (const name of [...EQUALITY_FILTERS, ...NEGATED_FILTERS]) {
     const value = query[name];
     if (typeof value === 'string') query[name] = [value];
   }
@@ -100,3 +100,12 @@ export const csvText = Type.String({
     "leading ' (OWASP's rule against CSV injection), so that it is shown as text, never run as a formula; numbers (a negative one " +
     'included), dates and ids are written unchanged.',
 });
+
+/**
+ * The normalized filters of a validated query, `q` resolved to the values it matches: every value
+ * of each searched column, as the snapshot's whole facets list them (its summaries: no row is read).
+ */
+export function readFilters(query: FilterQuery, store: ServiceRequestStore): Promise<ListFilters> {
+  const filters = readListFilters(query);
+  return resolveSearch(filters, async (column) => (await store.facet(column, NO_FILTERS)).map(({ value }) => value));
+}

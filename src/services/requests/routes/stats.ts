@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformApp } from '../../../platform/platform-app.js';
 import { componentRef } from '../../../platform/openapi-components.js';
-import { NO_FILTERS, readListFilters, type ListFilters } from '../list-filters.js';
+import { NO_FILTERS, type ListFilters } from '../list-filters.js';
 import { periodNumbersOf } from '../engine/summary-answers.js';
 import { addDays } from '../engine/period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
@@ -10,7 +10,7 @@ import { DailyStatList, FilterQuery, MonthlyStatList, WeeklyStatList } from '../
 import { DatabaseUnavailableError, type DailyScope, type DailyStatRecord, type ServiceRequestStore } from '../store/service-request-store.js';
 import { TimeSlice } from '../../../platform/work-budget.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
-import { filteredAnswers, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+import { filteredAnswers, readFilters, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
 
 /**
  * Days per read of the precomputed daily numbers: a fraction of a millisecond of work, so that a time
@@ -104,7 +104,7 @@ function registerStatsRoute(app: PlatformApp, { store, caching }: RequestRouteDe
       },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const filters = readListFilters(request.query as never);
+      const filters = await readFilters(request.query as never, store);
       const snapshotId = await store.snapshotId();
       if (caching.answerNotModified(request, reply, snapshotId)) return reply;
       return caching.sendKept(reply, async () => {

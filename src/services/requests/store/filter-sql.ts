@@ -1,4 +1,6 @@
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
+import { EQUALITY_FILTERS, SEARCHED_COLUMNS, negationOf, type EqualityFilter, type FilterValue, type ListFilters, type NearFilter } from '../list-filters.js';
+import { boxAround, EARTH_RADIUS_M } from '../great-circle.js';
+import { GREAT_CIRCLE_FUNCTION } from './sqlite-functions.js';
 import type { CursorPosition } from '../cursor.js';
 import { SERVICE_REQUEST_COLUMNS } from './service-request-store.js';
 import { boxCells, MAX_BOX_CELLS } from '../../../snapshot/index.js';
@@ -86,6 +88,72 @@ function equalityCondition(column: string, accepted: readonly FilterValue[], par
 }
 
 /**
+ * The negation of one equality filter: the column is none of the values. Without `none` among them a
+ * row without a value matches (`col IS NULL OR ...`); with it, it does not. On SQLite the list is
+ * padded with its first value, not a null (`col NOT IN (..., NULL)` is never true).
+ */
+function negatedCondition(column: string, refused: readonly FilterValue[], parameters: Conditions['parameters'], dialect: QueryDialect, maximum: number): string {
+  const values = refused.filter((value): value is string | number => value !== null);
+  const refusesNull = values.length < refused.length;
+  if (values.length === 0) return `${column} IS NOT NULL`;
+  let condition: string;
+  if (dialect === 'postgres') {
+    condition = `${column} <> ALL(?)`;
+    parameters.push([...values]);
+  } else {
+    const slots = walkSlots(values.length, maximum);
+    const padded: SqlParameter[] = [...values];
+    while (padded.length < slots) padded.push(values[0] as string | number);
+    condition = `${column} NOT IN (${padded.map(() => '?').join(', ')})`;
+    parameters.push(...padded);
+  }
+  return refusesNull ? condition : `(${column} IS NULL OR ${condition})`;
+}
+
+/** A SQL double constant: PostgreSQL reads a decimal literal as numeric, which must not round differently. */
+const double = (value: number): string => `${value}::float8`;
+const RADIANS = Math.PI / 180;
+
+/**
+ * `near`: a box around the centre (boxAround: a prefilter the location's comparisons test cheaply),
+ * then the exact distance, the arithmetic of great-circle.ts: the registered function on SQLite, the
+ * same operations in the same order on PostgreSQL.
+ */
+function nearCondition(near: NearFilter, parameters: Conditions['parameters'], dialect: QueryDialect): string {
+  const box = boxAround(near.latitude, near.longitude, near.radiusM);
+  parameters.push(box.minLatitude, box.maxLatitude, box.minLongitude, box.maxLongitude);
+  let distance: string;
+  if (dialect === 'sqlite') {
+    distance = `${GREAT_CIRCLE_FUNCTION}(?, ?, latitude, longitude)`;
+    parameters.push(near.latitude, near.longitude);
+  } else {
+    const half = (difference: string): string => `sin(((${difference}) * ${double(RADIANS)}) / ${double(2)})`;
+    const halfLatitude = half('latitude - ?::float8');
+    const halfLongitude = half('longitude - ?::float8');
+    const a = `${halfLatitude} * ${halfLatitude} + cos(?::float8 * ${double(RADIANS)}) * cos(latitude * ${double(RADIANS)}) * ${halfLongitude} * ${halfLongitude}`;
+    distance = `${double(2)} * ${double(EARTH_RADIUS_M)} * asin(least(${double(1)}, sqrt(${a})))`;
+    parameters.push(near.latitude, near.latitude, near.latitude, near.longitude, near.longitude);
+  }
+  parameters.push(near.radiusM);
+  return `latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ? AND ${distance} <= ?`;
+}
+
+/** `q` resolved: any searched column holds one of its matching values (none: no row). */
+function searchCondition(search: NonNullable<ListFilters['search']>, parameters: Conditions['parameters'], dialect: QueryDialect): string {
+  const one = (column: (typeof SEARCHED_COLUMNS)[number]): string => {
+    const values = search[column];
+    if (dialect === 'postgres') {
+      parameters.push([...values]);
+      return `${column} = ANY(?)`;
+    }
+    // One JSON text, whatever the count of values: one statement text.
+    parameters.push(JSON.stringify(values));
+    return `${column} IN (SELECT value FROM json_each(?))`;
+  };
+  return `(${SEARCHED_COLUMNS.map(one).join(' OR ')})`;
+}
+
+/**
  * What the table holds besides the contract's fields: whether its rows have their map cell
  * (map-cells.ts; snapshots of an earlier schema do not), by which a small box selects its cells.
  */
@@ -132,6 +200,25 @@ export function conditionsOf(
     conditions.push('longitude BETWEEN ? AND ? AND latitude BETWEEN ? AND ?');
     parameters.push(box.minLongitude, box.maxLongitude, box.minLatitude, box.maxLatitude);
     if (cells !== null && without !== MAP_CELL) conditions.push(equalityCondition(MAP_CELL, cells, parameters, dialect, MAX_BOX_CELLS));
+  }
+  for (const name of EQUALITY_FILTERS) {
+    const refused = filters[negationOf(name)];
+    if (refused !== null) conditions.push(negatedCondition(name, refused, parameters, dialect, FILTER_VALUES_MAXIMUM));
+  }
+  if (filters.closed !== null) conditions.push(filters.closed ? 'closed_at IS NOT NULL' : 'closed_at IS NULL');
+  const compare = (condition: string, value: string | number | null): void => {
+    if (value === null) return;
+    conditions.push(condition);
+    parameters.push(value);
+  };
+  compare('closed_at >= ?', filters.closed_from);
+  compare('closed_at < ?', filters.closed_to);
+  compare('days_to_close >= ?', filters.days_to_close_min);
+  compare('days_to_close <= ?', filters.days_to_close_max);
+  if (filters.near !== null) conditions.push(nearCondition(filters.near, parameters, dialect));
+  if (filters.q !== null) {
+    if (filters.search === null) throw new Error('q is resolved (resolveSearch) before its SQL is made');
+    conditions.push(searchCondition(filters.search, parameters, dialect));
   }
   if (after !== null && (filters.created_from === null || cursorIsLater)) {
     conditions.push('(created_at, id) > (?, ?)');

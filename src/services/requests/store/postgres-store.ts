@@ -176,8 +176,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     await rowColumnsLoaded(this.rowColumnsLoad);
     const loaded = this.rowColumns;
     if (loaded === null || loaded.schema !== schema) return null;
-    const scan = rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
-    return scan === null ? null : { columns: loaded.columns, scan };
+    return { columns: loaded.columns, scan: rowColumnScanOf(loaded.columns, loaded.shared, filters, facet) };
   }
 
   onSnapshotChange(listener: () => void): void {

@@ -1,5 +1,5 @@
 import { filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, MAX_BOX_CELLS } from '../../../snapshot/index.js';
-import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
+import { EQUALITY_FILTERS, hasRowFilters, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type TableLayout, type WhereClause } from './filter-sql.js';
 import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
@@ -47,7 +47,7 @@ export interface PageIdsQuery extends WhereClause {
 
 /** Whether a page with these filters walks rows checking them (see PageIdsQuery). */
 function checksRowsWalked(filters: ListFilters, lead: EqualityFilter | null): boolean {
-  return filters.bbox !== null || EQUALITY_FILTERS.some((name) => name !== lead && filters[name] !== null);
+  return filters.bbox !== null || hasRowFilters(filters) || EQUALITY_FILTERS.some((name) => name !== lead && filters[name] !== null);
 }
 
 /** The ids of a list page (first column; the second, created_at, orders the merge of several walks). */

@@ -26,6 +26,7 @@ import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeC
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { SqliteStatements } from './sqlite-statements.js';
+import { registerFilterFunctions } from './sqlite-functions.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
@@ -35,6 +36,7 @@ const TABLE = 'service_requests';
 function openReadOnly(path: string): Database.Database {
   const database = new Database(path, { readonly: true, fileMustExist: true });
   database.pragma('query_only = ON');
+  registerFilterFunctions(database);
   return database;
 }
 
@@ -159,8 +161,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     await rowColumnsLoaded(this.rowColumnsLoad);
     return this.read(() => {
       const loaded = this.rowColumns;
-      const scan = loaded === null ? null : rowColumnScanOf(loaded.columns, loaded.shared, filters, facet);
-      return loaded === null || scan === null ? null : { columns: loaded.columns, scan };
+      return loaded === null ? null : { columns: loaded.columns, scan: rowColumnScanOf(loaded.columns, loaded.shared, filters, facet) };
     });
   }
 

@@ -1,0 +1,3 @@
+import { describeFilterOperators } from './support/filter-operators-suite.js';
+
+describeFilterOperators('sqlite');
