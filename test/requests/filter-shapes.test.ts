@@ -1,20 +1,15 @@
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_BOX_CELLS } from '../../src/snapshot/index.js';
-import type { PlatformApp } from '../../src/platform/platform-app.js';
-import { buildRequestsApp } from '../../src/services/requests/app.js';
 import { oneOfList, walkSlots, type TableLayout } from '../../src/services/requests/store/filter-sql.js';
 import { EQUALITY_FILTERS, NO_FILTERS, NULL_SELECTABLE, type EqualityFilter, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
 import { bucketsQuery, countQuery, facetQuery, listIdsQuery } from '../../src/services/requests/store/postgres-queries.js';
 import { FILTER_VALUES_MAXIMUM } from '../../src/services/requests/schemas.js';
-import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { bucketRowsSql, countSql, facetSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/store/sqlite-queries.js';
-import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../../src/services/requests/store/sqlite-statements.js';
-import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import { SqliteStatements } from '../../src/services/requests/store/sqlite-statements.js';
 import { StatementLru } from '../../src/services/requests/store/statement-lru.js';
 import { AggregateSummaries } from '../../src/services/requests/engine/summary-answers.js';
-import { DISTINCT_SHAPES, filterShapeRequest } from '../reliability/filter-shapes.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
+import { describeDistinctShapes } from './support/distinct-shapes-suite.js';
 
 /**
  * SQL texts that do not depend on how many values a client sends, and statement caches that clients
@@ -154,41 +149,6 @@ describe('statement caches bounded by the length of their texts', () => {
   });
 });
 
-describe('SQLite service: thousands of requests of distinct filter shapes', () => {
-  let fixture: FixtureDatabase;
-  let store: SqliteServiceRequestStore;
-  let app: PlatformApp;
-  beforeAll(async () => {
-    fixture = createSqliteFixture();
-    store = new SqliteServiceRequestStore(fixture.databaseUrl);
-    const settings = readRequestSettings({ API_KEY: 'shapes-key-0123456789', CURSOR_SECRET: 'shapes-cursor-secret-0123456789abcdef', DATABASE_URL: fixture.databaseUrl });
-    app = await buildRequestsApp(settings, { logger: false, store });
-    await app.ready();
-  });
-  afterAll(async () => {
-    await app.close();
-    await fixture.drop();
-  });
-
-  it(`${DISTINCT_SHAPES} requests: every answer 200, the statements of every thread within their bound, memory outside the heap grown by less than 64 MB`, async () => {
-    const send = (i: number) => app.inject({ method: 'GET', url: filterShapeRequest(i), headers: { 'x-api-key': 'shapes-key-0123456789' } });
-    // The statement caches filled first (their bound is part of the growth allowed, the rest is not).
-    for (let i = 0; i < 400; i += 1) expect((await send(i)).statusCode).toBe(200);
-    // Memory outside V8's heap (the statements are SQLite's and PostgreSQL's, and the threads'): the
-    // heap of the test's own process grows and shrinks with its garbage, which is not the service's.
-    const outsideHeap = () => process.memoryUsage().rss - process.memoryUsage().heapTotal;
-    const before = outsideHeap();
-    for (let i = 0; i < DISTINCT_SHAPES; i += 4) {
-      const answers = await Promise.all([i, i + 1, i + 2, i + 3].map(send));
-      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
-    }
-    const grown = (outsideHeap() - before) / 2 ** 20;
-    const { thread, workers } = await store.statementStats();
-    for (const stats of [thread, ...workers]) {
-      expect(stats.chars).toBeLessThanOrEqual(SQLITE_STATEMENT_CHARS);
-      expect(stats.droppedChars).toBeLessThan(SQLITE_STATEMENT_CHARS + 20_000);
-    }
-    expect(workers.length).toBeGreaterThan(0);
-    expect(grown).toBeLessThan(64);
-  }, 120_000);
-});
+// Every fourth shape (every count of map cells, every set of the other filters, every route): all
+// 2,080 in filter-shapes-sqlite.machine.test.ts.
+describeDistinctShapes(4);

@@ -1,16 +1,16 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/http.js';
-import { ensureDefaultSnapshot } from '../../src/services/requests/default-snapshot.js';
+import { sharedSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
 import { json, startTestApp, TEST_API_KEY, type TestApp } from './support/requests-app.js';
 import { GROUP_EXAMPLE_QUERY } from '../../src/services/requests/routes/group-stats.js';
 import { REQUEST_EXAMPLES } from '../../src/services/requests/openapi-examples.js';
 
-/** Over the embedded synthetic snapshot, built here as `npm run start:requests` builds it when absent. */
-const SNAPSHOT = resolve(REPO_ROOT, 'data/service-requests.sqlite');
+/**
+ * Over the embedded synthetic snapshot, as `npm run start:requests` builds it when absent (the build
+ * the test files share: test/support/shared-synthetic-snapshot.ts).
+ */
 
 interface Page {
   items: { id: number; created_at: string; borough: string | null }[];
@@ -20,9 +20,8 @@ interface Page {
 describe('the full synthetic snapshot (SQLite)', () => {
   let service: TestApp | undefined;
   beforeAll(async () => {
-    await ensureDefaultSnapshot(SNAPSHOT);
-    service = await startTestApp(SNAPSHOT);
-  });
+    service = await startTestApp(await sharedSyntheticSnapshot());
+  }, 180_000);
   afterAll(async () => service?.app.close());
 
   async function walk(query: string): Promise<Page['items']> {

@@ -1,21 +1,21 @@
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defaultSnapshotPath, ensureSnapshot } from '../../src/ingest/nyc311/ensure-snapshot.js';
+import { sharedSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
 import { checkExactness, sqliteSnapshot } from './support/summary-exactness-checks.js';
 
 /**
  * The aggregate summaries answer exactly what a plain SQL count / GROUP BY over the rows answers, on
  * random filter combinations they cover (seeded; support/summary-exactness-checks.ts), in SQLite:
- * the synthetic snapshot (1x) that the service embeds (data/service-requests.sqlite, built when
- * absent as the start command builds it), and a 10x snapshot when one is given
+ * the synthetic snapshot (1x) that the service embeds (built as the start command builds it when
+ * absent; the build the test files share, test/support/shared-synthetic-snapshot.ts), and a 10x snapshot when one is given
  * (SUMMARY_EXACTNESS_10X_SQLITE: a SQLite file written by the snapshot command, e.g. from
  * /work/scale-data/history-10x.csv, as building one takes minutes). PostgreSQL:
  * summary-exactness.server.test.ts.
  */
 describe('aggregate summaries of the synthetic snapshot (1x)', () => {
-  const path = defaultSnapshotPath();
+  let path = '';
   beforeAll(async () => {
-    await ensureSnapshot(path);
+    path = await sharedSyntheticSnapshot();
   }, 240_000);
 
   it('the answers read the summary indexes only (covering): SQLite plans', () => {
