@@ -121,13 +121,17 @@ function describeCellCountsBy(backend: Backend, how: string, env: Record<string,
       expect(count).toBeGreaterThan(0);
     });
 
-    it('takes every filter of the list', async () => {
+    it('takes every filter of the list, the operators and q included', async () => {
       const queries = [
         'borough=queens',
         'borough=brooklyn&borough=bronx&status=closed',
         'created_from=2025-01-10&created_to=2025-01-20',
         'channel=none',
         'complaint_type=Street%20Condition&created_from=2025-01-05',
+        'q=POT',
+        'not_borough=queens',
+        'closed=true&days_to_close_max=3',
+        'near=40.7,-73.95&radius_m=5000',
       ];
       for (const query of queries) {
         const answer = await cells(`bbox=${boxText(NEW_YORK)}&cell=0.01&${query}`);

@@ -39,6 +39,10 @@ const FILTERS = [
   'created_to=2025-01-20T12:00:00',
   'community_board=01%20BRONX&community_board=none',
   'bbox=-74.1,40.6,-73.9,40.8',
+  'q=pot',
+  'not_borough=queens',
+  'closed=false',
+  'near=40.7,-73.95&radius_m=5000',
 ];
 
 /** Days over two years, several ISO weeks (2025-W01 starts on 2024-12-30) and months. */

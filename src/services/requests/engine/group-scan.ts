@@ -350,11 +350,11 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   order.sort((a, b) => {
     const x = measures[a] as number;
     const y = measures[b] as number;
-    if (x !== y) {
-      if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : 1;
-      if (Number.isNaN(y)) return -1;
-      return (x - y) * direction;
-    }
+    // Keys without the measure (NaN: nothing closed) come last, in the order of their keys as the others tie.
+    const xMissing = Number.isNaN(x);
+    const yMissing = Number.isNaN(y);
+    if (xMissing !== yMissing) return xMissing ? 1 : -1;
+    if (!xMissing && x !== y) return (x - y) * direction;
     return (firstRanks[a] as number) - (firstRanks[b] as number) || (secondRanks[a] as number) - (secondRanks[b] as number);
   });
   const kept = order.slice(0, query.limit);

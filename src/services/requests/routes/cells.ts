@@ -4,11 +4,11 @@ import { componentRef } from '../../../platform/openapi-components.js';
 import { ApiError } from '../../../platform/error-registry.js';
 import { invalidRequestMessage } from '../../../platform/errors.js';
 import { boxCellRange, coarseCellBounds, gridCellsAcross, type CellSize } from '../../../snapshot/index.js';
-import { readListFilters, type BoundingBox, type FilterQuery } from '../list-filters.js';
+import type { BoundingBox, FilterQuery } from '../list-filters.js';
 import { CELLS_MAXIMUM, CellCountList, CellsQuery } from '../schemas.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
 import { REQUEST_EXAMPLES } from '../openapi-examples.js';
-import { filteredAnswers, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
+import { filteredAnswers, readFilters, repeatableParameters, type RequestRouteDependencies, type RouteBudget } from './route-parts.js';
 
 /**
  * GET /v1/stats/cells: the matching requests of a map box per cell of a grid (map-cells.ts), so that
@@ -53,7 +53,7 @@ export function registerCellsRoute(app: PlatformApp, { store, caching }: Request
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const query = request.query as FilterQuery & { cell: CellSize };
-      const filters = readListFilters(query);
+      const filters = await readFilters(query, store);
       const size = query.cell;
       const multiple = gridCellsAcross(size);
       checkCellsSpanned(filters.bbox as BoundingBox, size, multiple);
