@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { compareFilterValues, type FilterValue } from '../../../src/services/requests/list-filters.js';
-import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
+import type { GroupNumbers, ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 import { isoWeekOf } from '../../../src/services/requests/engine/period-stats.js';
 import { fixtureDuringSuite, type Backend } from './fixture-database.js';
 import { json, testAppDuringSuite, type TestApp } from './requests-app.js';
@@ -13,14 +13,7 @@ import type { AnyResponse } from '../../support/http.js';
  * (columns, periods, orders, limits, filters) against a recount of the rows the list serves with the
  * same filters.
  */
-type Numbers = {
-  opened: number;
-  closed: number;
-  closed_within_14_days: number;
-  share_closed_within_14_days: number | null;
-  median_days_to_close: number | null;
-  p90_days_to_close: number | null;
-};
+type Numbers = GroupNumbers;
 type Group = { key: Record<string, FilterValue>; period?: string } & Numbers;
 type Answer = { items: Group[]; others: ({ period?: string } & Numbers)[] };
 
