@@ -149,6 +149,6 @@ describe('statement caches bounded by the length of their texts', () => {
   });
 });
 
-// Every fourth shape (every count of map cells, every set of the other filters, every route): all
-// 2,080 in filter-shapes-sqlite.machine.test.ts.
-describeDistinctShapes(4);
+// Every sixteenth shape (every count of map cells, every set of the other filters, every route): all
+// 2,080, which fill the statement caches to their bounds, in filter-shapes-sqlite.machine.test.ts.
+describeDistinctShapes(16);

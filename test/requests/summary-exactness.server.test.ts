@@ -10,7 +10,7 @@ import { checkExactness, postgresSnapshot } from './support/summary-exactness-ch
  * random filter combinations they cover (seeded; support/summary-exactness-checks.ts), in PostgreSQL:
  * the synthetic snapshot (1x) loaded here, and a 10x snapshot when one is given
  * (SUMMARY_EXACTNESS_10X_POSTGRES: a postgres://...?schema= URL written by the snapshot command, as
- * building one takes minutes). SQLite: summary-exactness.test.ts.
+ * building one takes minutes). SQLite: summary-exactness.test.ts (a small history) and summary-exactness.machine.test.ts.
  *
  * The snapshot is loaded into a database of its own, created here and dropped after. VACUUM marks a
  * page all-visible (what an index-only scan needs to skip the table) only when each of its rows is

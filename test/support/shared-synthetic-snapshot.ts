@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureDefaultSnapshot } from '../../src/services/requests/default-snapshot.js';
+import { ensureSnapshot } from '../../src/ingest/nyc311/ensure-snapshot.js';
 import { REPO_ROOT } from './http.js';
 
 /**
@@ -42,13 +43,34 @@ function removeUnused(kept: string): void {
   }
 }
 
+/** Marks the file used now, and removes the unused ones of other code. */
+function keep(name: string, path: string): string {
+  const now = new Date();
+  utimesSync(path, now, now);
+  removeUnused(name);
+  return path;
+}
+
 /** The path of the shared default synthetic snapshot, built first if this code's is absent. */
 export async function sharedSyntheticSnapshot(): Promise<string> {
   const name = `${PREFIX}${builderHash()}`;
   const path = join(tmpdir(), `${name}.sqlite`);
   await ensureDefaultSnapshot(path);
-  const now = new Date();
-  utimesSync(path, now, now);
-  removeUnused(name);
-  return path;
+  return keep(name, path);
+}
+
+/**
+ * A small synthetic history (5,000 requests of 2025) as the snapshot command writes it, shared the same
+ * way: for the fast tier's tests of what the store answers, where the 109,915 requests of the default
+ * snapshot add time, not cases (their checks at that size are in `*.machine.test.ts` files).
+ */
+export const SMALL_SYNTHETIC_HISTORY = { rows: 5_000, fromYear: 2025, toYear: 2025 };
+
+/** The path of the shared small synthetic snapshot, built first (in about a second) if this code's is absent. */
+export async function sharedSmallSyntheticSnapshot(): Promise<string> {
+  const { rows, fromYear, toYear } = SMALL_SYNTHETIC_HISTORY;
+  const name = `${PREFIX}${builderHash()}-${rows}-rows-${fromYear}-${toYear}`;
+  const path = join(tmpdir(), `${name}.sqlite`);
+  await ensureSnapshot(path, { input: { kind: 'synthetic', history: SMALL_SYNTHETIC_HISTORY } });
+  return keep(name, path);
 }

@@ -3,7 +3,7 @@
  * same bytes, and cleaning keeps exactly the rows asked for. The generator and the snapshot command in
  * a small V8 heap: synthetic-history.process.test.ts; loaded into PostgreSQL:
  * synthetic-history.server.test.ts; the streaming build of the default snapshot against the
- * in-memory one: synthetic-snapshot.test.ts.
+ * in-memory one: synthetic-snapshot.machine.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -15,7 +15,7 @@ import { duringSuite } from '../../support/during-suite.js';
 import { SERVICE_REQUEST_INDEXES, exportSnapshot } from './export-snapshot.js';
 import { TEST_DATABASE_URL, isolatedSchemaName } from './fixture-paths.js';
 
-/** The synthetic export loaded into PostgreSQL, against its SQLite snapshot (synthetic-snapshot.test.ts). */
+/** The synthetic export loaded into PostgreSQL, against its SQLite snapshot (synthetic-snapshot.machine.test.ts). */
 const built = duringSuite(() => exportSnapshot({ kind: 'synthetic' }, 'written'), (snapshot) => snapshot.remove(), 180_000);
 
 describe('PostgreSQL snapshot of the synthetic export', () => {

@@ -14,7 +14,7 @@ import { createSqliteFixture, type FixtureDatabase } from './fixture-database.js
  * 200, the statements of every thread within their bound, memory outside the heap grown by less than
  * 64 MB.
  */
-export function describeDistinctShapes(stride: 1 | 4): void {
+export function describeDistinctShapes(stride: 1 | 16): void {
   const shapes = Array.from({ length: Math.ceil(DISTINCT_SHAPES / stride) }, (_, at) => at * stride);
   describe('SQLite service: thousands of requests of distinct filter shapes', () => {
     let fixture: FixtureDatabase;

@@ -2,11 +2,14 @@
  * Random rows and random filter combinations (seeded), and what a plain filter of the rows answers:
  * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
  */
+import { expect } from 'vitest';
 import { compareFilterValues, EQUALITY_FILTERS, negationOf, type FilterValue, type ListFilters, type SearchValues } from '../../../src/services/requests/list-filters.js';
 import { greatCircleMeters } from '../../../src/services/requests/great-circle.js';
 import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/store/service-request-store.js';
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
+import type { CursorPosition } from '../../../src/services/requests/cursor.js';
+import type { SqliteServiceRequestStore } from '../../../src/services/requests/store/sqlite-store.js';
 import type { SummaryUnit } from '../../../src/snapshot/index.js';
 
 const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
@@ -197,4 +200,31 @@ export function answersOfRows(
     });
   }
   return { count: matching.length, facet, buckets };
+}
+
+/** The SQL query, spelled out on the rows: WHERE filters AND (created_at, id) > after ORDER BY created_at, id LIMIT fetch. */
+export function byScan(rows: readonly ServiceRequestRecord[], filters: ListFilters, after: CursorPosition | null, fetch: number): number[] {
+  return rows
+    .filter(
+      (row) =>
+        matches(row, filters) &&
+        (after === null || row.created_at > after.created_at || (row.created_at === after.created_at && row.id > after.id)),
+    )
+    .slice(0, fetch)
+    .map((row) => row.id);
+}
+
+/**
+ * `queries` random pages of the store (filters, a cursor position of a real row or between rows, a
+ * page size), each against the plain filter and sort of the rows it holds (sqlite-pages-and-walks*.test.ts).
+ */
+export async function expectPagesOfTheRows(store: SqliteServiceRequestStore, rows: readonly ServiceRequestRecord[], random: SeededRandom, queries: number): Promise<void> {
+  for (let i = 0; i < queries; i += 1) {
+    const filters = randomFilters(random);
+    const anchor = random.pick(rows);
+    // The position of a real row, or one between rows (a row that left the set, or another id).
+    const after = random.chance(0.5) ? null : { created_at: anchor.created_at, id: random.chance(0.7) ? anchor.id : random.int(0, 2000) };
+    const fetch = random.pick([1, 2, 3, 7, 51, 1001]);
+    expect(await store.listIds({ filters, after, fetch }), JSON.stringify({ filters, after, fetch })).toEqual(byScan(rows, filters, after, fetch));
+  }
 }

@@ -184,6 +184,18 @@ async function valuesOf(read: Reader): Promise<Map<string, FilterValue[]>> {
 }
 
 /** The checks, for one snapshot: `combinations` random combinations per answer. */
+/** The answers read the summary indexes only (covering): the SQLite plans of the file at `path`. */
+export function checkCoveringPlans(path: string): void {
+  const db = new Database(path, { readonly: true });
+  try {
+    const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
+    expect(plan("SELECT bucket, opened, closed_within_14_days, low_middle, high_middle FROM summary_buckets WHERE filter_column = 'borough' AND filter_value IN ('bronx') AND unit = 'day' ORDER BY bucket")).toContain('COVERING INDEX summary_buckets_scope');
+    expect(plan("SELECT facet_value, sum(requests) FROM summary_facets WHERE filter_column = '' AND facet_column = 'status' AND period = '' GROUP BY facet_value")).toContain('COVERING INDEX summary_facets_scope');
+  } finally {
+    db.close();
+  }
+}
+
 export function checkExactness(open: () => Promise<Snapshot>, seed: number, combinations: number): void {
   let snapshot: Snapshot;
   let summaries: AggregateSummaries;
