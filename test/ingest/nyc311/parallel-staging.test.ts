@@ -2,44 +2,20 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StagedExport } from '../../../src/ingest/nyc311/clean-export.js';
 import { ExportFormatError } from '../../../src/ingest/nyc311/export-format-error.js';
 import { MissingColumnError } from '../../../src/ingest/nyc311/export-columns.js';
 import { stageExportText } from '../../../src/ingest/nyc311/parallel-staging.js';
-import { generateSyntheticHistory } from '../../../src/ingest/nyc311/synthetic-export.js';
 import { MALFORMED_FIXTURE, STANDARD_41_FIXTURE } from './fixture-paths.js';
+import { chunksOf, historiesOnThreads, historyText, stagedBoth } from './parallel-staging-checks.js';
 
 /**
  * The staging on worker threads against the staging on one thread: the same export, cut into small
  * chunks so that its records are dealt to the workers in many pieces, must give the same cleaned
- * requests in the same order, and every rule the same count.
+ * requests in the same order, and every rule the same count. Synthetic histories of some thousands
+ * of requests: parallel-staging.machine.test.ts (here, of about a thousand).
  */
 const stageRoot = mkdtempSync(join(tmpdir(), 'parallel-staging-test-'));
 afterAll(() => rmSync(stageRoot, { recursive: true, force: true }));
-
-function chunksOf(text: string, size: number): string[] {
-  const chunks: string[] = [];
-  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
-  return chunks;
-}
-
-function outcome(staged: StagedExport): unknown {
-  const rows = [...staged.rows()];
-  const { rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied } = staged;
-  return { rows, rules: staged.rules(), report: staged.report(), rawRowsRead, latestTimestamp, candidates, firstCreatedAt, lastStagedCreatedAt, filtersApplied };
-}
-
-async function stagedBoth(text: string, chunkSize: number, threads: number, applyFilters: boolean): Promise<[unknown, unknown]> {
-  const options = { applyFilters, stageDirectory: stageRoot };
-  const oneThread = outcome(await stageExportText(chunksOf(text, chunkSize), options));
-  const onWorkers = outcome(await stageExportText(chunksOf(text, chunkSize), { ...options, threads }));
-  return [onWorkers, oneThread];
-}
-
-/** A synthetic history's text: duplicates, closings before creation, repeats, spellings and placeholders planted. */
-function historyText(rows: number): string {
-  return [...generateSyntheticHistory({ rows, fromYear: 2024, toYear: 2025, seed: 7 }).chunks].join('');
-}
 
 /** A record of the 14 needed columns; `id` first. */
 const HEADER = 'Unique Key,Created Date,Closed Date,Agency,Complaint Type,Descriptor,Location Type,Incident Zip,Status,Community Board,Borough,Open Data Channel Type,Latitude,Longitude\r\n';
@@ -48,13 +24,9 @@ function record(id: number, created: string, closed: string, descriptor: string)
 }
 
 describe('staging on worker threads gives the staging on one thread', () => {
-  it('a synthetic history in small pieces on 2 and 3 threads: the same requests in order and the same count for every rule', async () => {
-    const text = historyText(4000);
-    for (const threads of [2, 3]) {
-      const [onWorkers, oneThread] = await stagedBoth(text, 4096 + threads, threads, false);
-      expect(onWorkers).toEqual(oneThread);
-    }
-  }, 60_000);
+  const history = historiesOnThreads(stageRoot, { pieces: 1_000, layouts: 800 });
+  it(history.pieces.name, history.pieces.check, 60_000);
+  it(history.layouts.name, history.layouts.check, 60_000);
 
   it('a Unique Key read again in a later piece is a duplicate, wherever each piece was cleaned', async () => {
     // The first record of key 7 is created last: file order decides, not the order of creation.
@@ -62,7 +34,7 @@ describe('staging on worker threads gives the staging on one thread', () => {
     for (let i = 0; i < 300; i++) records.push(record(1000 + i, '01/05/2025 10:00:00 AM', '01/06/2025 10:00:00 AM', `"Cave-in, ""big"" ${i}"`));
     records.push(record(7, '01/01/2025 12:00:00 AM', '', 'Pothole'), record(1000, '01/02/2025 12:00:00 AM', '', 'Pothole'));
     const text = `\uFEFF${HEADER}${records.join('')}`;
-    const [onWorkers, oneThread] = await stagedBoth(text, 97, 2, true);
+    const [onWorkers, oneThread] = await stagedBoth(stageRoot, text, 97, 2, true);
     expect(onWorkers).toEqual(oneThread);
     const rules = (onWorkers as { rules: { id: string; rows_removed: number }[] }).rules;
     expect(rules.find((rule) => rule.id === 'duplicate_unique_key')?.rows_removed).toBe(2);
@@ -71,7 +43,7 @@ describe('staging on worker threads gives the staging on one thread', () => {
   it('the 41-column fixture, with the filters, in chunks of every size from 50 to 2000 characters', async () => {
     const text = readFileSync(STANDARD_41_FIXTURE, 'utf8');
     for (const size of [50, 333, 2000]) {
-      const [onWorkers, oneThread] = await stagedBoth(text, size, 2, true);
+      const [onWorkers, oneThread] = await stagedBoth(stageRoot, text, size, 2, true);
       expect(onWorkers, `chunks of ${size}`).toEqual(oneThread);
     }
   });
@@ -79,18 +51,11 @@ describe('staging on worker threads gives the staging on one thread', () => {
   it('the malformed records: the same counts by column and the same first examples, by line', async () => {
     const text = readFileSync(MALFORMED_FIXTURE, 'utf8');
     for (const size of [60, 500]) {
-      const [onWorkers, oneThread] = await stagedBoth(text, size, 3, false);
+      const [onWorkers, oneThread] = await stagedBoth(stageRoot, text, size, 3, false);
       expect(onWorkers, `chunks of ${size}`).toEqual(oneThread);
     }
   });
 
-  it('a synthetic history written as the API JSON and the API CSV: the same requests and counts on threads as on one', async () => {
-    for (const layout of ['api-json', 'api-csv'] as const) {
-      const text = [...generateSyntheticHistory({ rows: 3000, fromYear: 2024, toYear: 2025, seed: 7, layout }).chunks].join('');
-      const [onWorkers, oneThread] = await stagedBoth(text, 5003, 2, false);
-      expect(onWorkers, layout).toEqual(oneThread);
-    }
-  }, 60_000);
 });
 
 describe('staging on worker threads fails as the staging on one thread', () => {

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -121,12 +122,36 @@ export interface FixtureOptions {
   rows?: ServiceRequestRecord[];
 }
 
+/**
+ * The files the SQLite writer wrote in this process, by their content: the writer's bytes depend on the
+ * rows and the snapshot id only (fixtureContent fixes the rest), so each content is written once and
+ * copied for every fixture of it (many test files build an app on the same 38 rows per test). Removed
+ * when the process exits.
+ */
+const writtenFiles = new Map<string, string>();
+let writtenFolder: string | undefined;
+
+function writtenOnce(rows: readonly ServiceRequestRecord[], snapshotId: string): string {
+  const key = createHash('sha256').update(snapshotId).update('\0').update(JSON.stringify(rows)).digest('hex');
+  const known = writtenFiles.get(key);
+  if (known !== undefined) return known;
+  if (writtenFolder === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'requests-fixture-written-'));
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    writtenFolder = folder;
+  }
+  const path = join(writtenFolder, `${key.slice(0, 16)}.sqlite`);
+  writeSqliteSnapshot(path, fixtureContent(rows, snapshotId));
+  writtenFiles.set(key, path);
+  return path;
+}
+
 /** A temporary SQLite file written by the snapshot builder's SQLite writer. */
 export function createSqliteFixture(options: FixtureOptions = {}): FixtureDatabase {
   const rows = options.rows ?? readFixtureRows();
   const folder = mkdtempSync(join(tmpdir(), 'requests-fixture-'));
   const path = join(folder, 'snapshot.sqlite');
-  writeSqliteSnapshot(path, fixtureContent(rows, options.snapshotId ?? FIXTURE_SNAPSHOT_ID));
+  copyFileSync(writtenOnce(rows, options.snapshotId ?? FIXTURE_SNAPSHOT_ID), path);
   return { databaseUrl: path, rows, drop: () => {
       rmSync(folder, { recursive: true, force: true });
       return Promise.resolve();
