@@ -113,20 +113,35 @@ describe('where the row columns are held', () => {
   });
 });
 
-/** The first row whose stored second is at least `bound`. */
+/** The first row whose stored second is at least `bound` (the stored seconds are sorted: a binary search). */
 function firstRowOfStored(bound: number): number {
-  let row = 0;
-  while (row < ROWS && (seconds[row] as number) < bound) row++;
-  return row;
+  let [low, high] = [0, ROWS];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((seconds[middle] as number) < bound) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Each row's day, as text. */
 const dayOfStored = Array.from(seconds, (second) => new Date(Math.floor(second / DAY_SECONDS) * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+/** Each row's bucket of each unit, found once per day. */
+const bucketOfStored = new Map<SummaryUnit, string[]>();
+function bucketsOfRows(unit: SummaryUnit): string[] {
+  const known = bucketOfStored.get(unit);
+  if (known !== undefined) return known;
+  const ofDay = new Map<string, string>();
+  const buckets = dayOfStored.map((day) => ofDay.get(day) ?? ofDay.set(day, bucketOfDay(unit, day)).get(day)!);
+  bucketOfStored.set(unit, buckets);
+  return buckets;
+}
 
 function bucketsOfStored(from: number, to: number, unit: SummaryUnit): Map<string, BucketSummary> {
   const groups = new Map<string, { opened: number; closeDays: number[] }>();
+  const bucketOfRow = bucketsOfRows(unit);
   for (let row = from; row < to; row++) {
-    const key = bucketOfDay(unit, dayOfStored[row] as string);
+    const key = bucketOfRow[row] as string;
     const group = groups.get(key) ?? { opened: 0, closeDays: [] };
     groups.set(key, group);
     group.opened += 1;
