@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import { describe, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
-import { expectPagesOfTheRows, randomRows } from './support/random-rows.js';
+import { expectPagesOfTheRows, randomRows, sqliteStoreOfRows } from './support/random-rows.js';
 
 /**
  * The SQLite store's list pages, walked from the snapshot's indexes, against a plain filter and sort
@@ -13,19 +11,9 @@ import { expectPagesOfTheRows, randomRows } from './support/random-rows.js';
 describe('pages of the SQLite store, at length', () => {
   const random = new SeededRandom(2025);
   const rows = randomRows(random, 600);
-  let fixture: FixtureDatabase;
-  let store: SqliteServiceRequestStore;
-  beforeAll(async () => {
-    fixture = createSqliteFixture({ rows });
-    store = new SqliteServiceRequestStore(fixture.databaseUrl);
-    await store.warmUp();
-  });
-  afterAll(async () => {
-    await store.close();
-    await fixture.drop();
-  });
+  const sqlite = sqliteStoreOfRows(rows);
 
   it('answers every random page as a plain filter and sort of the rows (2,000 queries)', async () => {
-    await expectPagesOfTheRows(store, rows, random, 2000);
+    await expectPagesOfTheRows(sqlite.store, rows, random, 2000);
   });
 });

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
 import type { CursorPosition } from '../../src/services/requests/cursor.js';
 import { NO_FILTERS, type FilterValue, type ListFilters } from '../../src/services/requests/list-filters.js';
@@ -10,8 +10,7 @@ import { SqliteServiceRequestStore } from '../../src/services/requests/store/sql
 import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
 import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/store/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { createSqliteFixture, type FixtureDatabase } from './support/fixture-database.js';
-import { answersOfRows, byScan, expectPagesOfTheRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
+import { answersOfRows, byScan, expectPagesOfTheRows, randomAggregateQuery, randomRows, sqliteStoreOfRows } from './support/random-rows.js';
 import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.js';
 
 /**
@@ -24,35 +23,25 @@ import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.j
 describe('pages and row walks of the SQLite store', () => {
   const random = new SeededRandom(2025);
   const rows = randomRows(random, 600);
-  let fixture: FixtureDatabase;
-  let store: SqliteServiceRequestStore;
-  beforeAll(async () => {
-    fixture = createSqliteFixture({ rows });
-    store = new SqliteServiceRequestStore(fixture.databaseUrl);
-    await store.warmUp();
-  });
-  afterAll(async () => {
-    await store.close();
-    await fixture.drop();
-  });
+  const sqlite = sqliteStoreOfRows(rows);
 
   it('answers every random page as a plain filter and sort of the rows (300 queries; 2,000 in sqlite-pages-and-walks.machine.test.ts)', async () => {
-    await expectPagesOfTheRows(store, rows, random, 300);
+    await expectPagesOfTheRows(sqlite.store, rows, random, 300);
   });
 
   it('counts, facets and the numbers per day, week or month are those of the matching rows (300 queries)', async () => {
     for (let i = 0; i < 300; i += 1) {
       const { filters, column, unit } = randomAggregateQuery(random);
       const expected = answersOfRows(rows, filters, column, unit);
-      expect(await store.count(filters)).toBe(expected.count);
-      expect(await store.facet(column, filters), column).toEqual(expected.facet);
-      expect(await store.bucketsFromRows(filters, unit), unit).toEqual(expected.buckets);
+      expect(await sqlite.store.count(filters)).toBe(expected.count);
+      expect(await sqlite.store.facet(column, filters), column).toEqual(expected.facet);
+      expect(await sqlite.store.bucketsFromRows(filters, unit), unit).toEqual(expected.buckets);
     }
   });
 
   it('counts, facets and numbers scan the row columns (a map box too); a file without row columns walks its rows to the same answers (300 queries)', async () => {
-    const copy = join(dirname(fixture.databaseUrl), 'without-row-columns.sqlite');
-    copyFileSync(fixture.databaseUrl, copy);
+    const copy = join(dirname(sqlite.path), 'without-row-columns.sqlite');
+    copyFileSync(sqlite.path, copy);
     const writable = new Database(copy);
     writable.exec(`DROP TABLE ${ROW_COLUMNS_TABLE}; DROP TABLE ${ROW_COLUMN_VALUES_TABLE}`);
     writable.close();
@@ -64,7 +53,7 @@ describe('pages and row walks of the SQLite store', () => {
       for (let i = 0; i < 300; i += 1) {
         const { filters, column, unit } = randomAggregateQuery(random);
         run.mockClear();
-        const scanned = [await store.count(filters), await store.facet(column, filters), await store.bucketsFromRows(filters, unit)];
+        const scanned = [await sqlite.store.count(filters), await sqlite.store.facet(column, filters), await sqlite.store.bucketsFromRows(filters, unit)];
         const works = run.mock.calls.map(([, work]) => 'scan' in work);
         expect(works.every((scan) => scan), JSON.stringify(filters)).toBe(true);
         scans += works.filter(Boolean).length;
@@ -80,7 +69,7 @@ describe('pages and row walks of the SQLite store', () => {
   });
 
   it('a count that arrives before the row columns are loaded waits for them and scans them; a ping waits for the first warm-up, row columns included', () =>
-    expectRequestsWaitForRowColumns(() => new SqliteServiceRequestStore(fixture.databaseUrl), rows));
+    expectRequestsWaitForRowColumns(() => new SqliteServiceRequestStore(sqlite.path), rows));
 
   it.runIf(existsSync('/proc/thread-self'))('the walk threads run at a lower priority than the event loop (nice 10), so walks never keep the loop waiting for a core', () => {
     // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value (fields counted after the command's closing parenthesis).
@@ -97,7 +86,7 @@ describe('pages and row walks of the SQLite store', () => {
     const walked: number[] = [];
     let after: CursorPosition | null = null;
     for (;;) {
-      const page: number[] = await store.listIds({ filters, after, fetch: 4 });
+      const page: number[] = await sqlite.store.listIds({ filters, after, fetch: 4 });
       walked.push(...page.slice(0, 3));
       if (page.length <= 3) break;
       const last: ServiceRequestRecord = byId.get(page[2]!)!;
@@ -109,9 +98,9 @@ describe('pages and row walks of the SQLite store', () => {
 
   it('is empty for a value no row has, and for an empty range', async () => {
     const none: ListFilters = { ...NO_FILTERS, complaint_type: ['Pothole'] };
-    expect(await store.listIds({ filters: none, after: null, fetch: 50 })).toEqual([]);
+    expect(await sqlite.store.listIds({ filters: none, after: null, fetch: 50 })).toEqual([]);
     const empty: ListFilters = { ...NO_FILTERS, created_from: '2025-01-05', created_to: '2025-01-05' };
-    expect(await store.listIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
+    expect(await sqlite.store.listIds({ filters: empty, after: null, fetch: 50 })).toEqual([]);
   });
 
   it('a small map box walks the map cells it touches, merged; a larger one, or a snapshot without cells, walks in list order', () => {
@@ -154,7 +143,7 @@ describe('pages and row walks of the SQLite store', () => {
       it(`${name}: ${where}`, async () => {
         const run = vi.spyOn(RowWalkPool.prototype, 'run');
         try {
-          const ids = await store.listIds({ filters, after: null, fetch: 51 });
+          const ids = await sqlite.store.listIds({ filters, after: null, fetch: 51 });
           expect(ids).toEqual(byScan(rows, filters, null, 51));
           expect(run.mock.calls.map(([kind]) => kind)).toEqual(where === 'workers' ? ['ids'] : []);
         } finally {

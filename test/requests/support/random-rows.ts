@@ -2,14 +2,15 @@
  * Random rows and random filter combinations (seeded), and what a plain filter of the rows answers:
  * the reference of the stores' pages, counts, facets and statistics in the tests of both backends.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { compareFilterValues, EQUALITY_FILTERS, negationOf, type FilterValue, type ListFilters, type SearchValues } from '../../../src/services/requests/list-filters.js';
 import { greatCircleMeters } from '../../../src/services/requests/great-circle.js';
 import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceRequestRecord, type ValueCount } from '../../../src/services/requests/store/service-request-store.js';
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
 import type { CursorPosition } from '../../../src/services/requests/cursor.js';
-import type { SqliteServiceRequestStore } from '../../../src/services/requests/store/sqlite-store.js';
+import { SqliteServiceRequestStore } from '../../../src/services/requests/store/sqlite-store.js';
+import { createSqliteFixture, type FixtureDatabase } from './fixture-database.js';
 import type { SummaryUnit } from '../../../src/snapshot/index.js';
 
 const BOROUGHS = ['bronx', 'brooklyn', 'manhattan', 'queens', 'staten_island', null] as const;
@@ -227,4 +228,29 @@ export async function expectPagesOfTheRows(store: SqliteServiceRequestStore, row
     const fetch = random.pick([1, 2, 3, 7, 51, 1001]);
     expect(await store.listIds({ filters, after, fetch }), JSON.stringify({ filters, after, fetch })).toEqual(byScan(rows, filters, after, fetch));
   }
+}
+
+/** A SQLite fixture of `rows` and a warmed-up store over it, for the tests of the describe block that calls it. */
+export function sqliteStoreOfRows(rows: ServiceRequestRecord[]): { readonly store: SqliteServiceRequestStore; readonly path: string } {
+  let fixture: FixtureDatabase | undefined;
+  let store: SqliteServiceRequestStore | undefined;
+  beforeAll(async () => {
+    fixture = createSqliteFixture({ rows });
+    store = new SqliteServiceRequestStore(fixture.databaseUrl);
+    await store.warmUp();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await fixture?.drop();
+  });
+  return {
+    get store() {
+      if (store === undefined) throw new Error('the store is opened before the tests');
+      return store;
+    },
+    get path() {
+      if (fixture === undefined) throw new Error('the fixture is written before the tests');
+      return fixture.databaseUrl;
+    },
+  };
 }
