@@ -67,7 +67,7 @@ const { values } = parseArgs({
     'drop-postgres': { type: 'boolean', default: false },
   },
 });
-const KEY = 'bench-key';
+const KEY = 'bench-key-0123456789';
 const BASE_ROWS = 109_915;
 const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const requestsPerCase = Number(values.requests);

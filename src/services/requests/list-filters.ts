@@ -120,8 +120,13 @@ export const LOCAL_DATE_OR_DATE_TIME_PATTERN =
 
 const LOCAL_DATE_OR_DATE_TIME = new RegExp(LOCAL_DATE_OR_DATE_TIME_PATTERN);
 
-/** Four decimal numbers separated by commas (the ranges are checked after validation). */
-const NUMBER = '-?[0-9]{1,3}(\\.[0-9]{1,12})?';
+/**
+ * A decimal number of degrees as clients print one: up to 20 fractional digits, so that a coordinate
+ * JavaScript or Python prints in full (40.83537751718191) is taken as sent; the ranges are checked
+ * after validation.
+ */
+const NUMBER = '-?[0-9]{1,3}(\\.[0-9]{1,20})?';
+/** Four decimal numbers separated by commas. */
 export const BBOX_PATTERN = `^${NUMBER},${NUMBER},${NUMBER},${NUMBER}$`;
 /** `near`: a latitude and a longitude, decimal degrees (the ranges are checked after validation). */
 export const NEAR_PATTERN = `^${NUMBER},${NUMBER}$`;

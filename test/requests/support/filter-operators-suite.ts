@@ -112,6 +112,12 @@ export const describeFilterOperators = (backend: Backend) =>
       await expectIds(`near=40.8,-73.9&radius_m=1`, [5]);
     });
 
+    it('near and bbox take coordinates as clients print a double in full (up to 20 fractional digits)', async () => {
+      await expectIds(`near=40.80000000000000000001,-73.90000000000001&radius_m=1`, [5]);
+      await expectIds('bbox=-73.90000000000001,40.79999999999999,-73.89999999999999,40.80000000000001', [5]);
+      expectError(await service.get('/v1/service-requests/count?near=40.800000000000000000001,-73.9&radius_m=1'), 422, 'invalid_request', ['near']);
+    });
+
     it('q: a case-insensitive search over the values of complaint_type, descriptor and location_type; a text no value holds matches nothing', async () => {
       await expectIds('q=POT', [1, 5]);
       await expectIds('q=sidewalk', [2]);

@@ -80,12 +80,15 @@ export function recount(rows: readonly ServiceRequestRecord[], by: readonly stri
   const keys = new Map<string, ServiceRequestRecord[]>();
   for (const row of rows) {
     const id = JSON.stringify(by.map((column) => row[column as keyof ServiceRequestRecord]));
-    keys.set(id, [...(keys.get(id) ?? []), row]);
+    const ofKey = keys.get(id);
+    if (ofKey === undefined) keys.set(id, [row]);
+    else ofKey.push(row);
   }
   const keyOf = (id: string): FilterValue[] => JSON.parse(id) as FilterValue[];
-  const ordered = [...keys].sort(([a, ra], [b, rb]) => {
-    const x = numbersOf(ra)[measure];
-    const y = numbersOf(rb)[measure];
+  const measured = new Map([...keys].map(([id, ofKey]) => [id, numbersOf(ofKey)[measure]]));
+  const ordered = [...keys].sort(([a], [b]) => {
+    const x = measured.get(a) ?? null;
+    const y = measured.get(b) ?? null;
     if (x !== y) {
       if (x === null) return 1;
       if (y === null) return -1;
@@ -98,7 +101,11 @@ export function recount(rows: readonly ServiceRequestRecord[], by: readonly stri
   const periodOf = (row: ServiceRequestRecord): string => (period === null ? '' : (PERIOD_OF[period] as (day: string) => string)(row.created_at.slice(0, 10)));
   const perPeriod = (some: readonly ServiceRequestRecord[]): [string, ServiceRequestRecord[]][] => {
     const periods = new Map<string, ServiceRequestRecord[]>();
-    for (const row of some) periods.set(periodOf(row), [...(periods.get(periodOf(row)) ?? []), row]);
+    for (const row of some) {
+      const ofPeriod = periods.get(periodOf(row));
+      if (ofPeriod === undefined) periods.set(periodOf(row), [row]);
+      else ofPeriod.push(row);
+    }
     return [...periods].sort(([a], [b]) => (a < b ? -1 : 1));
   };
   const items: Group[] = [];
@@ -112,7 +119,7 @@ export function recount(rows: readonly ServiceRequestRecord[], by: readonly stri
 }
 
 /** Every row the list serves for a query string of filters. */
-async function servedRows(service: TestApp, filters: string): Promise<ServiceRequestRecord[]> {
+export async function servedRows(service: TestApp, filters: string): Promise<ServiceRequestRecord[]> {
   const rows: ServiceRequestRecord[] = [];
   let cursor: string | null = null;
   do {
