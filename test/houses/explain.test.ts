@@ -170,7 +170,7 @@ describe('POST /v1/estimates/explain/batch', () => {
     const response = await app.inject({ method: 'POST', url: '/v1/estimates/explain/batch', headers: { 'content-type': 'application/json' }, payload });
     const used = process.cpuUsage(started);
     expectError(response, 422, 'invalid_request', ['houses'], 'The request is not valid: houses must hold from 1 to 100 items');
-    // Generous bound on a loaded machine (test/reliability/request-cost.test.ts measures every worst body).
+    // Generous bound on a loaded machine (test/reliability/request-cost.machine.test.ts measures every worst body).
     expect((used.user + used.system) / 1000).toBeLessThan(200);
   });
   it('101 houses with an invalid one is refused on its size alone: fields houses, no house looked at (the hostile-input decisions)', async () => {

@@ -183,7 +183,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('%s: 
       : `GET ${service.keyedGet.split('?')[0]}?limit=0 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\n\r\n`;
     const unauthorized = `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
     for (const first of [invalid, unauthorized]) {
-      const exchange = await rawExchange(live.port, first + second, { idleMs: 500 });
+      const exchange = await rawExchange(live.port, first + second, { idleMs: 500, until: (text) => /x-request-id: second-on-connection/i.test(text) });
       expect(exchange.status).toBeGreaterThanOrEqual(400);
       expect(exchange.headers.connection, exchange.text).not.toBe('close');
       expect(exchange.text).toMatch(/x-request-id: second-on-connection/i);

@@ -15,12 +15,13 @@ export interface RawExchange {
 /**
  * Sends `head` (request line and headers, CRLF-terminated by the caller) and then, optionally, a body
  * in chunks produced by `bodyChunks`, stopping as soon as an answer arrives. Resolves when the server
- * closes the socket or `idleMs` passes without data after the first byte of the answer.
+ * closes the socket, when the text received satisfies `until`, or when `idleMs` passes without data
+ * after the first byte of the answer.
  */
 export function rawExchange(
   port: number,
   head: string | Buffer,
-  options: { bodyChunks?: () => Iterator<Buffer>; timeoutMs?: number; idleMs?: number } = {},
+  options: { bodyChunks?: () => Iterator<Buffer>; timeoutMs?: number; idleMs?: number; until?: (text: string) => boolean } = {},
 ): Promise<RawExchange> {
   const started = Date.now();
   return new Promise((resolveExchange, reject) => {
@@ -57,7 +58,8 @@ export function rawExchange(
       answered = true;
       received.push(chunk);
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(finish, options.idleMs ?? 300);
+      if (options.until?.(Buffer.concat(received).toString('utf8')) === true) finish();
+      else idleTimer = setTimeout(finish, options.idleMs ?? 300);
     });
     socket.on('end', () => {
       closedByServer = true;

@@ -1,7 +1,7 @@
 /**
  * The most expensive requests a client can build within the limits (64 KiB of body, 16 KiB of request
  * line and headers), per class of hostile input (the hostile-input decisions), for each service. Shared by the
- * hostile-client tests (test/reliability/request-cost.test.ts) and the benchmark
+ * hostile-client tests (test/reliability/request-cost.machine.test.ts) and the benchmark
  * (bench/reliability/worst-body.ts). Every body is valid JSON: invalid JSON stops at the parser.
  */
 import { HOUSE_FIELDS } from '../../src/services/houses/house.js';

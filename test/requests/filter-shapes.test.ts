@@ -9,7 +9,6 @@ import { bucketRowsSql, countSql, facetSql, pageIdsQuery, type FilterValueCounts
 import { SqliteStatements } from '../../src/services/requests/store/sqlite-statements.js';
 import { StatementLru } from '../../src/services/requests/store/statement-lru.js';
 import { AggregateSummaries } from '../../src/services/requests/engine/summary-answers.js';
-import { describeDistinctShapes } from './support/distinct-shapes-suite.js';
 
 /**
  * SQL texts that do not depend on how many values a client sends, and statement caches that clients
@@ -148,7 +147,3 @@ describe('statement caches bounded by the length of their texts', () => {
     expect(opened.every((database) => !database.open)).toBe(true);
   });
 });
-
-// Every sixteenth shape (every count of map cells, every set of the other filters, every route): all
-// 2,080, which fill the statement caches to their bounds, in filter-shapes-sqlite.machine.test.ts.
-describeDistinctShapes(16);
