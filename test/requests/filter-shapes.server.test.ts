@@ -1,13 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlatformApp } from '../../src/platform/platform-app.js';
-import { buildRequestsApp } from '../../src/services/requests/app.js';
 import { POSTGRES_STATEMENT_CHARS, PostgresStatements } from '../../src/services/requests/store/postgres-statements.js';
 import { PostgresServiceRequestStore } from '../../src/services/requests/store/postgres-store.js';
-import { readRequestSettings } from '../../src/services/requests/settings.js';
 import { parsePostgresTarget } from '../../src/shared/postgres-schema.js';
-import { DISTINCT_SHAPES, filterShapeRequest } from '../reliability/filter-shapes.js';
-import { createPostgresFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
+import { DISTINCT_SHAPES } from '../reliability/filter-shapes.js';
+import { sendEveryShape, shapesServiceDuringSuite } from './support/distinct-shapes-suite.js';
+import { createPostgresFixture, TEST_POSTGRES_URL } from './support/fixture-database.js';
 
 /**
  * PostgreSQL: named prepared statements bounded in every connection (postgres-statements.ts: the
@@ -63,36 +61,14 @@ describe('PostgresStatements: every connection keeps its statements within the b
 });
 
 describe('PostgreSQL service: thousands of requests of distinct filter shapes', () => {
-  let fixture: FixtureDatabase;
-  let store: PostgresServiceRequestStore;
-  let app: PlatformApp;
-  beforeAll(async () => {
-    fixture = await createPostgresFixture();
-    const target = parsePostgresTarget(fixture.databaseUrl);
-    store = new PostgresServiceRequestStore({ url: target.connectionString, schema: target.schema });
-    const settings = readRequestSettings({ API_KEY: 'shapes-key-0123456789', CURSOR_SECRET: 'shapes-cursor-secret-0123456789abcdef', DATABASE_URL: fixture.databaseUrl });
-    app = await buildRequestsApp(settings, { logger: false, store });
-    await app.ready();
-  });
-  afterAll(async () => {
-    await app.close();
-    await fixture.drop();
+  const service = shapesServiceDuringSuite(createPostgresFixture, (databaseUrl) => {
+    const target = parsePostgresTarget(databaseUrl);
+    return new PostgresServiceRequestStore({ url: target.connectionString, schema: target.schema });
   });
 
   it(`${DISTINCT_SHAPES} requests: every answer 200, every connection's statements within the bound, memory outside the heap grown by less than 64 MB`, async () => {
-    const send = (i: number) => app.inject({ method: 'GET', url: filterShapeRequest(i), headers: { 'x-api-key': 'shapes-key-0123456789' } });
-    // The statement caches filled first (their bound is part of the growth allowed, the rest is not).
-    for (let i = 0; i < 400; i += 1) expect((await send(i)).statusCode).toBe(200);
-    // Memory outside V8's heap (the statements are SQLite's and PostgreSQL's, and the threads'): the
-    // heap of the test's own process grows and shrinks with its garbage, which is not the service's.
-    const outsideHeap = () => process.memoryUsage().rss - process.memoryUsage().heapTotal;
-    const before = outsideHeap();
-    for (let i = 0; i < DISTINCT_SHAPES; i += 4) {
-      const answers = await Promise.all([i, i + 1, i + 2, i + 3].map(send));
-      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
-    }
-    const grown = (outsideHeap() - before) / 2 ** 20;
-    const connections = await store.statementStats();
+    const grown = await sendEveryShape(service.app);
+    const connections = await service.store.statementStats();
     expect(connections.length).toBeGreaterThan(0);
     for (const connection of connections) {
       expect(connection.chars).toBeLessThanOrEqual(POSTGRES_STATEMENT_CHARS);
