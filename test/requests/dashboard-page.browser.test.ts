@@ -52,6 +52,16 @@ async function rewriteAnswers(page: Page, pattern: string, rewrite: (body: never
 }
 
 /** Waits until the page has finished its last load (body[data-state=ready]). */
+/** The query of every request the page sends, by path, as it sends them (filled while the test runs). */
+function sentQueries(page: Page): Record<string, URLSearchParams[]> {
+  const queries: Record<string, URLSearchParams[]> = {};
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    (queries[url.pathname] ??= []).push(url.searchParams);
+  });
+  return queries;
+}
+
 async function untilReady(page: Page): Promise<void> {
   await page.waitForFunction(() => document.body.dataset.state === 'ready', undefined, { timeout: READY_TIMEOUT_MS });
 }
@@ -252,16 +262,12 @@ describe('dashboard page in headless Chromium', () => {
         if (!new URL(route.request().url()).searchParams.has('bbox')) return route.continue();
         return route.fulfill({ json: { count: 5_001 } });
       });
-      const cellQueries: URLSearchParams[] = [];
-      page.on('request', (request) => {
-        const url = new URL(request.url());
-        if (url.pathname === '/v1/stats/cells') cellQueries.push(url.searchParams);
-      });
+      const queries = sentQueries(page);
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       await page.selectOption('#borough', 'brooklyn');
       await untilReady(page);
-      const query = cellQueries.at(-1)!;
+      const query = queries['/v1/stats/cells']!.at(-1)!;
       expect(Object.fromEntries(query)).toEqual({ borough: 'brooklyn', created_from: '2025-01-01', created_to: '2025-02-01', bbox: '-74.26,40.49,-73.69,40.92', cell: '0.01' });
       const answer = JSON.parse((await service!.get(`/v1/stats/cells?${query}`)).body) as { cells: unknown[]; total: number };
       const brooklyn = fixture!.rows.filter((row) => row.borough === 'brooklyn' && row.latitude !== null);
@@ -282,11 +288,8 @@ describe('dashboard page in headless Chromium', () => {
 
   it('the group-by view: a table and a chart of /v1/stats/groups under the filters, two columns, any period', async () => {
     await inNewPage(async (page, problems) => {
-      const groupQueries: URLSearchParams[] = [];
-      page.on('request', (request) => {
-        const url = new URL(request.url());
-        if (url.pathname === '/v1/stats/groups') groupQueries.push(url.searchParams);
-      });
+      const queries = sentQueries(page);
+      const groupQueries = (): URLSearchParams[] => queries['/v1/stats/groups'] ?? [];
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       const tableRows = () => page.$$eval('#groups-table tbody tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
@@ -298,7 +301,7 @@ describe('dashboard page in headless Chromium', () => {
       const rows = fixture!.rows;
 
       // By borough over the whole range: one row per borough (and the requests without one), adding up to every request.
-      let query = groupQueries.at(-1)!;
+      let query = groupQueries().at(-1)!;
       expect(Object.fromEntries(query)).toEqual({ created_from: '2025-01-01', created_to: '2025-02-01', by: 'borough', order: '-opened', limit: '20' });
       let answer = JSON.parse((await service!.get(`/v1/stats/groups?${query}`)).body) as { items: { key: Record<string, string | null>; opened: number; p90_days_to_close: number | null }[]; others: { opened: number }[] };
       // The six numbers end each row (opened first); an others row spans the key columns with one cell.
@@ -322,7 +325,7 @@ describe('dashboard page in headless Chromium', () => {
       await untilReady(page);
       await page.selectOption('#group-limit', '10');
       await untilReady(page);
-      query = groupQueries.at(-1)!;
+      query = groupQueries().at(-1)!;
       expect(Object.fromEntries(query)).toEqual({ created_from: '2025-01-01', created_to: '2025-02-01', by: 'borough,status', period: 'week', order: '-opened', limit: '10' });
       answer = JSON.parse((await service!.get(`/v1/stats/groups?${query}`)).body) as typeof answer;
       table = await tableRows();
@@ -342,7 +345,7 @@ describe('dashboard page in headless Chromium', () => {
       // The filters apply: Bronx only.
       await page.selectOption('#borough', 'bronx');
       await untilReady(page);
-      expect(groupQueries.at(-1)!.get('borough')).toBe('bronx');
+      expect(groupQueries().at(-1)!.get('borough')).toBe('bronx');
       expect(sum((await tableRows()).map((row) => Number(row.at(-6))))).toBe(rows.filter((row) => row.borough === 'bronx').length);
       mkdirSync(resolve(REPO_ROOT, '.test-results'), { recursive: true });
       await page.locator('#groups-card').screenshot({ path: resolve(REPO_ROOT, '.test-results/dashboard-groups.png') });
@@ -368,11 +371,7 @@ describe('dashboard page in headless Chromium', () => {
 
   it('complaint types from /v1/facets and the match count from /v1/service-requests/count, under the chosen filters', async () => {
     await inNewPage(async (page, problems) => {
-      const queries: Record<string, URLSearchParams[]> = {};
-      page.on('request', (request) => {
-        const url = new URL(request.url());
-        (queries[url.pathname] ??= []).push(url.searchParams);
-      });
+      const queries = sentQueries(page);
       await enterKey(page, TEST_API_KEY);
       await untilReady(page);
       await page.selectOption('#borough', 'bronx');
