@@ -1,6 +1,6 @@
-import { beforeAll, describe, it } from 'vitest';
+import { describe } from 'vitest';
 import { sharedSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
-import { checkCoveringPlans, checkExactness, sqliteSnapshot } from './support/summary-exactness-checks.js';
+import { checkExactness, describeSqliteExactness, sqliteSnapshot } from './support/summary-exactness-checks.js';
 
 /**
  * The aggregate summaries answer exactly what a plain SQL count / GROUP BY over the rows answers, on
@@ -12,16 +12,7 @@ import { checkCoveringPlans, checkExactness, sqliteSnapshot } from './support/su
  * same checks over a small snapshot, in the fast tier: summary-exactness.test.ts. PostgreSQL:
  * summary-exactness.server.test.ts.
  */
-describe('aggregate summaries of the synthetic snapshot (1x)', () => {
-  let path = '';
-  beforeAll(async () => {
-    path = await sharedSyntheticSnapshot();
-  }, 240_000);
-
-  it('the answers read the summary indexes only (covering): SQLite plans', () => checkCoveringPlans(path));
-
-  describe('SQLite', () => checkExactness(() => Promise.resolve(sqliteSnapshot(path)), 20, 60));
-});
+describeSqliteExactness('aggregate summaries of the synthetic snapshot (1x)', sharedSyntheticSnapshot, 240_000);
 
 // The 10x check exists only when a 10x snapshot is given (building one takes minutes): declared, not
 // skipped, so that the suite's count of skipped tests stays a count of tests that could not run.

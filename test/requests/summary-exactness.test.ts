@@ -1,6 +1,5 @@
-import { beforeAll, describe, it } from 'vitest';
 import { sharedSmallSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
-import { checkCoveringPlans, checkExactness, sqliteSnapshot } from './support/summary-exactness-checks.js';
+import { describeSqliteExactness } from './support/summary-exactness-checks.js';
 
 /**
  * The aggregate summaries answer exactly what a plain SQL count / GROUP BY over the rows answers, on
@@ -10,13 +9,4 @@ import { checkCoveringPlans, checkExactness, sqliteSnapshot } from './support/su
  * snapshot (1x) and a 10x one: summary-exactness.machine.test.ts; PostgreSQL:
  * summary-exactness.server.test.ts.
  */
-describe('aggregate summaries of a small synthetic history', () => {
-  let path = '';
-  beforeAll(async () => {
-    path = await sharedSmallSyntheticSnapshot();
-  }, 120_000);
-
-  it('the answers read the summary indexes only (covering): SQLite plans', () => checkCoveringPlans(path));
-
-  describe('SQLite', () => checkExactness(() => Promise.resolve(sqliteSnapshot(path)), 20, 60));
-});
+describeSqliteExactness('aggregate summaries of a small synthetic history', sharedSmallSyntheticSnapshot, 120_000);

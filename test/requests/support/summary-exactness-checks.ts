@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryUnit } from '../../../src/snapshot/aggregate-summaries.js';
 import { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import type { BucketSummary, ServiceRequestStore, ValueCount } from '../../../src/services/requests/store/service-request-store.js';
@@ -298,5 +298,19 @@ export function checkExactness(open: () => Promise<Snapshot>, seed: number, comb
     expect(await summaries.facet('borough', { ...NO_FILTERS, status: ['Closed'], created_from: `${period.start}T00:00:00` })).toBeNull();
     expect(await summaries.periodBuckets(midMonth, 'month')).toBeNull();
     expect(await summaries.periodBuckets(several, 'week')).toBeNull();
+  });
+}
+
+/** The summaries of a SQLite snapshot (`build` gives its path, within `timeoutMs`): its plans covering, its answers exact. */
+export function describeSqliteExactness(name: string, build: () => Promise<string>, timeoutMs: number): void {
+  describe(name, () => {
+    let path = '';
+    beforeAll(async () => {
+      path = await build();
+    }, timeoutMs);
+
+    it('the answers read the summary indexes only (covering): SQLite plans', () => checkCoveringPlans(path));
+
+    describe('SQLite', () => checkExactness(() => Promise.resolve(sqliteSnapshot(path)), 20, 60));
   });
 }
