@@ -1,26 +1,16 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseKeyFile, readKeyFile } from '../../src/platform/api-keys/key-file.js';
 import { ApiKeySet } from '../../src/platform/api-keys/key-set.js';
 import { checksumFails, hasKeyForm, keyDigest, newKeyText } from '../../src/platform/api-keys/key-text.js';
 import { readApiKeysFile, readPlatformSettings } from '../../src/platform/settings.js';
-import { createKey, keyFileDirectory, keysCommand } from '../support/key-files.js';
+import { createKey, keyFilePath, keysCommand } from '../support/key-files.js';
 
 /**
  * The key file and its command (docs/deploy.md, "Keys per client"): the keys' form and checksum, the
  * file's checks, `npm run keys -- create | list | revoke | rotate`, and who a presented key is.
  */
-let cleanup: (() => void) | undefined;
-afterEach(() => {
-  cleanup?.();
-  cleanup = undefined;
-});
-
-function keyFile(): string {
-  const directory = keyFileDirectory();
-  cleanup = directory.remove;
-  return directory.path;
-}
+const keyFile = keyFilePath;
 
 const HASH = 'a'.repeat(64);
 const entry = (changes: Record<string, unknown> = {}) => ({ id: 'key_1', name: 'Newsroom', sha256: HASH, services: ['requests'], ...changes });

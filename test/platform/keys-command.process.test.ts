@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/http.js';
-import { keyFileDirectory, within } from '../support/key-files.js';
+import { keyFilePath, within } from '../support/key-files.js';
 import { runUntilExit, startService, type RunningService } from '../support/process.js';
 
 /**
@@ -33,21 +33,20 @@ const classify = (service: RunningService, key: string) =>
 
 describe('npm run keys and running services', () => {
   it('create prints the key alone on stdout; two tickets processes accept it, and refuse it within 2 s of revoke', async () => {
-    const directory = keyFileDirectory();
-    cleanups.push(directory.remove);
-    const created = await npmKeys('create', '--file', directory.path, '--name', 'Process test', '--services', 'tickets');
+    const path = keyFilePath();
+    const created = await npmKeys('create', '--file', path, '--name', 'Process test', '--services', 'tickets');
     const key = created.stdout.trim();
     expect(key).toMatch(/^cs_[0-9A-Za-z]{36}$/);
     const id = /Created (key_[0-9a-f]{12})/.exec(created.stderr)?.[1];
     expect(id).toBeDefined();
-    const env = { API_KEYS_FILE: directory.path };
+    const env = { API_KEYS_FILE: path };
     const [one, two] = await Promise.all([started('src/services/tickets/main.ts', env), started('src/services/tickets/main.ts', env)]);
     expect((await classify(one, key)).status).toBe(200);
     expect((await classify(two, key)).status).toBe(200);
-    await npmKeys('revoke', id!, '--file', directory.path);
+    await npmKeys('revoke', id!, '--file', path);
     const took = await within(2_000, async () => (await classify(one, key)).status === 401 && (await classify(two, key)).status === 401);
     expect(took).toBeLessThan(2_000);
-    const listed = await npmKeys('list', '--file', directory.path);
+    const listed = await npmKeys('list', '--file', path);
     expect(listed.stdout).toMatch(new RegExp(`${id}\\s+Process test\\s+tickets\\s+-\\s+-\\s+revoked`));
     for (const service of [one, two]) {
       await service.stop();
@@ -57,11 +56,10 @@ describe('npm run keys and running services', () => {
   }, 60_000);
 
   it('SIGHUP reads the key file again at once', async () => {
-    const directory = keyFileDirectory();
-    cleanups.push(directory.remove);
-    await npmKeys('create', '--file', directory.path, '--name', 'First');
-    const service = await started('src/services/tickets/main.ts', { API_KEYS_FILE: directory.path });
-    const second = (await npmKeys('create', '--file', directory.path, '--name', 'Second')).stdout.trim();
+    const path = keyFilePath();
+    await npmKeys('create', '--file', path, '--name', 'First');
+    const service = await started('src/services/tickets/main.ts', { API_KEYS_FILE: path });
+    const second = (await npmKeys('create', '--file', path, '--name', 'Second')).stdout.trim();
     service.child.kill('SIGHUP');
     await within(2_000, () => service.stdout().includes('"cause":"SIGHUP"'));
     expect((await classify(service, second)).status).toBe(200);
@@ -69,12 +67,11 @@ describe('npm run keys and running services', () => {
   }, 60_000);
 
   it('at start, an unusable key file stops the start: one line naming API_KEYS_FILE, exit 1', async () => {
-    const directory = keyFileDirectory();
-    cleanups.push(directory.remove);
-    writeFileSync(directory.path, '{"version": 1, "keys": [{"id": "a"}]}');
-    const { code, stdout, stderr } = await runUntilExit('src/services/tickets/main.ts', { API_KEYS_FILE: directory.path });
+    const path = keyFilePath();
+    writeFileSync(path, '{"version": 1, "keys": [{"id": "a"}]}');
+    const { code, stdout, stderr } = await runUntilExit('src/services/tickets/main.ts', { API_KEYS_FILE: path });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`Invalid setting API_KEYS_FILE: ${JSON.stringify(directory.path)}: keys[0].name, keys[0].sha256, keys[0].services: missing\n`);
+    expect(stderr).toBe(`Invalid setting API_KEYS_FILE: ${JSON.stringify(path)}: keys[0].name, keys[0].sha256, keys[0].services: missing\n`);
   }, 60_000);
 });

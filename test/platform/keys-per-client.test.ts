@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { KEY_FILE_CHECK_MS } from '../../src/platform/api-keys/key-file-watch.js';
 import { LogCapture, expectError, type AnyResponse } from '../support/http.js';
-import { createKey, editKey, keyFileDirectory, keysCommand, within } from '../support/key-files.js';
+import { createKey, editKey, keyFilePath, keysCommand, within } from '../support/key-files.js';
 import { SERVICES, type ServiceUnderTest } from '../reliability/services.js';
 
 /**
@@ -22,22 +22,15 @@ interface Built {
 }
 
 let toClose: Built[] = [];
-let removeDirectory: (() => void) | undefined;
 afterEach(async () => {
   for (const built of toClose) {
     await built.app.close();
     await built.cleanup();
   }
   toClose = [];
-  removeDirectory?.();
-  removeDirectory = undefined;
 });
 
-function keyFile(): string {
-  const directory = keyFileDirectory();
-  removeDirectory = directory.remove;
-  return directory.path;
-}
+const keyFile = keyFilePath;
 
 async function build(service: ServiceUnderTest, path: string, env: Record<string, string> = {}): Promise<Built> {
   const logs = new LogCapture();

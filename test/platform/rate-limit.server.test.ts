@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, keyFileDirectory } from '../support/key-files.js';
+import { createKey, keyFilePath } from '../support/key-files.js';
 import { REDIS_URL, classify, expectLimitHeaders, expectRateLimited, ticketsApp } from './rate-limit-checks.js';
 
 /** RATE_LIMIT shared through the test Redis (RATE_LIMIT_REDIS_URL); counted in the process in rate-limit.test.ts. */
@@ -13,9 +13,9 @@ describe('RATE_LIMIT shared through Redis (RATE_LIMIT_REDIS_URL)', () => {
   afterAll(() => redis?.disconnect());
 
   it('a key of the key file: its own limit, one counter across the replicas, named by its id (never the key)', async () => {
-    const directory = keyFileDirectory();
-    const { key, id } = await createKey(directory.path, '--name', `Replicated ${randomBytes(4).toString('hex')}`, '--rate', '3/minute');
-    const env = { RATE_LIMIT: '100/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEYS_FILE: directory.path };
+    const path = keyFilePath();
+    const { key, id } = await createKey(path, '--name', `Replicated ${randomBytes(4).toString('hex')}`, '--rate', '3/minute');
+    const env = { RATE_LIMIT: '100/minute', RATE_LIMIT_REDIS_URL: REDIS_URL, API_KEYS_FILE: path };
     const [one, two] = [await ticketsApp(env), await ticketsApp(env)];
     try {
       const first = await classify(one, key);
@@ -29,7 +29,6 @@ describe('RATE_LIMIT shared through Redis (RATE_LIMIT_REDIS_URL)', () => {
     } finally {
       await one.close();
       await two.close();
-      directory.remove();
     }
   });
 

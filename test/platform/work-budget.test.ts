@@ -8,7 +8,7 @@ import { errorResponses } from '../../src/platform/error-registry.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
 import { mapInPieces, TimeSlice, TIME_SLICE_MS, WorkBudget, type WorkBudgetLimits } from '../../src/platform/work-budget.js';
 import { expectError } from '../support/http.js';
-import { createKey, keyFileDirectory } from '../support/key-files.js';
+import { createKey, keyFilePath } from '../support/key-files.js';
 
 /**
  * Work budgets (docs/reliability.md, "Work budgets"): a route declares its budget; at most
@@ -38,22 +38,18 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 let harness: Harness | undefined;
-let removeKeyFile: (() => void) | undefined;
 afterEach(async () => {
   harness?.finishAll();
   await harness?.app.close();
   harness = undefined;
-  removeKeyFile?.();
-  removeKeyFile = undefined;
 });
 
 /** A key file with two clients' keys (`a`, `b`), beside API_KEY. */
 async function twoClients(): Promise<{ env: Record<string, string>; a: string; b: string; aId: string }> {
-  const directory = keyFileDirectory();
-  removeKeyFile = directory.remove;
-  const a = await createKey(directory.path, '--name', 'Flooding client');
-  const b = await createKey(directory.path, '--name', 'Other client');
-  return { env: { API_KEYS_FILE: directory.path }, a: a.key, b: b.key, aId: a.id };
+  const path = keyFilePath();
+  const a = await createKey(path, '--name', 'Flooding client');
+  const b = await createKey(path, '--name', 'Other client');
+  return { env: { API_KEYS_FILE: path }, a: a.key, b: b.key, aId: a.id };
 }
 
 /** A service whose budgeted route waits until the test lets it answer (`env`: more settings, a key file). */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { readKeyFile, writeKeyFile, type KeyFileEntry } from '../../src/platform/api-keys/key-file.js';
 import { runKeysCommand } from '../../src/platform/api-keys/keys-command.js';
 
@@ -41,10 +42,11 @@ export async function editKey(path: string, id: string, change: (entry: KeyFileE
   await writeKeyFile(path, content);
 }
 
-/** A directory of its own for a key file (`path`), removed by `remove`. */
-export function keyFileDirectory(): { path: string; remove: () => void } {
+/** The path of a key file in a directory of its own, removed when the test that asked for it ends. */
+export function keyFilePath(): string {
   const directory = mkdtempSync(join(tmpdir(), 'api-keys-'));
-  return { path: join(directory, 'api-keys.json'), remove: () => rmSync(directory, { recursive: true, force: true }) };
+  onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
+  return join(directory, 'api-keys.json');
 }
 
 /** Waits until `condition` holds (polled every 25 ms); the milliseconds it took, or throws after `limitMs`. */
