@@ -1,6 +1,11 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { p90Rank, selectRank } from '../../src/services/requests/engine/group-scan.js';
+import { middlesAndP90, p90Rank, scanGroups, selectRank } from '../../src/services/requests/engine/group-scan.js';
+import { GROUP_COLUMNS, GROUP_MEASURES, GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
+import { releaseRowColumns } from '../../src/services/requests/engine/row-columns-memory.js';
+import { loadSqliteRowColumns } from '../../src/services/requests/engine/sqlite-row-columns.js';
+import { sharedSmallSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
 import { describeGroupStats } from './support/group-stats-suite.js';
 import { checkRowsBound, GROUP_ROWS_MAXIMUM } from '../../src/services/requests/routes/group-stats.js';
 import type { GroupQuery } from '../../src/services/requests/engine/group-query.js';
@@ -22,6 +27,47 @@ describe('the selections of the groups', () => {
       const sorted = values.slice().sort();
       const k = random.int(0, n - 1);
       expect(selectRank(values.slice(), 0, n, k)).toBe(sorted[k]);
+    }
+  });
+
+  it('the middles and p90 of large groups, found by counting, are those of the sorted values, values of 655.36 days and more included', () => {
+    const random = new SeededRandom(5);
+    for (let i = 0; i < 60; i += 1) {
+      const n = random.int(2_000, 12_000);
+      const top = random.pick([300, 70_000, 400_000]);
+      const values = Int32Array.from({ length: n }, () => random.int(0, top));
+      const sorted = values.slice().sort();
+      const found = new Float64Array(3);
+      middlesAndP90(values, 0, n, found, 0);
+      const middle = n >> 1;
+      expect([...found]).toEqual([sorted[n % 2 === 1 ? middle : middle - 1], sorted[middle], sorted[p90Rank(n) - 1]]);
+    }
+  });
+});
+
+describe('the groups a scan finds', () => {
+  it('keys looked up in a hash table (more pairs of codes than the direct table holds) give the groups the direct table gives', async () => {
+    const database = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
+    const columns = await loadSqliteRowColumns(database, () => true);
+    database.close();
+    if (columns === null) throw new Error('the small synthetic history has row columns');
+    try {
+      const random = new SeededRandom(11);
+      for (let i = 0; i < 40; i += 1) {
+        const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
+        const query: GroupScan = {
+          by,
+          period: random.pick([null, ...GROUP_PERIODS]),
+          order: random.pick(GROUP_MEASURES),
+          descending: random.pick([true, false]),
+          limit: random.int(1, 30),
+          ranks: by.map((column) => Uint32Array.from(columns.values[column], (_, code) => code)),
+        };
+        const scan = { columns: 0, filters: [], from: null, to: null };
+        expect(scanGroups(columns, scan, query, 0)).toEqual(scanGroups(columns, scan, query));
+      }
+    } finally {
+      releaseRowColumns(columns.bytes);
     }
   });
 });

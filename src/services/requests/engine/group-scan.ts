@@ -8,8 +8,10 @@
  * each group's values are contiguous, its groups in (key, period) order, so that a key's values over
  * the whole range are contiguous too. The median (mean of the two middle values) and the 90th
  * percentile (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are
- * then exact selections in its part of that array, never a sort of every value, and never an
- * approximation. The memory of a scan is 4 bytes per matching closed request, plus its groups.
+ * then exact selections in its part of that array (a large group's by counting its values' bytes),
+ * never a sort of every value, and never an approximation. The memory of a scan is 4 bytes per
+ * matching closed request, plus its groups. A row finds its group in a table indexed by its codes
+ * (the key's latest period), so no row is hashed; the groups are then put in key order by counting.
  *
  * The worker orders the keys (the answer's `order`, ties by key), keeps the first `limit`, and counts
  * the groups left out (`others`) in the same pass: their median needs their values, which only the
@@ -94,11 +96,59 @@ export function p90Rank(n: number): number {
   return Math.floor((9 * n + 9) / 10);
 }
 
+/** Values of a group from which its selections count (countedRanks) rather than reorder (selectRank). */
+const COUNTED_VALUES = 2_048;
+/** Counts of the values' high bytes (256 of them, and one for values of 65,536 and more), then of three low bytes. */
+const byteCounts = new Int32Array(257 + 3 * 256);
+
+/**
+ * The values of ranks (indexes from 0, ascending, three) of a[lo, hi), into `into` from `at`, by
+ * counting: the counts of the values' high bytes say which 256 values hold each rank, the counts of
+ * their low bytes which value it is. Two passes over the values, none reordered; false (nothing
+ * written) when a value is negative or a rank falls among the values of 65,536 and more.
+ */
+function countedRanks(a: Int32Array, lo: number, hi: number, ranks: readonly number[], into: Float64Array, at: number): boolean {
+  const counts = byteCounts;
+  counts.fill(0);
+  for (let i = lo; i < hi; i++) {
+    const value = a[i] as number;
+    if (value < 0) return false;
+    const bucket = value < 65_536 ? value >>> 8 : 256;
+    counts[bucket] = (counts[bucket] as number) + 1;
+  }
+  // Each rank's high byte, and its rank among the values of that byte.
+  const highs: number[] = [];
+  const within: number[] = [];
+  for (const rank of ranks) {
+    let before = 0;
+    let bucket = 0;
+    while (before + (counts[bucket] as number) <= rank) before += counts[bucket++] as number;
+    if (bucket === 256) return false;
+    highs.push(bucket);
+    within.push(rank - before);
+  }
+  const [h0, h1, h2] = highs as [number, number, number];
+  for (let i = lo; i < hi; i++) {
+    const value = a[i] as number;
+    const bucket = value >>> 8;
+    const slot = bucket === h0 ? 257 : bucket === h1 ? 513 : bucket === h2 ? 769 : -1;
+    if (slot !== -1) counts[slot + (value & 255)] = (counts[slot + (value & 255)] as number) + 1;
+  }
+  highs.forEach((high, r) => {
+    const slot = high === h0 ? 257 : high === h1 ? 513 : 769;
+    let before = 0;
+    let low = 0;
+    while (before + (counts[slot + low] as number) <= (within[r] as number)) before += counts[slot + low++] as number;
+    into[at + r] = high * 256 + low;
+  });
+  return true;
+}
+
 /**
  * The low and high middles and the 90th percentile of a[lo, hi) (reordered), into `into` from `at`;
  * NaN for none.
  */
-function middlesAndP90(a: Int32Array, lo: number, hi: number, into: Float64Array, at: number): void {
+export function middlesAndP90(a: Int32Array, lo: number, hi: number, into: Float64Array, at: number): void {
   const n = hi - lo;
   if (n === 0) {
     into[at] = into[at + 1] = into[at + 2] = Number.NaN;
@@ -106,6 +156,7 @@ function middlesAndP90(a: Int32Array, lo: number, hi: number, into: Float64Array
   }
   const mid = lo + (n >> 1);
   const lowAt = n % 2 === 1 ? mid : mid - 1;
+  if (n >= COUNTED_VALUES && countedRanks(a, lo, hi, [lowAt - lo, mid - lo, p90Rank(n) - 1], into, at)) return;
   const low = selectRank(a, lo, hi, lowAt);
   const high = lowAt === mid ? low : selectRank(a, lowAt + 1, hi, mid);
   const p90At = lo + p90Rank(n) - 1;
@@ -160,23 +211,62 @@ class Numbers {
 }
 
 /**
- * The groups found: an open-addressing table from a key (the codes: first * 65,536 + second, below
- * 2^32) and a period to the group's number (numbered as found).
+ * The groups found, numbered as found: each key (the codes: first * 65,536 + second, below 2^32) with
+ * its period. The rows come in created_at order, so a key's periods come in time order: a key's group
+ * is its latest one or a new one. A key is looked up by its place among every pair of codes when the
+ * columns' codes make at most DIRECT_KEYS pairs (the thread's direct table), else in an
+ * open-addressing table of (key, period). Replayed over the same rows (`replay`), the groups are found
+ * again with the same numbers.
  */
 class GroupTable {
   readonly keys = new Numbers();
   readonly periods = new Numbers();
   private slots = new Int32Array(1024).fill(-1);
+  private readonly direct: Int32Array | null;
+  /** The direct table's places hold base + group; a place below base is empty. */
+  private base = 0;
+  /** While replaying: the number of the next group to find. */
+  private replayed = -1;
 
-  /** The group of (key, period), made when new (its number is then the groups' count before). */
-  find(key: number, period: number): number {
+  constructor(private readonly secondCodes: number, firstCodes: number, directKeys: number) {
+    this.direct = firstCodes * secondCodes <= directKeys ? directTableFor(firstCodes * secondCodes) : null;
+    this.base = direct.next;
+  }
+
+  /** The group of the codes (`second` 0 for one column) and period, made when new (its number is then the groups' count before). */
+  find(first: number, second: number, period: number): number {
+    const key = first * CODE_SPAN + second;
+    const table = this.direct;
+    if (table === null) return this.hashed(key, period);
+    const place = first * this.secondCodes + second;
+    const latest = (table[place] as number) - this.base;
+    if (latest >= 0 && this.periods.array[latest] === period) return latest;
+    const found = this.replayed === -1 ? this.add(key, period) : this.replayed++;
+    table[place] = this.base + found;
+    direct.next = Math.max(direct.next, this.base + found + 1);
+    return found;
+  }
+
+  /** Starts finding the groups again over the same rows: a group is then the next one in the order they were made. */
+  replay(): void {
+    if (this.direct === null) return;
+    this.base = direct.next;
+    this.replayed = 0;
+  }
+
+  private add(key: number, period: number): number {
+    const made = this.keys.length;
+    this.keys.push(key);
+    this.periods.push(period);
+    return made;
+  }
+
+  private hashed(key: number, period: number): number {
     const mask = this.slots.length - 1;
     for (let slot = slotOf(key, period) & mask; ; slot = (slot + 1) & mask) {
       const group = this.slots[slot] as number;
       if (group === -1) {
-        const made = this.keys.length;
-        this.keys.push(key);
-        this.periods.push(period);
+        const made = this.add(key, period);
         this.slots[slot] = made;
         if (made * 2 >= this.slots.length) this.grow();
         return made;
@@ -196,6 +286,25 @@ class GroupTable {
   }
 }
 
+/** The most pairs of codes looked up in a direct table (16 MiB). */
+const DIRECT_KEYS = 1 << 22;
+/**
+ * The thread's direct table, kept for its next scans (a scan runs to its end before another starts),
+ * never cleared between them: each scan's entries lie at or above `next` as it began, so those of
+ * earlier scans read as empty (even after a scan that threw).
+ */
+const direct = { table: new Int32Array(0), next: 0 };
+
+/** The thread's direct table for `keys` pairs of codes. */
+function directTableFor(keys: number): Int32Array {
+  // Numbers past 2^30 start again from an empty table (-1 everywhere).
+  if (direct.table.length < keys || direct.next > 2 ** 30) {
+    direct.table = new Int32Array(Math.max(keys, direct.table.length, 4_096)).fill(-1);
+    direct.next = 0;
+  }
+  return direct.table;
+}
+
 /** A hash of (key, period) in 32 bits. */
 function slotOf(key: number, period: number): number {
   let h = Math.imul(key | 0, 0x9e3779b1) ^ Math.imul(period + 1, 0x85ebca6b);
@@ -204,19 +313,50 @@ function slotOf(key: number, period: number): number {
   return (h ^ (h >>> 15)) & 0x3fffffff;
 }
 
-/** The groups of the matching rows, ordered and limited, with the numbers of those left out (see the file's comment). */
-export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan): PackedGroups {
+/**
+ * The groups 0 to count - 1 in the order of their keys (`keys`: first code * 65,536 + second), groups
+ * of a key in the order they were made, which is their periods' (the rows come in created_at order):
+ * a stable sort by the second code, then by the first, each by counting (linear in the groups).
+ */
+function inKeyOrder(keys: Float64Array, count: number): Int32Array {
+  let order = new Int32Array(count);
+  for (let g = 0; g < count; g++) order[g] = g;
+  let sorted = new Int32Array(count);
+  const starts = new Int32Array(CODE_SPAN + 1);
+  for (const codeOf of [(key: number) => key % CODE_SPAN, (key: number) => Math.floor(key / CODE_SPAN)]) {
+    starts.fill(0);
+    for (let g = 0; g < count; g++) {
+      const code = codeOf(keys[g] as number) + 1;
+      starts[code] = (starts[code] as number) + 1;
+    }
+    for (let code = 0; code < CODE_SPAN; code++) starts[code + 1] = (starts[code + 1] as number) + (starts[code] as number);
+    for (let i = 0; i < count; i++) {
+      const g = order[i] as number;
+      const code = codeOf(keys[g] as number);
+      const at = starts[code] as number;
+      sorted[at] = g;
+      starts[code] = at + 1;
+    }
+    [order, sorted] = [sorted, order];
+  }
+  return order;
+}
+
+/**
+ * The groups of the matching rows, ordered and limited, with the numbers of those left out (see the
+ * file's comment); keys are looked up directly up to `directKeys` pairs of codes.
+ */
+export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS): PackedGroups {
   const { created, daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
   const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
-  const table = new GroupTable();
+  const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
   const opened = new Numbers();
   const closed = new Numbers();
   const within = new Numbers();
 
-  /** Calls `visit` with each selected row's group (found or made) and its days_to_close hundredths (-1: not closed). */
   /**
    * One pass over the matching rows: the first (`next` null) finds and counts the groups; the second
    * lays each closed row's days_to_close at its group's next place (`next`) of `values`.
@@ -250,9 +390,11 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
           }
           period = index;
         }
-        const key = (first[at] as number) * CODE_SPAN + (second[at] as number) * secondFactor;
+        const firstCode = first[at] as number;
+        const secondCode = (second[at] as number) * secondFactor;
+        const key = firstCode * CODE_SPAN + secondCode;
         if (key !== lastKey || period !== lastPeriod) {
-          group = table.find(key, period);
+          group = table.find(firstCode, secondCode, period);
           if (group === opened.length) {
             opened.push(0);
             closed.push(0);
@@ -284,12 +426,11 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   };
 
   pass(null, null);
+  table.replay();
 
   // The groups in (key, period) order; periods are numbered in time order (the rows come in created_at order).
   const groupCount = table.keys.length;
-  const keyOf = (g: number): number => table.keys.array[g] as number;
-  const periodOf = (g: number): number => table.periods.array[g] as number;
-  const sorted = Array.from({ length: groupCount }, (_, g) => g).sort((a, b) => keyOf(a) - keyOf(b) || periodOf(a) - periodOf(b));
+  const sorted = inKeyOrder(table.keys.array, groupCount);
   const start = new Float64Array(groupCount + 1);
   let total = 0;
   for (const g of sorted) {
@@ -299,37 +440,43 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const values = new Int32Array(total);
   pass(start.slice(), values);
 
+  // From here on a group is its place in that order (`at`), its values values[from[at], from[at + 1]).
+  const inOrder = (array: Float64Array): Float64Array => {
+    const ordered = new Float64Array(groupCount);
+    for (let at = 0; at < groupCount; at++) ordered[at] = array[sorted[at] as number] as number;
+    return ordered;
+  };
+  const keyAt = inOrder(table.keys.array);
+  const from = new Float64Array(groupCount + 1);
+  from.set(inOrder(start));
+  from[groupCount] = total;
+
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);
-  for (let g = 0; g < groupCount; g++) {
-    const at = g * PACKED_FIELDS;
-    numbers[at] = periodOf(g);
-    numbers[at + 1] = opened.array[g] as number;
-    numbers[at + 2] = closed.array[g] as number;
-    numbers[at + 3] = within.array[g] as number;
-    middlesAndP90(values, start[g] as number, (start[g] as number) + (closed.array[g] as number), numbers, at + 4);
+  for (const [field, array] of [table.periods.array, opened.array, closed.array, within.array].entries()) {
+    const ordered = inOrder(array);
+    for (let at = 0; at < groupCount; at++) numbers[at * PACKED_FIELDS + field] = ordered[at] as number;
   }
+  for (let at = 0; at < groupCount; at++) middlesAndP90(values, from[at] as number, from[at + 1] as number, numbers, at * PACKED_FIELDS + 4);
 
-  // The keys: runs of `sorted` with the same codes. A key's numbers over the whole range are its group's
+  // The keys: runs of groups with the same codes. A key's numbers over the whole range are its group's
   // without a period; with one, summed (and, for an order by median or p90, selected from a copy of its values).
   const keys: KeyRange[] = [];
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
-  for (let i = 0; i < groupCount; ) {
-    let end = i + 1;
-    while (end < groupCount && keyOf(sorted[end] as number) === keyOf(sorted[i] as number)) end++;
-    const g = sorted[i] as number;
-    let keyNumbers = numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS);
-    if (end - i > 1) {
+  for (let first = 0; first < groupCount; ) {
+    let end = first + 1;
+    while (end < groupCount && keyAt[end] === keyAt[first]) end++;
+    let keyNumbers = numbers.subarray(first * PACKED_FIELDS, (first + 1) * PACKED_FIELDS);
+    if (end - first > 1) {
       keyNumbers = new Float64Array(PACKED_FIELDS);
-      for (let s = i; s < end; s++) for (let f = 1; f <= 3; f++) keyNumbers[f] = (keyNumbers[f] as number) + (numbers[(sorted[s] as number) * PACKED_FIELDS + f] as number);
+      for (let at = first; at < end; at++) for (let f = 1; f <= 3; f++) keyNumbers[f] = (keyNumbers[f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
       if (bySelection) {
-        const from = start[g] as number;
-        const copy = values.slice(from, from + (keyNumbers[2] as number));
+        const copy = values.slice(from[first], from[end]);
         middlesAndP90(copy, 0, copy.length, keyNumbers, 4);
       }
     }
-    keys.push({ first: i, end, numbers: keyNumbers });
-    i = end;
+    keys.push({ first, end, numbers: keyNumbers });
+    first = end;
   }
 
   // The order: the measure (none last, whatever the direction), then the key's values in order (null last).
@@ -341,7 +488,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   for (let k = 0; k < keyCount; k++) {
     const range = keys[k] as KeyRange;
     measures[k] = measureOf(query.order, range.numbers, 0) ?? Number.NaN;
-    const key = keyOf(sorted[range.first] as number);
+    const key = keyAt[range.first] as number;
     firstRanks[k] = ranks1 === undefined ? 0 : (ranks1[Math.floor(key / CODE_SPAN)] as number);
     secondRanks[k] = ranks2 === undefined ? 0 : (ranks2[key % CODE_SPAN] as number);
   }
@@ -369,45 +516,38 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   let row = 0;
   for (const k of kept) {
     const { first, end } = (keys[k] as KeyRange);
-    for (let s = first; s < end; s++, row++) {
-      const g = sorted[s] as number;
-      const key = keyOf(g);
+    for (let at = first; at < end; at++, row++) {
+      const key = keyAt[at] as number;
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
-      rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
     }
+    rowsOut.set(numbers.subarray(first * PACKED_FIELDS, end * PACKED_FIELDS), (row - (end - first)) * PACKED_FIELDS);
   }
 
-  // The groups left out, per period: their counts summed, their values gathered and selected.
-  const leftGroups = left.flatMap((k) => sorted.slice((keys[k] as KeyRange).first, (keys[k] as KeyRange).end));
-  const perPeriod = new Map<number, number[]>();
-  for (const g of leftGroups) {
-    const period = periodOf(g);
-    let list = perPeriod.get(period);
-    if (list === undefined) perPeriod.set(period, (list = []));
-    list.push(g);
-  }
-  const others = new Float64Array(perPeriod.size * PACKED_FIELDS);
-  let o = 0;
-  for (const period of [...perPeriod.keys()].sort((a, b) => a - b)) {
-    const groups = perPeriod.get(period) as number[];
+  // The groups left out, per period (numbered from 0 in time order): their counts summed, their values gathered and selected.
+  const periodCount = periods.length === 0 ? 1 : periods.length;
+  const leftNumbers = new Float64Array(periodCount * PACKED_FIELDS);
+  const forEachLeftGroup = (visit: (at: number, period: number) => void): void => {
+    for (const k of left) for (let at = (keys[k] as KeyRange).first; at < (keys[k] as KeyRange).end; at++) visit(at, numbers[at * PACKED_FIELDS] as number);
+  };
+  forEachLeftGroup((at, period) => {
+    for (let f = 1; f <= 3; f++) leftNumbers[period * PACKED_FIELDS + f] = (leftNumbers[period * PACKED_FIELDS + f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
+  });
+  const gathered = Array.from({ length: periodCount }, (_, period) => new Int32Array(leftNumbers[period * PACKED_FIELDS + 2] as number));
+  const filled = new Float64Array(periodCount);
+  forEachLeftGroup((at, period) => {
+    gathered[period]?.set(values.subarray(from[at], from[at + 1]), filled[period]);
+    filled[period] = (filled[period] as number) + ((from[at + 1] as number) - (from[at] as number));
+  });
+  const leftPeriods: number[] = [];
+  for (let period = 0; period < periodCount; period++) if ((leftNumbers[period * PACKED_FIELDS + 1] as number) > 0) leftPeriods.push(period);
+  const others = new Float64Array(leftPeriods.length * PACKED_FIELDS);
+  leftPeriods.forEach((period, o) => {
     const at = o * PACKED_FIELDS;
+    others.set(leftNumbers.subarray(period * PACKED_FIELDS, (period + 1) * PACKED_FIELDS), at);
     others[at] = period;
-    let size = 0;
-    for (const g of groups) {
-      for (let f = 1; f <= 3; f++) others[at + f] = (others[at + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
-      size += closed.array[g] as number;
-    }
-    const gathered = new Int32Array(size);
-    let filled = 0;
-    for (const g of groups) {
-      const from = start[g] as number;
-      const n = closed.array[g] as number;
-      gathered.set(values.subarray(from, from + n), filled);
-      filled += n;
-    }
-    middlesAndP90(gathered, 0, size, others, at + 4);
-    o++;
-  }
+    const values = gathered[period] as Int32Array;
+    middlesAndP90(values, 0, values.length, others, at + 4);
+  });
   return { periods: periods.join('\n'), codes, numbers: rowsOut, others };
 }
