@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ITEMS_PER_SERIALIZED_STEP, serializeInSteps } from '../../src/services/requests/answers/etag-caching.js';
-import { DailyStat, DailyStatList } from '../../src/services/requests/schemas.js';
+import { DailyStat, DailyStatList, GroupOthers, GroupStat, GroupStatList } from '../../src/services/requests/schemas.js';
 
 /** Daily numbers of `count` days from 2016-01-01 on, with every kind of value the schema allows. */
 function dailyNumbers(count: number): { items: Record<string, unknown>[] } {
@@ -18,7 +18,7 @@ function dailyNumbers(count: number): { items: Record<string, unknown>[] } {
   };
 }
 
-describe('answers serialized in steps (years of days)', () => {
+describe('answers serialized in steps (years of days, the rows of groups)', () => {
   it('gives the text of one call at every size around the step', async () => {
     const step = ITEMS_PER_SERIALIZED_STEP;
     for (const count of [0, 1, step - 1, step, step + 1, 2 * step, 3 * step + 7]) {
@@ -42,8 +42,8 @@ describe('answers serialized in steps (years of days)', () => {
     expect(JSON.parse(text)).toEqual(answer);
   });
 
-  it('serializes a short list, and an answer with more than its list, in one call', async () => {
-    for (const answer of [dailyNumbers(ITEMS_PER_SERIALIZED_STEP), { ...dailyNumbers(2 * ITEMS_PER_SERIALIZED_STEP), next_cursor: null }, null, [1, 2]]) {
+  it('serializes a short list, and an answer without a list, in one call', async () => {
+    for (const answer of [dailyNumbers(ITEMS_PER_SERIALIZED_STEP), { field: 'borough', items: 'not a list' }, null, [1, 2]]) {
       let calls = 0;
       const text = await serializeInSteps(answer, (part) => {
         calls += 1;
@@ -52,6 +52,18 @@ describe('answers serialized in steps (years of days)', () => {
       expect(calls).toBe(1);
       expect(text).toBe(JSON.stringify(answer));
     }
+  });
+
+  it('an answer with more than its list (other fields, another list) gives the text of one call, its other list serialized once', async () => {
+    const others = dailyNumbers(40).items;
+    const answer = { field: 'borough', ...dailyNumbers(2 * ITEMS_PER_SERIALIZED_STEP + 3), others, next_cursor: null };
+    let othersSerialized = 0;
+    const text = await serializeInSteps(answer, (part) => {
+      if ((part as { others: unknown[] }).others.length > 0) othersSerialized += 1;
+      return JSON.stringify(part);
+    });
+    expect(text).toBe(JSON.stringify(answer));
+    expect(othersSerialized).toBe(1);
   });
 
   it("gives the route serializer's own text for ten years of daily numbers (DailyStatList)", async () => {
@@ -64,6 +76,25 @@ describe('answers serialized in steps (years of days)', () => {
       return answer;
     });
     const response = await app.inject('/daily');
+    await app.close();
+    expect(response.statusCode).toBe(200);
+    expect(stepped).toBe(response.body);
+  });
+
+  it("gives the route serializer's own text for rows of groups beside their others (GroupStatList)", async () => {
+    const app = Fastify();
+    for (const schema of [GroupStat, GroupOthers]) app.addSchema(schema);
+    const numbers = { opened: 3, closed: 2, closed_within_14_days: 1, share_closed_within_14_days: 0.3333, median_days_to_close: 1.5, p90_days_to_close: null };
+    const answer = {
+      items: Array.from({ length: 4 * ITEMS_PER_SERIALIZED_STEP + 5 }, (_, i) => ({ key: { borough: i % 3 === 0 ? null : `b${i % 5}`, incident_zip: String(10_000 + (i % 97)) }, period: `2025-${String(1 + (i % 12)).padStart(2, '0')}`, ...numbers })),
+      others: Array.from({ length: 12 }, (_, i) => ({ period: `2025-${String(1 + i).padStart(2, '0')}`, ...numbers })),
+    };
+    let stepped = '';
+    app.get('/groups', { schema: { response: { 200: GroupStatList } } }, async (_request, reply) => {
+      stepped = await serializeInSteps(answer, (part) => reply.serialize(part) as string);
+      return answer;
+    });
+    const response = await app.inject('/groups');
     await app.close();
     expect(response.statusCode).toBe(200);
     expect(stepped).toBe(response.body);

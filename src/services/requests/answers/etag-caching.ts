@@ -102,31 +102,40 @@ export class EtagCaching {
 export const ITEMS_PER_SERIALIZED_STEP = 512;
 
 /**
- * The JSON of an answer by the route's own serializer (`serialize`): an answer that is a list alone
- * (`{items: [...]}`, as the statistics are) and longer than one step is serialized ITEMS_PER_SERIALIZED_STEP
+ * The JSON of an answer by the route's own serializer (`serialize`): an answer whose `items` list is
+ * longer than one step (the statistics' days, the groups' rows) is serialized ITEMS_PER_SERIALIZED_STEP
  * items at a time, with other requests served between steps, and the parts joined into the very text
- * that one call would give (each part is the same envelope around its items).
+ * that one call would give. The answer's other fields are serialized once, around the items; the
+ * steps serialize their items in the same envelope with its other lists left empty.
  */
 export async function serializeInSteps(answer: unknown, serialize: (answer: unknown) => string): Promise<string> {
-  const items = listAlone(answer);
+  const items = itemsOf(answer);
   if (items === null || items.length <= ITEMS_PER_SERIALIZED_STEP) return serialize(answer);
-  const empty = serialize({ items: [] });
-  const opening = empty.indexOf('[]') + 1;
-  const head = empty.slice(0, opening);
-  const tail = empty.slice(opening);
+  const whole = answer as Record<string, unknown>;
+  const [head, tail] = aroundItems(serialize({ ...whole, items: [] }));
+  const otherLists = Object.entries(whole).some(([key, value]) => key !== 'items' && Array.isArray(value));
+  const bare = Object.fromEntries(Object.entries(whole).map(([key, value]) => [key, Array.isArray(value) ? [] : value]));
+  const [partHead, partTail] = otherLists ? aroundItems(serialize(bare)) : [head, tail];
   const parts: string[] = [];
   for (let first = 0; first < items.length; first += ITEMS_PER_SERIALIZED_STEP) {
     if (first > 0) await nextTurn();
-    const part = serialize({ items: items.slice(first, first + ITEMS_PER_SERIALIZED_STEP) });
-    parts.push(part.slice(head.length, part.length - tail.length));
+    const part = serialize({ ...bare, items: items.slice(first, first + ITEMS_PER_SERIALIZED_STEP) });
+    parts.push(part.slice(partHead.length, part.length - partTail.length));
   }
   return `${head}${parts.join(',')}${tail}`;
 }
 
-/** The items of an answer that holds nothing but `items`, a list; else null. */
-function listAlone(answer: unknown): unknown[] | null {
+/** The text of an answer serialized with no items, cut where its items go: before and after them. */
+function aroundItems(text: string): [string, string] {
+  const at = text.indexOf('"items":[]');
+  if (at === -1) throw new Error('the serialized answer has no empty "items" list');
+  const opening = at + '"items":['.length;
+  return [text.slice(0, opening), text.slice(opening)];
+}
+
+/** The `items` list of an answer; else null. */
+function itemsOf(answer: unknown): unknown[] | null {
   if (typeof answer !== 'object' || answer === null) return null;
-  const keys = Object.keys(answer);
   const items = (answer as { items?: unknown }).items;
-  return keys.length === 1 && Array.isArray(items) ? items : null;
+  return Array.isArray(items) ? items : null;
 }

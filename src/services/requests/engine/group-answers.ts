@@ -2,6 +2,7 @@
  * The groups of `/v1/stats/groups` on the service's side: the scan a grouping asks of a walk worker
  * (group-scan.ts), and its packed answer read back as the answer's rows, codes turned into values.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
 import { compareFilterValues, type FilterValue } from '../list-filters.js';
 import type { GroupNumbers, GroupsRecord } from '../store/service-request-store.js';
@@ -53,13 +54,17 @@ function numbersAt(numbers: Float64Array, at: number): GroupNumbers {
   };
 }
 
-/** The answer's rows from a worker's packed groups. */
-function groupsOfPacked(columns: RowColumns, query: GroupQuery, packed: PackedGroups): GroupsRecord {
+/** Rows of an answer made per turn of the event loop (an answer may hold 200,000). */
+const ROWS_PER_TURN = 4_096;
+
+/** The answer's rows from a worker's packed groups, ROWS_PER_TURN rows per turn of the event loop. */
+async function groupsOfPacked(columns: RowColumns, query: GroupQuery, packed: PackedGroups): Promise<GroupsRecord> {
   const periods = packed.periods === '' ? [] : packed.periods.split('\n');
   const width = query.by.length;
   const periodOf = (numbers: Float64Array, at: number): { period?: string } => (query.period === null ? {} : { period: periods[numbers[at] as number] });
   const items: GroupsRecord['items'] = [];
   for (let row = 0; row * PACKED_FIELDS < packed.numbers.length; row++) {
+    if (row > 0 && row % ROWS_PER_TURN === 0) await nextTurn();
     const key: Record<string, FilterValue> = {};
     query.by.forEach((column, c) => {
       key[column] = columns.values[column][packed.codes[row * width + c] as number] ?? null;
@@ -86,5 +91,5 @@ export async function groupsFromRowColumns(
     return planned === null ? null : { columns: planned.columns, scan: { ...planned.scan, groups: groupScanOf(planned.columns, query) } };
   });
   if (scanned === null) throw new ApiError('overloaded', { headers: { 'Retry-After': String(OVERLOADED_RETRY_AFTER_SECONDS) } });
-  return groupsOfPacked(scanned.plan.columns, query, scanned.answer.groups);
+  return await groupsOfPacked(scanned.plan.columns, query, scanned.answer.groups);
 }
