@@ -18,6 +18,21 @@ function dailyNumbers(count: number): { items: Record<string, unknown>[] } {
   };
 }
 
+/** serializeInSteps with a route's serializer (response schema `response`, its components `schemas`) gives the body the route sends. */
+async function expectRouteText(schemas: readonly { $id: string }[], response: object, answer: unknown): Promise<void> {
+  const app = Fastify();
+  for (const schema of schemas) app.addSchema(schema);
+  let stepped = '';
+  app.get('/answer', { schema: { response: { 200: response } } }, async (_request, reply) => {
+    stepped = await serializeInSteps(answer, (part) => reply.serialize(part) as string);
+    return answer;
+  });
+  const sent = await app.inject('/answer');
+  await app.close();
+  expect(sent.statusCode).toBe(200);
+  expect(stepped).toBe(sent.body);
+}
+
 describe('answers serialized in steps (years of days, the rows of groups)', () => {
   it('gives the text of one call at every size around the step', async () => {
     const step = ITEMS_PER_SERIALIZED_STEP;
@@ -67,36 +82,14 @@ describe('answers serialized in steps (years of days, the rows of groups)', () =
   });
 
   it("gives the route serializer's own text for ten years of daily numbers (DailyStatList)", async () => {
-    const app = Fastify();
-    app.addSchema(DailyStat);
-    const answer = dailyNumbers(3653);
-    let stepped = '';
-    app.get('/daily', { schema: { response: { 200: DailyStatList } } }, async (_request, reply) => {
-      stepped = await serializeInSteps(answer, (part) => reply.serialize(part) as string);
-      return answer;
-    });
-    const response = await app.inject('/daily');
-    await app.close();
-    expect(response.statusCode).toBe(200);
-    expect(stepped).toBe(response.body);
+    await expectRouteText([DailyStat], DailyStatList, dailyNumbers(3653));
   });
 
   it("gives the route serializer's own text for rows of groups beside their others (GroupStatList)", async () => {
-    const app = Fastify();
-    for (const schema of [GroupStat, GroupOthers]) app.addSchema(schema);
     const numbers = { opened: 3, closed: 2, closed_within_14_days: 1, share_closed_within_14_days: 0.3333, median_days_to_close: 1.5, p90_days_to_close: null };
-    const answer = {
+    await expectRouteText([GroupStat, GroupOthers], GroupStatList, {
       items: Array.from({ length: 4 * ITEMS_PER_SERIALIZED_STEP + 5 }, (_, i) => ({ key: { borough: i % 3 === 0 ? null : `b${i % 5}`, incident_zip: String(10_000 + (i % 97)) }, period: `2025-${String(1 + (i % 12)).padStart(2, '0')}`, ...numbers })),
       others: Array.from({ length: 12 }, (_, i) => ({ period: `2025-${String(1 + i).padStart(2, '0')}`, ...numbers })),
-    };
-    let stepped = '';
-    app.get('/groups', { schema: { response: { 200: GroupStatList } } }, async (_request, reply) => {
-      stepped = await serializeInSteps(answer, (part) => reply.serialize(part) as string);
-      return answer;
     });
-    const response = await app.inject('/groups');
-    await app.close();
-    expect(response.statusCode).toBe(200);
-    expect(stepped).toBe(response.body);
   });
 });
