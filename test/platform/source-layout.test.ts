@@ -135,6 +135,18 @@ describe('the layout of the sources', () => {
     expect(found).toEqual([]);
   });
 
+  it("each folder of the data API's code says what it holds: a README.md, or an index.ts that opens with a comment", () => {
+    const root = resolve(REPO_ROOT, 'src/services/requests');
+    const folders = readdirSync(root).filter((name) => statSync(join(root, name)).isDirectory() && readdirSync(join(root, name)).some((file) => file.endsWith('.ts')));
+    expect(folders.length).toBeGreaterThanOrEqual(4);
+    const unexplained = folders.filter((folder) => {
+      const files = readdirSync(join(root, folder));
+      if (files.includes('README.md')) return false;
+      return !(files.includes('index.ts') && /^\/\*\*/m.test(readFileSync(join(root, folder, 'index.ts'), 'utf8')));
+    });
+    expect(unexplained).toEqual([]);
+  });
+
   it('bench/README.md is a reference of at most 600 lines', () => {
     const lines = readFileSync(resolve(REPO_ROOT, 'bench/README.md'), 'utf8').split('\n').length;
     expect(lines, 'bench/README.md: the current figure of each area, with its date and command; the history stays in git').toBeLessThanOrEqual(600);

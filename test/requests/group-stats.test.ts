@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { middlesAndP90, p90Rank, scanGroups, selectRank } from '../../src/services/requests/engine/group-scan.js';
+import { middlesAndP90, p90Rank, PACKED_FIELDS, scanGroups, selectRank } from '../../src/services/requests/engine/group-scan.js';
+import { groupsOfPacked } from '../../src/services/requests/engine/group-answers.js';
+import type { RowColumns } from '../../src/services/requests/engine/row-columns-memory.js';
 import { GROUP_COLUMNS, GROUP_MEASURES, GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
 import { releaseRowColumns } from '../../src/services/requests/engine/row-columns-memory.js';
 import { loadSqliteRowColumns } from '../../src/services/requests/engine/sqlite-row-columns.js';
@@ -42,6 +44,30 @@ describe('the selections of the groups', () => {
       const middle = n >> 1;
       expect([...found]).toEqual([sorted[n % 2 === 1 ? middle : middle - 1], sorted[middle], sorted[p90Rank(n) - 1]]);
     }
+  });
+});
+
+describe('the rows of an answer of groups', () => {
+  it('are made in steps, other work served between them (an answer may hold 200,000 rows)', async () => {
+    const rows = 3 * 4_096 + 1;
+    const numbers = new Float64Array(rows * PACKED_FIELDS);
+    for (let row = 0; row < rows; row++) numbers.set([0, 3, 2, 1, 150, 250, 400], row * PACKED_FIELDS);
+    const packed = { periods: '', codes: Int32Array.from({ length: rows }, (_, row) => row % 3), numbers, others: new Float64Array(0) };
+    const columns = { values: { borough: [null, 'bronx', 'queens'] } } as unknown as RowColumns;
+    let otherWorkRan = false;
+    setImmediate(() => (otherWorkRan = true));
+    const made = await groupsOfPacked(columns, { by: ['borough'], period: null, order: 'opened', descending: true, limit: rows }, packed);
+    expect(otherWorkRan).toBe(true);
+    expect(made.items).toHaveLength(rows);
+    expect(made.items[rows - 1]).toEqual({
+      key: { borough: null },
+      opened: 3,
+      closed: 2,
+      closed_within_14_days: 1,
+      share_closed_within_14_days: expect.any(Number),
+      median_days_to_close: 2,
+      p90_days_to_close: 4,
+    });
   });
 });
 

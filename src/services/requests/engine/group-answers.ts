@@ -58,7 +58,7 @@ function numbersAt(numbers: Float64Array, at: number): GroupNumbers {
 const ROWS_PER_TURN = 4_096;
 
 /** The answer's rows from a worker's packed groups, ROWS_PER_TURN rows per turn of the event loop. */
-async function groupsOfPacked(columns: RowColumns, query: GroupQuery, packed: PackedGroups): Promise<GroupsRecord> {
+export async function groupsOfPacked(columns: RowColumns, query: GroupQuery, packed: PackedGroups): Promise<GroupsRecord> {
   const periods = packed.periods === '' ? [] : packed.periods.split('\n');
   const width = query.by.length;
   const periodOf = (numbers: Float64Array, at: number): { period?: string } => (query.period === null ? {} : { period: periods[numbers[at] as number] });
