@@ -13,10 +13,13 @@ import {
   NOT_CLOSED_SECONDS,
   NULL_HUNDREDTHS,
   ROW_COLUMN_CHUNK,
+  type CodedColumn,
   type SummaryUnit,
 } from '../../src/snapshot/index.js';
 import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/engine/row-columns-memory.js';
 import { firstRowFrom, readDegrees, readRows, readSeconds, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
+import { PACKED_FIELDS, PERIOD_KEY_OF, scanGroups } from '../../src/services/requests/engine/group-scan.js';
+import { GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
 import { bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
 import type { BucketSummary } from '../../src/services/requests/store/service-request-store.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
@@ -46,9 +49,11 @@ for (let row = 0; row < ROWS; row++) {
   else at += random.int(0, 60);
   seconds[row] = at;
 }
-/** Hundredths: none, 0 to 655.33 days, and now and then more (or the edges of two bytes). */
-const hundredths = Int32Array.from({ length: ROWS }, () =>
-  random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000)]) : random.int(0, 65_533),
+/** The codes of the first coded column (0 to 4); the others' are 0. */
+const firstCodes = Uint8Array.from({ length: ROWS }, () => random.int(0, 4));
+/** Hundredths: none, 0 to 655.33 days, and now and then more (or the edges of two bytes); for code 4 of the first column, more as often as not. */
+const hundredths = Int32Array.from({ length: ROWS }, (_, row) =>
+  random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(firstCodes[row] === 4 ? 0.5 : 0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000)]) : random.int(0, 65_533),
 );
 
 /** closed_at: the created second plus the hundredths' seconds, or none. */
@@ -63,7 +68,7 @@ function chunksOf(): (StoredChunk & { data: Buffer })[] {
     const from = chunk * ROW_COLUMN_CHUNK;
     const rowCount = Math.min(ROW_COLUMN_CHUNK, ROWS - from);
     const stored = (column_name: string, bytes_per_row: number, data: Buffer): StoredChunk & { data: Buffer } => ({ column_name, chunk, row_count: rowCount, bytes_per_row, data });
-    for (const column of CODED_COLUMNS) chunks.push(stored(column, 1, Buffer.alloc(rowCount)));
+    for (const column of CODED_COLUMNS) chunks.push(stored(column, 1, column === CODED_COLUMNS[0] ? Buffer.from(firstCodes.slice(from, from + rowCount)) : Buffer.alloc(rowCount)));
     chunks.push(stored(CREATED_SECONDS, 4, Buffer.from(seconds.slice(from, from + rowCount).buffer)));
     chunks.push(stored(DAYS_TO_CLOSE_HUNDREDTHS, 4, Buffer.from(hundredths.slice(from, from + rowCount).buffer)));
     chunks.push(stored(CLOSED_SECONDS, 4, Buffer.from(closedSeconds.slice(from, from + rowCount).buffer)));
@@ -222,6 +227,48 @@ describe.each([
         if (y >= box.minLatitude && y <= box.maxLatitude && x >= box.minLongitude && x <= box.maxLongitude) expected += 1;
       }
       expect(scanCount(inOrder, { columns: 1, filters: [], from, to: null, box })).toBe(expected);
+    }
+  });
+
+  it('the groups of a scan, by a column and any period, have the middles and p90 of the stored hundredths (those two bytes do not hold included), the groups left out too', () => {
+    const column = CODED_COLUMNS[0] as CodedColumn;
+    for (const period of [null, ...GROUP_PERIODS]) {
+      for (const order of ['opened', 'median_days_to_close'] as const) {
+        const limit = random.int(1, 3);
+        const query: GroupScan = { by: [column], period, order, descending: random.chance(0.5), limit, ranks: [Uint32Array.of(0, 1, 2, 3, 4)] };
+        const packed = scanGroups(inOrder, { columns: 1, filters: [], from: null, to: null }, query);
+        const periods = packed.periods.split('\n');
+        // The stored hundredths of each (code, period) and of each period.
+        const periodOf = (row: number): string => (period === null ? '' : PERIOD_KEY_OF[period](new Date((seconds[row] as number) * 1000).toISOString().slice(0, 10)));
+        const stored = new Map<string, number[]>();
+        const keptCodes = new Set(packed.codes);
+        const leftOut = new Map<string, number[]>();
+        for (let row = 0; row < ROWS; row++) {
+          const value = hundredths[row] as number;
+          if (value === NULL_HUNDREDTHS) continue;
+          const key = `${firstCodes[row]} ${periodOf(row)}`;
+          const add = (map: Map<string, number[]>, at: string): void => void (map.get(at) ?? map.set(at, []).get(at))?.push(value);
+          add(stored, key);
+          if (!keptCodes.has(firstCodes[row] as number)) add(leftOut, periodOf(row));
+        }
+        const middles = (values: number[] | undefined): number[] => {
+          const sorted = Int32Array.from(values ?? []).sort();
+          const n = sorted.length;
+          return n === 0 ? [Number.NaN, Number.NaN, Number.NaN] : ([sorted[n % 2 === 1 ? n >> 1 : (n >> 1) - 1], sorted[n >> 1], sorted[Math.floor((9 * n + 9) / 10) - 1]] as number[]);
+        };
+        const rowsOf = (numbers: Float64Array): number[][] => Array.from({ length: numbers.length / PACKED_FIELDS }, (_, r) => [...numbers.subarray(r * PACKED_FIELDS, (r + 1) * PACKED_FIELDS)]);
+        rowsOf(packed.numbers).forEach((numbers, r) => {
+          const key = `${packed.codes[r]} ${period === null ? '' : periods[numbers[0] as number]}`;
+          expect(numbers.slice(4), key).toEqual(middles(stored.get(key)));
+        });
+        expect(new Set(packed.codes).size).toBe(limit);
+        const others = rowsOf(packed.others);
+        expect(others.length).toBeGreaterThan(0);
+        for (const numbers of others) {
+          const key = period === null ? '' : (periods[numbers[0] as number] as string);
+          expect(numbers.slice(4), `others ${key}`).toEqual(middles(leftOut.get(key)));
+        }
+      }
     }
   });
 });

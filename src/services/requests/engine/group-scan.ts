@@ -9,9 +9,16 @@
  * the whole range are contiguous too. The median (mean of the two middle values) and the 90th
  * percentile (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are
  * then exact selections in its part of that array (a large group's by counting its values' bytes),
- * never a sort of every value, and never an approximation. The memory of a scan is 4 bytes per
- * matching closed request, plus its groups. A row finds its group in a table indexed by its codes
- * (the key's latest period), so no row is hashed; the groups are then put in key order by counting.
+ * never a sort of every value, and never an approximation; those of several groups (a key over its
+ * periods, the groups left out) are counted or selected from their parts, never copied whole.
+ *
+ * The array holds each value in two bytes, as the row columns store it (OUTSIDE for the few that two
+ * bytes do not hold, which the scan lists apart per group: OUTSIDE is above every value two bytes hold,
+ * so the ranks among those few are read from the list). It is the thread's, kept for its next scans:
+ * a scan's memory is at most 2 bytes per matching closed request of the largest scan so far, plus its
+ * groups, and leaves no garbage that grows with the rows. A row finds its group in a table indexed by
+ * its codes (the key's latest period), so no row is hashed; the groups are then put in key order by
+ * counting.
  *
  * The worker orders the keys (the answer's `order`, ties by key), keeps the first `limit`, and counts
  * the groups left out (`others`) in the same pass: their median needs their values, which only the
@@ -51,7 +58,7 @@ const CODE_SPAN = 65_536;
  * Moves the value of rank `k` (an index in [lo, hi)) of a[lo, hi) to a[k], the smaller ones before it
  * and the larger ones after it (Hoare's selection, median-of-three pivot); returns it.
  */
-export function selectRank(a: Int32Array, lo: number, hi: number, k: number): number {
+export function selectRank(a: Uint16Array, lo: number, hi: number, k: number): number {
   let left = lo;
   let right = hi - 1;
   while (right > left) {
@@ -96,25 +103,26 @@ export function p90Rank(n: number): number {
   return Math.floor((9 * n + 9) / 10);
 }
 
-/** Values of a group from which its selections count (countedRanks) rather than reorder (selectRank). */
+/** Values of a set from which its ranks are counted (countedRanks) rather than selected (selectRank). */
 const COUNTED_VALUES = 2_048;
-/** Counts of the values' high bytes (256 of them, and one for values of 65,536 and more), then of three low bytes. */
-const byteCounts = new Int32Array(257 + 3 * 256);
+/** Counts of the values' high bytes (256 of them), then of the low bytes of the three ranks' high bytes. */
+const byteCounts = new Int32Array(4 * 256);
 
 /**
- * The values of ranks (indexes from 0, ascending, three) of a[lo, hi), into `into` from `at`, by
- * counting: the counts of the values' high bytes say which 256 values hold each rank, the counts of
- * their low bytes which value it is. Two passes over the values, none reordered; false (nothing
- * written) when a value is negative or a rank falls among the values of 65,536 and more.
+ * The values of three ranks (ascending, from 0) of the values in the ranges of `a` ([ranges[2 i],
+ * ranges[2 i + 1]) for i below rangeCount), into `into` from `at`, by counting: the counts of the
+ * values' high bytes say which 256 values hold each rank, the counts of their low bytes which value it
+ * is. Two passes over the values, none reordered.
  */
-function countedRanks(a: Int32Array, lo: number, hi: number, ranks: readonly number[], into: Float64Array, at: number): boolean {
+function countedRanks(a: Uint16Array, ranges: Float64Array, rangeCount: number, ranks: readonly number[], into: Float64Array, at: number): void {
   const counts = byteCounts;
   counts.fill(0);
-  for (let i = lo; i < hi; i++) {
-    const value = a[i] as number;
-    if (value < 0) return false;
-    const bucket = value < 65_536 ? value >>> 8 : 256;
-    counts[bucket] = (counts[bucket] as number) + 1;
+  for (let r = 0; r < rangeCount; r++) {
+    const hi = ranges[2 * r + 1] as number;
+    for (let i = ranges[2 * r] as number; i < hi; i++) {
+      const bucket = (a[i] as number) >>> 8;
+      counts[bucket] = (counts[bucket] as number) + 1;
+    }
   }
   // Each rank's high byte, and its rank among the values of that byte.
   const highs: number[] = [];
@@ -123,46 +131,151 @@ function countedRanks(a: Int32Array, lo: number, hi: number, ranks: readonly num
     let before = 0;
     let bucket = 0;
     while (before + (counts[bucket] as number) <= rank) before += counts[bucket++] as number;
-    if (bucket === 256) return false;
     highs.push(bucket);
     within.push(rank - before);
   }
   const [h0, h1, h2] = highs as [number, number, number];
-  for (let i = lo; i < hi; i++) {
-    const value = a[i] as number;
-    const bucket = value >>> 8;
-    const slot = bucket === h0 ? 257 : bucket === h1 ? 513 : bucket === h2 ? 769 : -1;
-    if (slot !== -1) counts[slot + (value & 255)] = (counts[slot + (value & 255)] as number) + 1;
+  for (let r = 0; r < rangeCount; r++) {
+    const hi = ranges[2 * r + 1] as number;
+    for (let i = ranges[2 * r] as number; i < hi; i++) {
+      const value = a[i] as number;
+      const bucket = value >>> 8;
+      const slot = bucket === h0 ? 256 : bucket === h1 ? 512 : bucket === h2 ? 768 : -1;
+      if (slot !== -1) counts[slot + (value & 255)] = (counts[slot + (value & 255)] as number) + 1;
+    }
   }
   highs.forEach((high, r) => {
-    const slot = high === h0 ? 257 : high === h1 ? 513 : 769;
+    const slot = high === h0 ? 256 : high === h1 ? 512 : 768;
     let before = 0;
     let low = 0;
     while (before + (counts[slot + low] as number) <= (within[r] as number)) before += counts[slot + low++] as number;
     into[at + r] = high * 256 + low;
   });
-  return true;
+}
+
+/** The ranks (from 0) of the low and high middles and of the 90th percentile among n values. */
+function middleAndP90Ranks(n: number): [number, number, number] {
+  const mid = n >> 1;
+  return [n % 2 === 1 ? mid : mid - 1, mid, p90Rank(n) - 1];
+}
+
+/** One range of a scan's values, as countedRanks takes them. */
+const oneRange = new Float64Array(2);
+/** The thread's array that a set of values in several ranges is gathered into when it is small enough to select in. */
+const gatheredValues = new Uint16Array(COUNTED_VALUES);
+
+/** A set of a scan's values: its ranges of the two-byte values, as countedRanks takes them, and its values that two bytes do not hold. */
+export interface ValueSet {
+  ranges: Float64Array;
+  rangeCount: number;
+  /** Whether its values may be reordered (else a small set is copied before it is selected in). */
+  inPlace: boolean;
+  /** outside[outsideFrom, outsideTo): the values of its OUTSIDEs, sorted. */
+  outside: Int32Array;
+  outsideFrom: number;
+  outsideTo: number;
 }
 
 /**
- * The low and high middles and the 90th percentile of a[lo, hi) (reordered), into `into` from `at`;
- * NaN for none.
+ * The low and high middles and the 90th percentile of a set of values (NaN for none), into `into`
+ * from `at`. Each OUTSIDE among the two-byte values stands for one of the set's values that two bytes
+ * do not hold; it is above every value two bytes hold, so the ranks below the set's negative outside
+ * values and above its two-byte ones are read from those values, the others selected (or counted)
+ * among the two bytes.
  */
-export function middlesAndP90(a: Int32Array, lo: number, hi: number, into: Float64Array, at: number): void {
-  const n = hi - lo;
+export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array, at: number): void {
+  const { ranges, rangeCount, outside, outsideFrom, outsideTo } = set;
+  let n = 0;
+  for (let r = 0; r < rangeCount; r++) n += (ranges[2 * r + 1] as number) - (ranges[2 * r] as number);
   if (n === 0) {
     into[at] = into[at + 1] = into[at + 2] = Number.NaN;
     return;
   }
-  const mid = lo + (n >> 1);
-  const lowAt = n % 2 === 1 ? mid : mid - 1;
-  if (n >= COUNTED_VALUES && countedRanks(a, lo, hi, [lowAt - lo, mid - lo, p90Rank(n) - 1], into, at)) return;
-  const low = selectRank(a, lo, hi, lowAt);
-  const high = lowAt === mid ? low : selectRank(a, lowAt + 1, hi, mid);
-  const p90At = lo + p90Rank(n) - 1;
-  into[at] = low;
-  into[at + 1] = high;
-  into[at + 2] = p90At === mid ? high : selectRank(a, mid + 1, hi, p90At);
+  const ranks = middleAndP90Ranks(n);
+  let below = 0;
+  while (outsideFrom + below < outsideTo && (outside[outsideFrom + below] as number) < 0) below++;
+  const inside = n - (outsideTo - outsideFrom);
+  // The ranks among the two-byte values (clamped: those outside them are replaced below).
+  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0)));
+  if (inside > 0) {
+    if (n >= COUNTED_VALUES) countedRanks(a, ranges, rangeCount, insideRanks, into, at);
+    else {
+      let values = a;
+      let lo = ranges[0] as number;
+      let hi = ranges[1] as number;
+      if (!set.inPlace) {
+        values = gatheredValues;
+        for (let r = 0, filled = 0; r < rangeCount; r++) {
+          values.set(a.subarray(ranges[2 * r], ranges[2 * r + 1]), filled);
+          filled += (ranges[2 * r + 1] as number) - (ranges[2 * r] as number);
+        }
+        lo = 0;
+        hi = n;
+      }
+      // Ascending ranks: each next one lies after the one before once that is in its place.
+      let from = lo;
+      for (let r = 0; r < 3; r++) {
+        const k = insideRanks[r] as number;
+        into[at + r] = r > 0 && k === insideRanks[r - 1] ? (into[at + r - 1] as number) : selectRank(values, from, hi, lo + k);
+        from = lo + k + 1;
+      }
+    }
+  }
+  ranks.forEach((rank, r) => {
+    if (rank < below) into[at + r] = outside[outsideFrom + rank] as number;
+    else if (rank - below >= inside) into[at + r] = outside[outsideFrom + rank - inside] as number;
+  });
+}
+
+/** The set of one group: a[lo, hi) (reordered), its values that two bytes do not hold outside[outsideFrom, outsideTo). */
+function groupSet(lo: number, hi: number, outside: Int32Array, outsideFrom: number, outsideTo: number): ValueSet {
+  oneRange[0] = lo;
+  oneRange[1] = hi;
+  return { ranges: oneRange, rangeCount: 1, inPlace: true, outside, outsideFrom, outsideTo };
+}
+
+/** The set of several groups (`ranges`: theirs; `outside`: their values that two bytes do not hold, in any order), left as it is. */
+function unionSet(ranges: Numbers, outside: number[]): ValueSet {
+  const sortedOutside = Int32Array.from(outside).sort();
+  return { ranges: ranges.array, rangeCount: ranges.length / 2, inPlace: false, outside: sortedOutside, outsideFrom: 0, outsideTo: sortedOutside.length };
+}
+
+/** The thread's array of a scan's values, kept for its next scans (a scan runs to its end before another starts). */
+let scanValueArray = new Uint16Array(0);
+
+/** An array of n values for a scan: the thread's, grown when it holds fewer. */
+function scanValues(n: number): Uint16Array {
+  if (scanValueArray.length < n) {
+    scanValueArray = new Uint16Array(0);
+    scanValueArray = new Uint16Array(Math.ceil(n * 1.125));
+  }
+  return scanValueArray.subarray(0, n);
+}
+
+/**
+ * The values that two bytes do not hold of each group, found in the order of the rows (`groups`: the
+ * group of each, `values`: its value), by the groups' places in key order (`sorted[at]`: the group at
+ * place `at`): outside[outsideFrom[at], outsideFrom[at + 1]), sorted.
+ */
+function outsideByPlace(groups: Numbers, values: Numbers, sorted: Int32Array, groupCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
+  const outsideFrom = new Int32Array(groupCount + 1);
+  const outside = new Int32Array(groups.length);
+  if (groups.length === 0) return { outside, outsideFrom };
+  const placeOf = new Int32Array(groupCount);
+  for (let at = 0; at < groupCount; at++) placeOf[sorted[at] as number] = at;
+  for (let i = 0; i < groups.length; i++) {
+    const at = (placeOf[groups.array[i] as number] as number) + 1;
+    outsideFrom[at] = (outsideFrom[at] as number) + 1;
+  }
+  for (let at = 0; at < groupCount; at++) outsideFrom[at + 1] = (outsideFrom[at + 1] as number) + (outsideFrom[at] as number);
+  const filled = outsideFrom.slice(0, groupCount);
+  for (let i = 0; i < groups.length; i++) {
+    const at = placeOf[groups.array[i] as number] as number;
+    outside[filled[at] as number] = values.array[i] as number;
+    filled[at] = (filled[at] as number) + 1;
+  }
+  for (let at = 0; at < groupCount; at++) if ((outsideFrom[at + 1] as number) - (outsideFrom[at] as number) > 1) outside.subarray(outsideFrom[at], outsideFrom[at + 1]).sort();
+  return { outside, outsideFrom };
 }
 
 /** The number a measure orders by, as the answer shows it (null: none, ordered last). */
@@ -197,8 +310,12 @@ interface KeyRange {
 
 /** A growable list of numbers. */
 class Numbers {
-  array = new Float64Array(256);
+  array: Float64Array;
   length = 0;
+
+  constructor(capacity = 256) {
+    this.array = new Float64Array(capacity);
+  }
 
   push(value: number): void {
     if (this.length === this.array.length) {
@@ -361,7 +478,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
    * One pass over the matching rows: the first (`next` null) finds and counts the groups; the second
    * lays each closed row's days_to_close at its group's next place (`next`) of `values`.
    */
-  const pass = (next: Float64Array | null, values: Int32Array | null): void => {
+  const pass = (next: Float64Array | null, values: Uint16Array | null): void => {
     let nextDayStart = 0;
     let period = 0;
     let lastKey = -1;
@@ -406,20 +523,24 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
           lastKey = key;
           lastPeriod = period;
         }
-        let value = hundredths[at] as number;
+        const value = hundredths[at] as number;
         if (value === NOT_CLOSED) {
           if (next === null) openedOf[group] = (openedOf[group] as number) + 1;
           continue;
         }
-        if (value === OUTSIDE) value = outsideHundredthsOf(daysToClose, row);
+        // OUTSIDE (above 1,400) is never within 14 days: its value is looked up in the second pass only.
         if (next === null) {
           openedOf[group] = (openedOf[group] as number) + 1;
           closedOf[group] = (closedOf[group] as number) + 1;
           if (value <= WITHIN_HUNDREDTHS) withinOf[group] = (withinOf[group] as number) + 1;
         } else {
           const place = next[group] as number;
-          (values as Int32Array)[place] = value;
+          (values as Uint16Array)[place] = value;
           next[group] = place + 1;
+          if (value === OUTSIDE) {
+            outsideGroups.push(group);
+            outsideValues.push(outsideHundredthsOf(daysToClose, row));
+          }
         }
       }
     });
@@ -437,7 +558,9 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     start[g] = total;
     total += closed.array[g] as number;
   }
-  const values = new Int32Array(total);
+  const values = scanValues(total);
+  const outsideGroups = new Numbers();
+  const outsideValues = new Numbers();
   pass(start.slice(), values);
 
   // From here on a group is its place in that order (`at`), its values values[from[at], from[at + 1]).
@@ -457,7 +580,10 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const ordered = inOrder(array);
     for (let at = 0; at < groupCount; at++) numbers[at * PACKED_FIELDS + field] = ordered[at] as number;
   }
-  for (let at = 0; at < groupCount; at++) middlesAndP90(values, from[at] as number, from[at + 1] as number, numbers, at * PACKED_FIELDS + 4);
+  const { outside, outsideFrom } = outsideByPlace(outsideGroups, outsideValues, sorted, groupCount);
+  for (let at = 0; at < groupCount; at++) {
+    middlesAndP90(values, groupSet(from[at] as number, from[at + 1] as number, outside, outsideFrom[at] as number, outsideFrom[at + 1] as number), numbers, at * PACKED_FIELDS + 4);
+  }
 
   // The keys: runs of groups with the same codes. A key's numbers over the whole range are its group's
   // without a period; with one, summed (and, for an order by median or p90, selected from a copy of its values).
@@ -471,8 +597,10 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       keyNumbers = new Float64Array(PACKED_FIELDS);
       for (let at = first; at < end; at++) for (let f = 1; f <= 3; f++) keyNumbers[f] = (keyNumbers[f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
       if (bySelection) {
-        const copy = values.slice(from[first], from[end]);
-        middlesAndP90(copy, 0, copy.length, keyNumbers, 4);
+        const ranges = new Numbers(2);
+        ranges.push(from[first] as number);
+        ranges.push(from[end] as number);
+        middlesAndP90(values, unionSet(ranges, [...outside.subarray(outsideFrom[first], outsideFrom[end])]), keyNumbers, 4);
       }
     }
     keys.push({ first, end, numbers: keyNumbers });
@@ -533,11 +661,17 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   forEachLeftGroup((at, period) => {
     for (let f = 1; f <= 3; f++) leftNumbers[period * PACKED_FIELDS + f] = (leftNumbers[period * PACKED_FIELDS + f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
   });
-  const gathered = Array.from({ length: periodCount }, (_, period) => new Int32Array(leftNumbers[period * PACKED_FIELDS + 2] as number));
-  const filled = new Float64Array(periodCount);
+  const leftRanges = Array.from({ length: periodCount }, () => new Numbers(8));
+  const leftOutside = Array.from({ length: periodCount }, () => [] as number[]);
   forEachLeftGroup((at, period) => {
-    gathered[period]?.set(values.subarray(from[at], from[at + 1]), filled[period]);
-    filled[period] = (filled[period] as number) + ((from[at + 1] as number) - (from[at] as number));
+    const ranges = leftRanges[period] as Numbers;
+    // Ranges that follow each other are one.
+    if (ranges.length > 0 && ranges.array[ranges.length - 1] === from[at]) ranges.array[ranges.length - 1] = from[at + 1] as number;
+    else {
+      ranges.push(from[at] as number);
+      ranges.push(from[at + 1] as number);
+    }
+    for (let o = outsideFrom[at] as number; o < (outsideFrom[at + 1] as number); o++) leftOutside[period]?.push(outside[o] as number);
   });
   const leftPeriods: number[] = [];
   for (let period = 0; period < periodCount; period++) if ((leftNumbers[period * PACKED_FIELDS + 1] as number) > 0) leftPeriods.push(period);
@@ -546,8 +680,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const at = o * PACKED_FIELDS;
     others.set(leftNumbers.subarray(period * PACKED_FIELDS, (period + 1) * PACKED_FIELDS), at);
     others[at] = period;
-    const values = gathered[period] as Int32Array;
-    middlesAndP90(values, 0, values.length, others, at + 4);
+    middlesAndP90(values, unionSet(leftRanges[period] as Numbers, leftOutside[period] as number[]), others, at + 4);
   });
   return { periods: periods.join('\n'), codes, numbers: rowsOut, others };
 }
