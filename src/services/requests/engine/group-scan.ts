@@ -5,8 +5,9 @@
  *
  * A scan passes twice over the selected rows: the first counts each group's requests (and finds the
  * groups), the second lays every closed request's days_to_close (in hundredths) into one array where
- * each group's values are contiguous, its groups in (key, period) order, so that a key's values over
- * the whole range are contiguous too. The median (mean of the two middle values) and the 90th
+ * each group's values are contiguous, the groups in the order they were found: that of their periods
+ * (the rows come in created_at order), so the second pass writes near where it wrote before, and a
+ * period's groups, and their values, follow each other. The median (mean of the two middle values) and the 90th
  * percentile (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are
  * then exact selections in its part of that array (a large group's by counting its values' bytes),
  * never a sort of every value, and never an approximation; those of several groups (a key over its
@@ -17,8 +18,9 @@
  * so the ranks among those few are read from the list). It is the thread's, kept for its next scans:
  * a scan's memory is at most 2 bytes per matching closed request of the largest scan so far, plus its
  * groups, and leaves no garbage that grows with the rows. A row finds its group in a table indexed by
- * its codes (the key's latest period), so no row is hashed; the groups are then put in key order by
- * counting.
+ * its codes (the key's latest period), so no row is hashed; a new group's key is that latest group's,
+ * so the keys are numbered as they are found too, and every step after the passes reads the groups in
+ * sequence, never gathering them in another order (a grouping by day may find two million).
  *
  * The worker orders the keys (the answer's `order`, ties by key), keeps the first `limit`, and counts
  * the groups left out (`others`) in the same pass: their median needs their values, which only the
@@ -227,11 +229,27 @@ export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array,
   });
 }
 
-/** The set of one group: a[lo, hi) (reordered), its values that two bytes do not hold outside[outsideFrom, outsideTo). */
-function groupSet(lo: number, hi: number, outside: Int32Array, outsideFrom: number, outsideTo: number): ValueSet {
-  oneRange[0] = lo;
-  oneRange[1] = hi;
-  return { ranges: oneRange, rangeCount: 1, inPlace: true, outside, outsideFrom, outsideTo };
+/**
+ * middlesAndP90 of one group: a[lo, hi) (reordered), its values that two bytes do not hold
+ * outside[outsideFrom, outsideTo). A small group with none of them (nearly every group of a grouping
+ * by day) is selected in directly, allocating nothing.
+ */
+function groupMiddlesAndP90(a: Uint16Array, lo: number, hi: number, outside: Int32Array, outsideFrom: number, outsideTo: number, into: Float64Array, at: number): void {
+  const n = hi - lo;
+  if (n === 0 || outsideFrom !== outsideTo || n >= COUNTED_VALUES) {
+    oneRange[0] = lo;
+    oneRange[1] = hi;
+    middlesAndP90(a, { ranges: oneRange, rangeCount: 1, inPlace: true, outside, outsideFrom, outsideTo }, into, at);
+    return;
+  }
+  const mid = lo + (n >> 1);
+  const lowAt = n % 2 === 1 ? mid : mid - 1;
+  const low = selectRank(a, lo, hi, lowAt);
+  const high = lowAt === mid ? low : selectRank(a, lowAt + 1, hi, mid);
+  const p90At = lo + p90Rank(n) - 1;
+  into[at] = low;
+  into[at + 1] = high;
+  into[at + 2] = p90At === mid ? high : selectRank(a, mid + 1, hi, p90At);
 }
 
 /** The set of several groups (`ranges`: theirs; `outside`: their values that two bytes do not hold, in any order), left as it is. */
@@ -253,28 +271,25 @@ function scanValues(n: number): Uint16Array {
 }
 
 /**
- * The values that two bytes do not hold of each group, found in the order of the rows (`groups`: the
- * group of each, `values`: its value), by the groups' places in key order (`sorted[at]`: the group at
- * place `at`): outside[outsideFrom[at], outsideFrom[at + 1]), sorted.
+ * The values that two bytes do not hold of each group, listed in the order of the rows (`groups`: the
+ * group of each, `values`: its value), by group: outside[outsideFrom[g], outsideFrom[g + 1]), sorted.
  */
-function outsideByPlace(groups: Numbers, values: Numbers, sorted: Int32Array, groupCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
+function outsideByGroup(groups: Numbers, values: Numbers, groupCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
   const outsideFrom = new Int32Array(groupCount + 1);
   const outside = new Int32Array(groups.length);
   if (groups.length === 0) return { outside, outsideFrom };
-  const placeOf = new Int32Array(groupCount);
-  for (let at = 0; at < groupCount; at++) placeOf[sorted[at] as number] = at;
   for (let i = 0; i < groups.length; i++) {
-    const at = (placeOf[groups.array[i] as number] as number) + 1;
-    outsideFrom[at] = (outsideFrom[at] as number) + 1;
+    const g = (groups.array[i] as number) + 1;
+    outsideFrom[g] = (outsideFrom[g] as number) + 1;
   }
-  for (let at = 0; at < groupCount; at++) outsideFrom[at + 1] = (outsideFrom[at + 1] as number) + (outsideFrom[at] as number);
+  for (let g = 0; g < groupCount; g++) outsideFrom[g + 1] = (outsideFrom[g + 1] as number) + (outsideFrom[g] as number);
   const filled = outsideFrom.slice(0, groupCount);
   for (let i = 0; i < groups.length; i++) {
-    const at = placeOf[groups.array[i] as number] as number;
-    outside[filled[at] as number] = values.array[i] as number;
-    filled[at] = (filled[at] as number) + 1;
+    const g = groups.array[i] as number;
+    outside[filled[g] as number] = values.array[i] as number;
+    filled[g] = (filled[g] as number) + 1;
   }
-  for (let at = 0; at < groupCount; at++) if ((outsideFrom[at + 1] as number) - (outsideFrom[at] as number) > 1) outside.subarray(outsideFrom[at], outsideFrom[at + 1]).sort();
+  for (let g = 0; g < groupCount; g++) if ((outsideFrom[g + 1] as number) - (outsideFrom[g] as number) > 1) outside.subarray(outsideFrom[g], outsideFrom[g + 1]).sort();
   return { outside, outsideFrom };
 }
 
@@ -301,10 +316,13 @@ function measureOf(measure: GroupMeasure, numbers: Float64Array, at: number): nu
   }
 }
 
-/** A key's groups in the (key, period) order, and its numbers over the whole range. */
+/** A key: its groups (in time order), codes and numbers over the whole range. */
 interface KeyRange {
+  /** Its groups: keyGroups[first, end), in time order. */
   first: number;
   end: number;
+  /** Its codes: first * 65,536 + second. */
+  key: number;
   numbers: Float64Array;
 }
 
@@ -333,11 +351,16 @@ class Numbers {
  * is its latest one or a new one. A key is looked up by its place among every pair of codes when the
  * columns' codes make at most DIRECT_KEYS pairs (the thread's direct table), else in an
  * open-addressing table of (key, period). Replayed over the same rows (`replay`), the groups are found
- * again with the same numbers.
+ * again with the same numbers. The keys are numbered as found too (`keyOf`: each group's).
  */
 class GroupTable {
-  readonly keys = new Numbers();
   readonly periods = new Numbers();
+  /** Each group's key, by the key's number. */
+  readonly keyOf = new Numbers();
+  /** Each key's codes (first * 65,536 + second), by its number. */
+  readonly keyCodes = new Numbers();
+  /** The keys' numbers by their codes, for the open-addressing table only. */
+  private readonly keyNumbers = new Map<number, number>();
   private slots = new Int32Array(1024).fill(-1);
   private readonly direct: Int32Array | null;
   /** The direct table's places hold base + group; a place below base is empty. */
@@ -358,7 +381,8 @@ class GroupTable {
     const place = first * this.secondCodes + second;
     const latest = (table[place] as number) - this.base;
     if (latest >= 0 && this.periods.array[latest] === period) return latest;
-    const found = this.replayed === -1 ? this.add(key, period) : this.replayed++;
+    // A place with a group of this scan holds the key's latest group: the new group's key is its.
+    const found = this.replayed === -1 ? this.add(key, period, latest >= 0 ? (this.keyOf.array[latest] as number) : -1) : this.replayed++;
     table[place] = this.base + found;
     direct.next = Math.max(direct.next, this.base + found + 1);
     return found;
@@ -371,9 +395,25 @@ class GroupTable {
     this.replayed = 0;
   }
 
-  private add(key: number, period: number): number {
-    const made = this.keys.length;
-    this.keys.push(key);
+  /** The groups found. */
+  get count(): number {
+    return this.periods.length;
+  }
+
+  /** The codes of a group's key. */
+  codesOf(group: number): number {
+    return this.keyCodes.array[this.keyOf.array[group] as number] as number;
+  }
+
+  /** A new group of the key (its number, or -1 when the key is new) and period. */
+  private add(key: number, period: number, keyNumber: number): number {
+    const made = this.periods.length;
+    let number = keyNumber;
+    if (number === -1) {
+      number = this.keyCodes.length;
+      this.keyCodes.push(key);
+    }
+    this.keyOf.push(number);
     this.periods.push(period);
     return made;
   }
@@ -383,20 +423,22 @@ class GroupTable {
     for (let slot = slotOf(key, period) & mask; ; slot = (slot + 1) & mask) {
       const group = this.slots[slot] as number;
       if (group === -1) {
-        const made = this.add(key, period);
+        let keyNumber = this.keyNumbers.get(key);
+        if (keyNumber === undefined) this.keyNumbers.set(key, (keyNumber = this.keyCodes.length));
+        const made = this.add(key, period, keyNumber === this.keyCodes.length ? -1 : keyNumber);
         this.slots[slot] = made;
         if (made * 2 >= this.slots.length) this.grow();
         return made;
       }
-      if (this.keys.array[group] === key && this.periods.array[group] === period) return group;
+      if (this.codesOf(group) === key && this.periods.array[group] === period) return group;
     }
   }
 
   private grow(): void {
     this.slots = new Int32Array(this.slots.length * 2).fill(-1);
     const mask = this.slots.length - 1;
-    for (let group = 0; group < this.keys.length; group++) {
-      let slot = slotOf(this.keys.array[group] as number, this.periods.array[group] as number) & mask;
+    for (let group = 0; group < this.count; group++) {
+      let slot = slotOf(this.codesOf(group), this.periods.array[group] as number) & mask;
       while (this.slots[slot] !== -1) slot = (slot + 1) & mask;
       this.slots[slot] = group;
     }
@@ -431,9 +473,9 @@ function slotOf(key: number, period: number): number {
 }
 
 /**
- * The groups 0 to count - 1 in the order of their keys (`keys`: first code * 65,536 + second), groups
- * of a key in the order they were made, which is their periods' (the rows come in created_at order):
- * a stable sort by the second code, then by the first, each by counting (linear in the groups).
+ * The numbers 0 to count - 1 in the order of their keys (`keys`: first code * 65,536 + second), those
+ * of equal keys in their own order: a stable sort by the second code, then by the first, each by
+ * counting (linear).
  */
 function inKeyOrder(keys: Float64Array, count: number): Int32Array {
   let order = new Int32Array(count);
@@ -549,66 +591,74 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   pass(null, null);
   table.replay();
 
-  // The groups in (key, period) order; periods are numbered in time order (the rows come in created_at order).
-  const groupCount = table.keys.length;
-  const sorted = inKeyOrder(table.keys.array, groupCount);
+  // The groups as they were found: in the order of their periods (the rows come in created_at order), so
+  // a period's groups follow each other. Their values are laid in that order too: a group's are
+  // values[start[g], start[g + 1]), and the second pass writes near where it wrote before.
+  const groupCount = table.count;
   const start = new Float64Array(groupCount + 1);
-  let total = 0;
-  for (const g of sorted) {
-    start[g] = total;
-    total += closed.array[g] as number;
-  }
+  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (closed.array[g] as number);
+  const total = start[groupCount] as number;
   const values = scanValues(total);
   const outsideGroups = new Numbers();
   const outsideValues = new Numbers();
-  pass(start.slice(), values);
-
-  // From here on a group is its place in that order (`at`), its values values[from[at], from[at + 1]).
-  const inOrder = (array: Float64Array): Float64Array => {
-    const ordered = new Float64Array(groupCount);
-    for (let at = 0; at < groupCount; at++) ordered[at] = array[sorted[at] as number] as number;
-    return ordered;
-  };
-  const keyAt = inOrder(table.keys.array);
-  const from = new Float64Array(groupCount + 1);
-  from.set(inOrder(start));
-  from[groupCount] = total;
+  pass(start.slice(0, groupCount), values);
 
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);
-  for (const [field, array] of [table.periods.array, opened.array, closed.array, within.array].entries()) {
-    const ordered = inOrder(array);
-    for (let at = 0; at < groupCount; at++) numbers[at * PACKED_FIELDS + field] = ordered[at] as number;
+  for (let g = 0; g < groupCount; g++) {
+    const at = g * PACKED_FIELDS;
+    numbers[at] = table.periods.array[g] as number;
+    numbers[at + 1] = opened.array[g] as number;
+    numbers[at + 2] = closed.array[g] as number;
+    numbers[at + 3] = within.array[g] as number;
   }
-  const { outside, outsideFrom } = outsideByPlace(outsideGroups, outsideValues, sorted, groupCount);
-  for (let at = 0; at < groupCount; at++) {
-    middlesAndP90(values, groupSet(from[at] as number, from[at + 1] as number, outside, outsideFrom[at] as number, outsideFrom[at + 1] as number), numbers, at * PACKED_FIELDS + 4);
+  const { outside, outsideFrom } = outsideByGroup(outsideGroups, outsideValues, groupCount);
+  for (let g = 0; g < groupCount; g++) {
+    groupMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
   }
 
-  // The keys: runs of groups with the same codes. A key's numbers over the whole range are its group's
-  // without a period; with one, summed (and, for an order by median or p90, selected from a copy of its values).
-  const keys: KeyRange[] = [];
+  // The keys (numbered as found), each with its groups in time order (keyGroups[keyFrom[k], keyFrom[k + 1]))
+  // and its numbers over the whole range: its group's without a period; with one, summed (and, for an
+  // order by median or p90, counted or selected over its groups' values). Listed in the order of their codes.
+  const keyCount = table.keyCodes.length;
+  const keyOf = table.keyOf.array;
+  const keyFrom = new Int32Array(keyCount + 1);
+  for (let g = 0; g < groupCount; g++) keyFrom[(keyOf[g] as number) + 1] = (keyFrom[(keyOf[g] as number) + 1] as number) + 1;
+  for (let k = 0; k < keyCount; k++) keyFrom[k + 1] = (keyFrom[k + 1] as number) + (keyFrom[k] as number);
+  const keyGroups = new Int32Array(groupCount);
+  const keyNumbers = new Float64Array(keyCount * PACKED_FIELDS);
+  const filled = keyFrom.slice(0, keyCount);
+  for (let g = 0; g < groupCount; g++) {
+    const k = keyOf[g] as number;
+    keyGroups[filled[k] as number] = g;
+    filled[k] = (filled[k] as number) + 1;
+    for (let f = 1; f <= 3; f++) keyNumbers[k * PACKED_FIELDS + f] = (keyNumbers[k * PACKED_FIELDS + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+  }
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
-  for (let first = 0; first < groupCount; ) {
-    let end = first + 1;
-    while (end < groupCount && keyAt[end] === keyAt[first]) end++;
-    let keyNumbers = numbers.subarray(first * PACKED_FIELDS, (first + 1) * PACKED_FIELDS);
-    if (end - first > 1) {
-      keyNumbers = new Float64Array(PACKED_FIELDS);
-      for (let at = first; at < end; at++) for (let f = 1; f <= 3; f++) keyNumbers[f] = (keyNumbers[f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
-      if (bySelection) {
-        const ranges = new Numbers(2);
-        ranges.push(from[first] as number);
-        ranges.push(from[end] as number);
-        middlesAndP90(values, unionSet(ranges, [...outside.subarray(outsideFrom[first], outsideFrom[end])]), keyNumbers, 4);
+  for (let k = 0; k < keyCount; k++) {
+    const first = keyFrom[k] as number;
+    const end = keyFrom[k + 1] as number;
+    if (end - first === 1) {
+      const g = keyGroups[first] as number;
+      keyNumbers.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), k * PACKED_FIELDS + 4);
+    } else if (bySelection) {
+      const ranges = new Numbers(2 * (end - first));
+      const keyOutside: number[] = [];
+      for (let at = first; at < end; at++) {
+        const g = keyGroups[at] as number;
+        ranges.push(start[g] as number);
+        ranges.push(start[g + 1] as number);
+        for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) keyOutside.push(outside[o] as number);
       }
+      middlesAndP90(values, unionSet(ranges, keyOutside), keyNumbers, k * PACKED_FIELDS + 4);
     }
-    keys.push({ first, end, numbers: keyNumbers });
-    first = end;
+  }
+  const keys: KeyRange[] = [];
+  for (const k of inKeyOrder(table.keyCodes.array, keyCount)) {
+    keys.push({ first: keyFrom[k] as number, end: keyFrom[k + 1] as number, key: table.keyCodes.array[k] as number, numbers: keyNumbers.subarray(k * PACKED_FIELDS, (k + 1) * PACKED_FIELDS) });
   }
 
   // The order: the measure (none last, whatever the direction), then the key's values in order (null last).
-  const keyCount = keys.length;
   const measures = new Float64Array(keyCount);
   const firstRanks = new Float64Array(keyCount);
   const secondRanks = new Float64Array(keyCount);
@@ -616,9 +666,8 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   for (let k = 0; k < keyCount; k++) {
     const range = keys[k] as KeyRange;
     measures[k] = measureOf(query.order, range.numbers, 0) ?? Number.NaN;
-    const key = keyAt[range.first] as number;
-    firstRanks[k] = ranks1 === undefined ? 0 : (ranks1[Math.floor(key / CODE_SPAN)] as number);
-    secondRanks[k] = ranks2 === undefined ? 0 : (ranks2[key % CODE_SPAN] as number);
+    firstRanks[k] = ranks1 === undefined ? 0 : (ranks1[Math.floor(range.key / CODE_SPAN)] as number);
+    secondRanks[k] = ranks2 === undefined ? 0 : (ranks2[range.key % CODE_SPAN] as number);
   }
   const direction = query.descending ? -1 : 1;
   const order = Array.from({ length: keyCount }, (_, k) => k);
@@ -633,54 +682,49 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     return (firstRanks[a] as number) - (firstRanks[b] as number) || (secondRanks[a] as number) - (secondRanks[b] as number);
   });
   const kept = order.slice(0, query.limit);
-  const left = order.slice(query.limit);
 
-  // The kept keys' groups.
+  // The kept keys' groups, each key's in time order.
   const width = query.by.length;
   let rowCount = 0;
   for (const k of kept) rowCount += (keys[k] as KeyRange).end - (keys[k] as KeyRange).first;
   const codes = new Int32Array(rowCount * width);
   const rowsOut = new Float64Array(rowCount * PACKED_FIELDS);
+  const isKept = new Uint8Array(groupCount);
   let row = 0;
   for (const k of kept) {
-    const { first, end } = (keys[k] as KeyRange);
+    const { first, end, key } = keys[k] as KeyRange;
     for (let at = first; at < end; at++, row++) {
-      const key = keyAt[at] as number;
+      const g = keyGroups[at] as number;
+      isKept[g] = 1;
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
+      rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
     }
-    rowsOut.set(numbers.subarray(first * PACKED_FIELDS, end * PACKED_FIELDS), (row - (end - first)) * PACKED_FIELDS);
   }
 
-  // The groups left out, per period (numbered from 0 in time order): their counts summed, their values gathered and selected.
-  const periodCount = periods.length === 0 ? 1 : periods.length;
-  const leftNumbers = new Float64Array(periodCount * PACKED_FIELDS);
-  const forEachLeftGroup = (visit: (at: number, period: number) => void): void => {
-    for (const k of left) for (let at = (keys[k] as KeyRange).first; at < (keys[k] as KeyRange).end; at++) visit(at, numbers[at * PACKED_FIELDS] as number);
-  };
-  forEachLeftGroup((at, period) => {
-    for (let f = 1; f <= 3; f++) leftNumbers[period * PACKED_FIELDS + f] = (leftNumbers[period * PACKED_FIELDS + f] as number) + (numbers[at * PACKED_FIELDS + f] as number);
-  });
-  const leftRanges = Array.from({ length: periodCount }, () => new Numbers(8));
-  const leftOutside = Array.from({ length: periodCount }, () => [] as number[]);
-  forEachLeftGroup((at, period) => {
-    const ranges = leftRanges[period] as Numbers;
-    // Ranges that follow each other are one.
-    if (ranges.length > 0 && ranges.array[ranges.length - 1] === from[at]) ranges.array[ranges.length - 1] = from[at + 1] as number;
-    else {
-      ranges.push(from[at] as number);
-      ranges.push(from[at + 1] as number);
+  // The groups left out, per period (numbered from 0 in time order, as the groups were found): their
+  // counts summed, their ranks counted or selected over their values where they lie.
+  const others = new Numbers(PACKED_FIELDS);
+  for (let g = 0; g < groupCount; ) {
+    const period = numbers[g * PACKED_FIELDS] as number;
+    const periodNumbers = new Float64Array(PACKED_FIELDS);
+    periodNumbers[0] = period;
+    const ranges = new Numbers(8);
+    const periodOutside: number[] = [];
+    for (; g < groupCount && numbers[g * PACKED_FIELDS] === period; g++) {
+      if (isKept[g] === 1) continue;
+      for (let f = 1; f <= 3; f++) periodNumbers[f] = (periodNumbers[f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+      // Ranges that follow each other are one.
+      if (ranges.length > 0 && ranges.array[ranges.length - 1] === start[g]) ranges.array[ranges.length - 1] = start[g + 1] as number;
+      else {
+        ranges.push(start[g] as number);
+        ranges.push(start[g + 1] as number);
+      }
+      for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) periodOutside.push(outside[o] as number);
     }
-    for (let o = outsideFrom[at] as number; o < (outsideFrom[at + 1] as number); o++) leftOutside[period]?.push(outside[o] as number);
-  });
-  const leftPeriods: number[] = [];
-  for (let period = 0; period < periodCount; period++) if ((leftNumbers[period * PACKED_FIELDS + 1] as number) > 0) leftPeriods.push(period);
-  const others = new Float64Array(leftPeriods.length * PACKED_FIELDS);
-  leftPeriods.forEach((period, o) => {
-    const at = o * PACKED_FIELDS;
-    others.set(leftNumbers.subarray(period * PACKED_FIELDS, (period + 1) * PACKED_FIELDS), at);
-    others[at] = period;
-    middlesAndP90(values, unionSet(leftRanges[period] as Numbers, leftOutside[period] as number[]), others, at + 4);
-  });
-  return { periods: periods.join('\n'), codes, numbers: rowsOut, others };
+    if ((periodNumbers[1] as number) === 0) continue;
+    middlesAndP90(values, unionSet(ranges, periodOutside), periodNumbers, 4);
+    for (const number of periodNumbers) others.push(number);
+  }
+  return { periods: periods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
 }
