@@ -74,6 +74,8 @@ const requestsPerCase = Number(values.requests);
 const seconds = Number(values.seconds);
 const connectionLevels = values.connections.split(',').map(Number);
 const kinds = values.kinds.split(',') as RouteKind[];
+const unknownKinds = kinds.filter((kind) => !(ROUTE_KINDS as readonly string[]).includes(kind));
+if (unknownKinds.length > 0) throw new Error(`unknown --kinds ${unknownKinds.join(', ')}: the kinds are ${ROUTE_KINDS.join(', ')}`);
 const dir = values.dir;
 mkdirSync(dir, { recursive: true });
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
