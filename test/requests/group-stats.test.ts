@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
-import { middlesAndP90, p90Rank, PACKED_FIELDS, scanGroups, selectRank } from '../../src/services/requests/engine/group-scan.js';
-import { OUTSIDE } from '../../src/services/requests/engine/row-column-scan.js';
+import { PACKED_FIELDS, scanGroups } from '../../src/services/requests/engine/group-scan.js';
 import { groupsOfPacked } from '../../src/services/requests/engine/group-answers.js';
 import type { RowColumns } from '../../src/services/requests/engine/row-columns-memory.js';
 import { GROUP_COLUMNS, GROUP_MEASURES, GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
@@ -16,74 +15,6 @@ import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-f
 import type { DatasetRecord } from '../../src/services/requests/store/service-request-store.js';
 
 describeGroupStats('sqlite');
-
-describe('the selections of the groups', () => {
-  it('the nearest rank of the 90th percentile is ceil(0.9 n) in integers', () => {
-    expect([1, 2, 9, 10, 11, 70, 100, 101].map(p90Rank)).toEqual([1, 2, 9, 9, 10, 63, 90, 91]);
-  });
-
-  it('selectRank finds the value of each rank, as a sort does, with many equal values', () => {
-    const random = new SeededRandom(3);
-    for (let i = 0; i < 300; i += 1) {
-      const n = random.int(1, 200);
-      const values = Uint16Array.from({ length: n }, () => random.int(0, random.pick([3, 1000])));
-      const sorted = values.slice().sort();
-      const k = random.int(0, n - 1);
-      expect(selectRank(values.slice(), 0, n, k)).toBe(sorted[k]);
-    }
-  });
-
-  /** Values as a scan lays them: two bytes each, OUTSIDE for those two bytes do not hold (negative, or 655.34 days and more), which are listed apart. */
-  const laidOut = (values: Int32Array): { twoBytes: Uint16Array; outside: Int32Array } => ({
-    twoBytes: Uint16Array.from(values, (value) => (value >= 0 && value < OUTSIDE ? value : OUTSIDE)),
-    outside: values.filter((value) => value < 0 || value >= OUTSIDE).sort(),
-  });
-  const expected = (values: Int32Array): number[] => {
-    const sorted = values.slice().sort();
-    const n = sorted.length;
-    const middle = n >> 1;
-    return [sorted[n % 2 === 1 ? middle : middle - 1], sorted[middle], sorted[p90Rank(n) - 1]] as number[];
-  };
-  const someValues = (random: SeededRandom, n: number): Int32Array => {
-    const top = random.pick([300, 70_000, 400_000]);
-    const bottom = random.pick([0, 0, -500]);
-    return Int32Array.from({ length: n }, () => random.int(bottom, top));
-  };
-
-  it('the middles and p90 of a group, small or large (counted), are those of the sorted values, values two bytes do not hold (negative, 655.34 days and more) included', () => {
-    const random = new SeededRandom(5);
-    for (let i = 0; i < 120; i += 1) {
-      const values = someValues(random, random.pick([random.int(1, 40), random.int(2_000, 12_000)]));
-      const { twoBytes, outside } = laidOut(values);
-      const found = new Float64Array(3);
-      middlesAndP90(twoBytes, { ranges: Float64Array.of(0, values.length), rangeCount: 1, inPlace: true, outside, outsideFrom: 0, outsideTo: outside.length }, found, 0);
-      expect([...found]).toEqual(expected(values));
-    }
-  });
-
-  it('the middles and p90 of several groups together (a key over its periods, the groups left out) are those of their sorted values, and leave each group\'s values where they were', () => {
-    const random = new SeededRandom(9);
-    for (let i = 0; i < 80; i += 1) {
-      const all = someValues(random, random.pick([random.int(2, 60), random.int(2_000, 9_000)]));
-      const { twoBytes } = laidOut(all);
-      // Some ranges of the values, not all: their set is what is ranked.
-      const cuts = [...new Set([0, all.length, ...Array.from({ length: 6 }, () => random.int(0, all.length))])].sort((x, y) => x - y);
-      const ranges: number[] = [];
-      const chosen: number[] = [];
-      for (let c = 0; c + 1 < cuts.length; c++) {
-        if (c % 2 === 1 && c + 2 < cuts.length) continue;
-        ranges.push(cuts[c] as number, cuts[c + 1] as number);
-        chosen.push(...all.subarray(cuts[c], cuts[c + 1]));
-      }
-      const chosenOutside = Int32Array.from(chosen.filter((value) => value < 0 || value >= OUTSIDE)).sort();
-      const before = twoBytes.slice();
-      const found = new Float64Array(3);
-      middlesAndP90(twoBytes, { ranges: Float64Array.from(ranges), rangeCount: ranges.length / 2, inPlace: false, outside: chosenOutside, outsideFrom: 0, outsideTo: chosenOutside.length }, found, 0);
-      expect([...found]).toEqual(expected(Int32Array.from(chosen)));
-      expect(twoBytes).toEqual(before);
-    }
-  });
-});
 
 describe('the rows of an answer of groups', () => {
   it('are made in steps, other work served between them (an answer may hold 200,000 rows)', async () => {

@@ -51,9 +51,9 @@ for (let row = 0; row < ROWS; row++) {
 }
 /** The codes of the first coded column (0 to 4); the others' are 0. */
 const firstCodes = Uint8Array.from({ length: ROWS }, () => random.int(0, 4));
-/** Hundredths: none, 0 to 655.33 days, and now and then more (or the edges of two bytes); for code 4 of the first column, more as often as not. */
+/** Hundredths: none, 0 to 655.33 days, and now and then more, less than 0 (closed before created) or the edges of two bytes; for code 4 of the first column, as often as not. */
 const hundredths = Int32Array.from({ length: ROWS }, (_, row) =>
-  random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(firstCodes[row] === 4 ? 0.5 : 0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000)]) : random.int(0, 65_533),
+  random.chance(0.3) ? NULL_HUNDREDTHS : random.chance(firstCodes[row] === 4 ? 0.5 : 0.02) ? random.pick([65_533, 65_534, 65_535, 65_536, random.int(65_537, 300_000), -1, random.int(-90_000, -2)]) : random.int(0, 65_533),
 );
 
 /** closed_at: the created second plus the hundredths' seconds, or none. */

@@ -26,10 +26,11 @@
  * the groups left out (`others`) in the same pass: their median needs their values, which only the
  * worker holds.
  */
-import { DAY_SECONDS, medianOfMiddles, shareClosedWithin, CLOSED_WITHIN_DAYS } from '../../../snapshot/index.js';
+import { DAY_SECONDS, medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
 import type { GroupMeasure, GroupPeriod, GroupScan } from './group-query.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { middlesAndP90, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 
 /** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
 export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
@@ -52,205 +53,9 @@ export interface PackedGroups {
   others: Float64Array<ArrayBuffer>;
 }
 
-const WITHIN_HUNDREDTHS = CLOSED_WITHIN_DAYS * 100;
 /** Codes are below 2^16: a key is (first code, second code) in 32 bits. */
 const CODE_SPAN = 65_536;
 
-/**
- * Moves the value of rank `k` (an index in [lo, hi)) of a[lo, hi) to a[k], the smaller ones before it
- * and the larger ones after it (Hoare's selection, median-of-three pivot); returns it.
- */
-export function selectRank(a: Uint16Array, lo: number, hi: number, k: number): number {
-  let left = lo;
-  let right = hi - 1;
-  while (right > left) {
-    if (right - left < 16) {
-      for (let i = left + 1; i <= right; i++) {
-        const value = a[i] as number;
-        let j = i - 1;
-        while (j >= left && (a[j] as number) > value) {
-          a[j + 1] = a[j] as number;
-          j--;
-        }
-        a[j + 1] = value;
-      }
-      break;
-    }
-    const x = a[left] as number;
-    const y = a[(left + right) >>> 1] as number;
-    const z = a[right] as number;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while ((a[i] as number) < pivot) i++;
-      while ((a[j] as number) > pivot) j--;
-      if (i <= j) {
-        const swap = a[i] as number;
-        a[i] = a[j] as number;
-        a[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) right = j;
-    else if (k >= i) left = i;
-    else break;
-  }
-  return a[k] as number;
-}
-
-/** The position (from 1) of the 90th percentile among n sorted values: ceil(0.9 n), in integers (0.9 * 70 is 63.000...01 in floating point). */
-export function p90Rank(n: number): number {
-  return Math.floor((9 * n + 9) / 10);
-}
-
-/** Values of a set from which its ranks are counted (countedRanks) rather than selected (selectRank). */
-const COUNTED_VALUES = 2_048;
-/** Counts of the values' high bytes (256 of them), then of the low bytes of the three ranks' high bytes. */
-const byteCounts = new Int32Array(4 * 256);
-
-/**
- * The values of three ranks (ascending, from 0) of the values in the ranges of `a` ([ranges[2 i],
- * ranges[2 i + 1]) for i below rangeCount), into `into` from `at`, by counting: the counts of the
- * values' high bytes say which 256 values hold each rank, the counts of their low bytes which value it
- * is. Two passes over the values, none reordered.
- */
-function countedRanks(a: Uint16Array, ranges: Float64Array, rangeCount: number, ranks: readonly number[], into: Float64Array, at: number): void {
-  const counts = byteCounts;
-  counts.fill(0);
-  for (let r = 0; r < rangeCount; r++) {
-    const hi = ranges[2 * r + 1] as number;
-    for (let i = ranges[2 * r] as number; i < hi; i++) {
-      const bucket = (a[i] as number) >>> 8;
-      counts[bucket] = (counts[bucket] as number) + 1;
-    }
-  }
-  // Each rank's high byte, and its rank among the values of that byte.
-  const highs: number[] = [];
-  const within: number[] = [];
-  for (const rank of ranks) {
-    let before = 0;
-    let bucket = 0;
-    while (before + (counts[bucket] as number) <= rank) before += counts[bucket++] as number;
-    highs.push(bucket);
-    within.push(rank - before);
-  }
-  const [h0, h1, h2] = highs as [number, number, number];
-  for (let r = 0; r < rangeCount; r++) {
-    const hi = ranges[2 * r + 1] as number;
-    for (let i = ranges[2 * r] as number; i < hi; i++) {
-      const value = a[i] as number;
-      const bucket = value >>> 8;
-      const slot = bucket === h0 ? 256 : bucket === h1 ? 512 : bucket === h2 ? 768 : -1;
-      if (slot !== -1) counts[slot + (value & 255)] = (counts[slot + (value & 255)] as number) + 1;
-    }
-  }
-  highs.forEach((high, r) => {
-    const slot = high === h0 ? 256 : high === h1 ? 512 : 768;
-    let before = 0;
-    let low = 0;
-    while (before + (counts[slot + low] as number) <= (within[r] as number)) before += counts[slot + low++] as number;
-    into[at + r] = high * 256 + low;
-  });
-}
-
-/** The ranks (from 0) of the low and high middles and of the 90th percentile among n values. */
-function middleAndP90Ranks(n: number): [number, number, number] {
-  const mid = n >> 1;
-  return [n % 2 === 1 ? mid : mid - 1, mid, p90Rank(n) - 1];
-}
-
-/** One range of a scan's values, as countedRanks takes them. */
-const oneRange = new Float64Array(2);
-/** The thread's array that a set of values in several ranges is gathered into when it is small enough to select in. */
-const gatheredValues = new Uint16Array(COUNTED_VALUES);
-
-/** A set of a scan's values: its ranges of the two-byte values, as countedRanks takes them, and its values that two bytes do not hold. */
-export interface ValueSet {
-  ranges: Float64Array;
-  rangeCount: number;
-  /** Whether its values may be reordered (else a small set is copied before it is selected in). */
-  inPlace: boolean;
-  /** outside[outsideFrom, outsideTo): the values of its OUTSIDEs, sorted. */
-  outside: Int32Array;
-  outsideFrom: number;
-  outsideTo: number;
-}
-
-/**
- * The low and high middles and the 90th percentile of a set of values (NaN for none), into `into`
- * from `at`. Each OUTSIDE among the two-byte values stands for one of the set's values that two bytes
- * do not hold; it is above every value two bytes hold, so the ranks below the set's negative outside
- * values and above its two-byte ones are read from those values, the others selected (or counted)
- * among the two bytes.
- */
-export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array, at: number): void {
-  const { ranges, rangeCount, outside, outsideFrom, outsideTo } = set;
-  let n = 0;
-  for (let r = 0; r < rangeCount; r++) n += (ranges[2 * r + 1] as number) - (ranges[2 * r] as number);
-  if (n === 0) {
-    into[at] = into[at + 1] = into[at + 2] = Number.NaN;
-    return;
-  }
-  const ranks = middleAndP90Ranks(n);
-  let below = 0;
-  while (outsideFrom + below < outsideTo && (outside[outsideFrom + below] as number) < 0) below++;
-  const inside = n - (outsideTo - outsideFrom);
-  // The ranks among the two-byte values (clamped: those outside them are replaced below).
-  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0)));
-  if (inside > 0) {
-    if (n >= COUNTED_VALUES) countedRanks(a, ranges, rangeCount, insideRanks, into, at);
-    else {
-      let values = a;
-      let lo = ranges[0] as number;
-      let hi = ranges[1] as number;
-      if (!set.inPlace) {
-        values = gatheredValues;
-        for (let r = 0, filled = 0; r < rangeCount; r++) {
-          values.set(a.subarray(ranges[2 * r], ranges[2 * r + 1]), filled);
-          filled += (ranges[2 * r + 1] as number) - (ranges[2 * r] as number);
-        }
-        lo = 0;
-        hi = n;
-      }
-      // Ascending ranks: each next one lies after the one before once that is in its place.
-      let from = lo;
-      for (let r = 0; r < 3; r++) {
-        const k = insideRanks[r] as number;
-        into[at + r] = r > 0 && k === insideRanks[r - 1] ? (into[at + r - 1] as number) : selectRank(values, from, hi, lo + k);
-        from = lo + k + 1;
-      }
-    }
-  }
-  ranks.forEach((rank, r) => {
-    if (rank < below) into[at + r] = outside[outsideFrom + rank] as number;
-    else if (rank - below >= inside) into[at + r] = outside[outsideFrom + rank - inside] as number;
-  });
-}
-
-/**
- * middlesAndP90 of one group: a[lo, hi) (reordered), its values that two bytes do not hold
- * outside[outsideFrom, outsideTo). A small group with none of them (nearly every group of a grouping
- * by day) is selected in directly, allocating nothing.
- */
-function groupMiddlesAndP90(a: Uint16Array, lo: number, hi: number, outside: Int32Array, outsideFrom: number, outsideTo: number, into: Float64Array, at: number): void {
-  const n = hi - lo;
-  if (n === 0 || outsideFrom !== outsideTo || n >= COUNTED_VALUES) {
-    oneRange[0] = lo;
-    oneRange[1] = hi;
-    middlesAndP90(a, { ranges: oneRange, rangeCount: 1, inPlace: true, outside, outsideFrom, outsideTo }, into, at);
-    return;
-  }
-  const mid = lo + (n >> 1);
-  const lowAt = n % 2 === 1 ? mid : mid - 1;
-  const low = selectRank(a, lo, hi, lowAt);
-  const high = lowAt === mid ? low : selectRank(a, lowAt + 1, hi, mid);
-  const p90At = lo + p90Rank(n) - 1;
-  into[at] = low;
-  into[at + 1] = high;
-  into[at + 2] = p90At === mid ? high : selectRank(a, mid + 1, hi, p90At);
-}
 
 /** The set of several groups (`ranges`: theirs; `outside`: their values that two bytes do not hold, in any order), left as it is. */
 function unionSet(ranges: Numbers, outside: number[]): ValueSet {
@@ -258,17 +63,6 @@ function unionSet(ranges: Numbers, outside: number[]): ValueSet {
   return { ranges: ranges.array, rangeCount: ranges.length / 2, inPlace: false, outside: sortedOutside, outsideFrom: 0, outsideTo: sortedOutside.length };
 }
 
-/** The thread's array of a scan's values, kept for its next scans (a scan runs to its end before another starts). */
-let scanValueArray = new Uint16Array(0);
-
-/** An array of n values for a scan: the thread's, grown when it holds fewer. */
-function scanValues(n: number): Uint16Array {
-  if (scanValueArray.length < n) {
-    scanValueArray = new Uint16Array(0);
-    scanValueArray = new Uint16Array(Math.ceil(n * 1.125));
-  }
-  return scanValueArray.subarray(0, n);
-}
 
 /**
  * The values that two bytes do not hold of each group, listed in the order of the rows (`groups`: the
@@ -614,7 +408,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   }
   const { outside, outsideFrom } = outsideByGroup(outsideGroups, outsideValues, groupCount);
   for (let g = 0; g < groupCount; g++) {
-    groupMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
+    rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
   }
 
   // The keys (numbered as found), each with its groups in time order (keyGroups[keyFrom[k], keyFrom[k + 1]))

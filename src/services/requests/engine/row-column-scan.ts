@@ -9,9 +9,10 @@
  * cache, outside the process's memory, whatever the rows.
  */
 import { readSync } from 'node:fs';
-import { boxCellIndex, CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
+import { boxCellIndex, CLOSED_WITHIN_DAYS, CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
 import { greatCircleMeters } from '../great-circle.js';
-import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets, type PackedBuckets } from './period-stats.js';
+import { BUCKET_KEY_OF, packBuckets, type PackedBuckets } from './period-stats.js';
+import { rangeMiddlesAndP90, scanValues } from './value-ranks.js';
 import type { BucketSummary } from '../store/service-request-store.js';
 import type { GroupScan } from './group-query.js';
 
@@ -49,6 +50,8 @@ export interface CreatedColumn {
 export const NOT_CLOSED = 65_535;
 /** Hundredths of a row that two bytes do not hold: its value is in DaysToCloseColumn's `outside` arrays. */
 export const OUTSIDE = 65_534;
+/** The most hundredths of a request closed within 14 days (days_to_close <= 14). */
+export const WITHIN_HUNDREDTHS = CLOSED_WITHIN_DAYS * 100;
 
 /**
  * days_to_close of the rows in hundredths, two bytes a row (0 to 655.33 days, nearly every request);
@@ -480,7 +483,9 @@ export function scanCells(columns: SharedRowColumns, scan: RowColumnScan): [numb
 /**
  * The numbers of each bucket of `unit` that matching rows fall in, in time order. The rows are sorted
  * by created_at, so a bucket's rows come together: each bucket is summed as its rows pass, its
- * days_to_close gathered in one reused array (as large as the largest bucket, not as all the rows).
+ * days_to_close laid as stored (two bytes) in the thread's kept array (as large as the largest bucket,
+ * not as all the rows), and its two middles selected there (value-ranks.ts): a sort of each bucket's
+ * values took two thirds of a scan by week or month.
  */
 export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit: SummaryUnit): PackedBuckets {
   const { created, daysToClose } = columns;
@@ -488,10 +493,18 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   const buckets: [string, BucketSummary][] = [];
   let key: string | null = null;
   let opened = 0;
+  let closedWithin = 0;
+  // The bucket's days_to_close as stored (two bytes; OUTSIDE for those listed in `outside`), ranked when it ends.
+  let values = scanValues(BLOCK);
   let closed = 0;
-  let closeDays = scratch.closeDays;
+  const outside: number[] = [];
+  const middles = new Float64Array(3);
   const closeBucket = (): void => {
-    if (key !== null) buckets.push([key, bucketSummaryOf(opened, closeDays.subarray(0, closed))]);
+    if (key === null) return;
+    const sortedOutside = Int32Array.from(outside).sort();
+    rangeMiddlesAndP90(values, 0, closed, sortedOutside, 0, sortedOutside.length, middles, 0);
+    const none = closed === 0;
+    buckets.push([key, { opened, closedWithin, lowMiddle: none ? null : (middles[0] as number) / 100, highMiddle: none ? null : (middles[1] as number) / 100 }]);
   };
   // The selected rows come in order: the day changes when a row reaches the next day's first row.
   let nextDayStart = 0;
@@ -507,20 +520,19 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
           closeBucket();
           key = dayKey;
           opened = 0;
+          closedWithin = 0;
           closed = 0;
+          outside.length = 0;
         }
       }
       opened += 1;
       const stored = hundredths[row - blockStart] as number;
-      if (stored !== NOT_CLOSED) {
-        const hundredths = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
-        if (closed === closeDays.length) {
-          const larger = new Float64Array(closeDays.length * 2);
-          larger.set(closeDays);
-          closeDays = scratch.closeDays = larger;
-        }
-        closeDays[closed++] = hundredths / 100;
-      }
+      if (stored === NOT_CLOSED) continue;
+      if (closed === values.length) values = scanValues(2 * closed, closed);
+      values[closed++] = stored;
+      const value = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
+      if (stored === OUTSIDE) outside.push(value);
+      if (value <= WITHIN_HUNDREDTHS) closedWithin += 1;
     }
   });
   closeBucket();
