@@ -234,15 +234,23 @@ describe.each([
   const days: string[] = [];
   const dayOf = (row: number): string => (days[row] ??= new Date((seconds[row] as number) * 1000).toISOString().slice(0, 10));
 
-  it('the groups of a scan, by a column and any period, have the middles and p90 of the stored hundredths (those two bytes do not hold included), the groups left out too', () => {
+  it('the groups of a scan, by a column and any period, have the counts, middles and p90 of the stored hundredths (those two bytes do not hold included, below 0 too), the groups left out too', () => {
     const column = CODED_COLUMNS[0] as CodedColumn;
     for (const period of [null, ...GROUP_PERIODS]) {
       // The stored hundredths of each period, by code.
       const stored = new Map<string, number[][]>();
+      // Opened, closed and closed within 14 days (a value below 0 included) of each period, by code.
+      const counted = new Map<string, number[][]>();
       for (let row = 0; row < ROWS; row++) {
         const value = hundredths[row] as number;
-        if (value === NULL_HUNDREDTHS) continue;
         const key = period === null ? '' : PERIOD_KEY_OF[period](dayOf(row));
+        let counts = counted.get(key);
+        if (counts === undefined) counted.set(key, (counts = Array.from({ length: 5 }, () => [0, 0, 0])));
+        const codeCounts = counts[firstCodes[row] as number] as number[];
+        codeCounts[0] = (codeCounts[0] as number) + 1;
+        if (value === NULL_HUNDREDTHS) continue;
+        codeCounts[1] = (codeCounts[1] as number) + 1;
+        if (value <= 1_400) codeCounts[2] = (codeCounts[2] as number) + 1;
         let byCode = stored.get(key);
         if (byCode === undefined) stored.set(key, (byCode = [[], [], [], [], []]));
         byCode[firstCodes[row] as number]?.push(value);
@@ -262,6 +270,7 @@ describe.each([
         const rowsOf = (numbers: Float64Array): number[][] => Array.from({ length: numbers.length / PACKED_FIELDS }, (_, r) => [...numbers.subarray(r * PACKED_FIELDS, (r + 1) * PACKED_FIELDS)]);
         rowsOf(packed.numbers).forEach((numbers, r) => {
           const key = period === null ? '' : (periods[numbers[0] as number] as string);
+          expect(numbers.slice(1, 4), `counts ${packed.codes[r]} ${key}`).toEqual(counted.get(key)?.[packed.codes[r] as number]);
           expect(numbers.slice(4), `${packed.codes[r]} ${key}`).toEqual(middles(stored.get(key)?.[packed.codes[r] as number]));
         });
         expect(new Set(packed.codes).size).toBe(limit);
@@ -269,6 +278,8 @@ describe.each([
         expect(others.length).toBeGreaterThan(0);
         for (const numbers of others) {
           const key = period === null ? '' : (periods[numbers[0] as number] as string);
+          const leftOutCounts = (counted.get(key) ?? []).filter((_, code) => !keptCodes.has(code)).reduce((sum, counts) => sum.map((n, f) => n + (counts[f] as number)), [0, 0, 0]);
+          expect(numbers.slice(1, 4), `others' counts ${key}`).toEqual(leftOutCounts);
           expect(numbers.slice(4), `others ${key}`).toEqual(middles(leftOut(key)));
         }
       }

@@ -364,11 +364,11 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
           if (next === null) openedOf[group] = (openedOf[group] as number) + 1;
           continue;
         }
-        // OUTSIDE (above 1,400) is never within 14 days: its value is looked up in the second pass only.
         if (next === null) {
           openedOf[group] = (openedOf[group] as number) + 1;
           closedOf[group] = (closedOf[group] as number) + 1;
-          if (value <= WITHIN_HUNDREDTHS) withinOf[group] = (withinOf[group] as number) + 1;
+          // OUTSIDE stands above 1,400: the value it stands for is within 14 days when below 0.
+          if (value <= WITHIN_HUNDREDTHS || (value === OUTSIDE && outsideHundredthsOf(daysToClose, row) <= WITHIN_HUNDREDTHS)) withinOf[group] = (withinOf[group] as number) + 1;
         } else {
           const place = next[group] as number;
           (values as Uint16Array)[place] = value;
