@@ -1,12 +1,17 @@
 /**
- * The group scan of `/v1/stats/groups` (src/services/requests/engine/group-scan.ts) in one thread, this
- * checkout's against an earlier checkout's, in the same run: the row columns of a SQLite snapshot are
- * loaded once, then random groupings (1 or 2 of the 9 columns, no period or any of the four, every
- * order, a filter on borough, status or channel 2 times in 5, the whole range) are scanned by each
- * engine in turn, the order of the engines alternating from query to query. Reports each engine's
- * p50, p99, max and total ms, and whether both gave the same packed answers (a SHA-256 of them).
+ * The scans of the row columns that rank days_to_close, in one thread, this checkout's against an
+ * earlier checkout's, in the same run: the row columns of a SQLite snapshot are loaded once, then
+ * random scans are run by each engine in turn, the order of the engines alternating from query to
+ * query. Reports each engine's p50, p99, max and total ms, and whether both gave the same packed
+ * answers (a SHA-256 of them).
+ * - `--scan groups` (the default): the group scan of `/v1/stats/groups`
+ *   (src/services/requests/engine/group-scan.ts): random groupings (1 or 2 of the 9 columns, no
+ *   period or any of the four, every order), the whole range;
+ * - `--scan buckets`: the period numbers of `/v1/stats/daily`, `weekly` and `monthly` that no summary
+ *   holds (row-column-scan.ts, scanBuckets): a random unit, the whole range or a random part of it.
+ * Either with a filter on borough, status or channel 2 times in 5.
  *
- *   npx tsx bench/group-scan.ts --file SNAPSHOT [--before CHECKOUT] [--queries 60] [--seed 7]
+ *   npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets] [--before CHECKOUT] [--queries 60] [--seed 7]
  *
  * CHECKOUT: a folder holding an earlier commit's sources (`git worktree add --detach ../before C`,
  * with a link to this node_modules); without it, this engine alone.
@@ -16,8 +21,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { SeededRandom } from '../src/ingest/nyc311/seeded-random.js';
+import type { SummaryUnit } from '../src/snapshot/index.js';
 import { GROUP_COLUMNS, GROUP_MEASURES, GROUP_PERIODS, type GroupScan } from '../src/services/requests/engine/group-query.js';
 import type { PackedGroups } from '../src/services/requests/engine/group-scan.js';
+import type { PackedBuckets } from '../src/services/requests/engine/period-stats.js';
 import type { RowColumnScan, SharedRowColumns } from '../src/services/requests/engine/row-column-scan.js';
 import { releaseRowColumns } from '../src/services/requests/engine/row-columns-memory.js';
 import { loadSqliteRowColumns } from '../src/services/requests/engine/sqlite-row-columns.js';
@@ -26,20 +33,43 @@ import { percentile, REPO_ROOT } from './support.js';
 const { values } = parseArgs({
   options: {
     file: { type: 'string' },
+    scan: { type: 'string', default: 'groups' },
     before: { type: 'string' },
     queries: { type: 'string', default: '60' },
     seed: { type: 'string', default: '7' },
   },
 });
-if (values.file === undefined) {
-  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--before CHECKOUT] [--queries 60] [--seed 7]');
+if (values.file === undefined || (values.scan !== 'groups' && values.scan !== 'buckets')) {
+  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets] [--before CHECKOUT] [--queries 60] [--seed 7]');
   process.exit(2);
 }
+const byBuckets = values.scan === 'buckets';
 
+/** A scan as drawn, the same for every engine. */
+interface Drawn {
+  scan: RowColumnScan;
+  groups: GroupScan;
+  unit: SummaryUnit;
+}
+/** An engine: runs a drawn scan, returns its packed answer's parts. */
+type Engine = (columns: SharedRowColumns, drawn: Drawn) => (string | Uint8Array)[];
 type ScanGroups = (columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan) => PackedGroups;
-const ENGINE = 'src/services/requests/engine/group-scan.ts';
-const engineOf = async (root: string): Promise<ScanGroups> => ((await import(resolve(root, ENGINE))) as { scanGroups: ScanGroups }).scanGroups;
-const engines: [string, ScanGroups][] = [['this checkout', await engineOf(REPO_ROOT)]];
+type ScanBuckets = (columns: SharedRowColumns, scan: RowColumnScan, unit: SummaryUnit) => PackedBuckets;
+const engineOf = async (root: string): Promise<Engine> => {
+  if (byBuckets) {
+    const { scanBuckets } = (await import(resolve(root, 'src/services/requests/engine/row-column-scan.ts'))) as { scanBuckets: ScanBuckets };
+    return (columns, drawn) => {
+      const packed = scanBuckets(columns, drawn.scan, drawn.unit);
+      return [packed.keys, new Uint8Array(packed.numbers.buffer)];
+    };
+  }
+  const { scanGroups } = (await import(resolve(root, 'src/services/requests/engine/group-scan.ts'))) as { scanGroups: ScanGroups };
+  return (columns, drawn) => {
+    const packed = scanGroups(columns, drawn.scan, drawn.groups);
+    return [packed.periods, new Uint8Array(packed.codes.buffer), new Uint8Array(packed.numbers.buffer), new Uint8Array(packed.others.buffer)];
+  };
+};
+const engines: [string, Engine][] = [['this checkout', await engineOf(REPO_ROOT)]];
 if (values.before !== undefined) engines.unshift([`before (${values.before})`, await engineOf(values.before)]);
 
 const database = new Database(values.file, { readonly: true });
@@ -50,12 +80,14 @@ if (columns === null) throw new Error(`${values.file} has no row columns`);
 const random = new SeededRandom(Number(values.seed));
 const times = engines.map(() => [] as number[]);
 const hashes = engines.map(() => createHash('sha256'));
+const HISTORY_FROM = Date.UTC(2010, 0, 1) / 1000;
+const HISTORY_TO = Date.UTC(2026, 0, 1) / 1000;
 for (let q = 0; q < Number(values.queries); q++) {
   const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
   const filtered = random.int(1, 5) <= 2;
   const column = random.pick(['borough', 'status', 'channel'] as const);
   const scan: RowColumnScan = { columns: 0, filters: filtered ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [], from: null, to: null };
-  const query: GroupScan = {
+  const groups: GroupScan = {
     by,
     period: random.pick([null, ...GROUP_PERIODS]),
     order: random.pick(GROUP_MEASURES),
@@ -63,17 +95,27 @@ for (let q = 0; q < Number(values.queries); q++) {
     limit: 20,
     ranks: by.map((name) => Uint32Array.from(columns.values[name], (_, code) => code)),
   };
+  let unit: SummaryUnit = 'day';
+  if (byBuckets) {
+    unit = random.pick(['day', 'week', 'month'] as const);
+    // The whole range, or from a random second for a day to the whole history (shorter ones more often).
+    if (random.chance(0.5)) {
+      scan.from = random.int(HISTORY_FROM, HISTORY_TO);
+      scan.to = scan.from + Math.round(86_400 * Math.exp(random.next() * Math.log(16 * 366)));
+    }
+  }
+  const drawn: Drawn = { scan, groups, unit };
   const order = q % 2 === 0 ? engines.map((_, e) => e) : engines.map((_, e) => engines.length - 1 - e);
   for (const e of order) {
     const started = performance.now();
-    const packed = (engines[e] as [string, ScanGroups])[1](columns, scan, query);
+    const parts = (engines[e] as [string, Engine])[1](columns, drawn);
     (times[e] as number[]).push(performance.now() - started);
-    (hashes[e] as ReturnType<typeof createHash>).update(packed.periods).update(new Uint8Array(packed.codes.buffer)).update(new Uint8Array(packed.numbers.buffer)).update(new Uint8Array(packed.others.buffer));
+    for (const part of parts) (hashes[e] as ReturnType<typeof createHash>).update(part);
   }
 }
 releaseRowColumns(columns.bytes);
 
-console.log(`${columns.rows.toLocaleString('en-US')} requests, ${values.queries} groupings (seed ${values.seed}), ms in one thread:\n`);
+console.log(`${columns.rows.toLocaleString('en-US')} requests, ${values.queries} ${byBuckets ? 'period number scans' : 'groupings'} (seed ${values.seed}), ms in one thread:\n`);
 console.log('| engine | p50 | p99 | max | total | answers (SHA-256) |\n|---|---:|---:|---:|---:|---|');
 engines.forEach(([name], e) => {
   const sorted = [...(times[e] as number[])].sort((a, b) => a - b);
