@@ -466,12 +466,18 @@ export function scanCells(columns: SharedRowColumns, scan: RowColumnScan): [numb
   // One counter per cell the box spans (a bounded number: the route's cap), in cell order.
   const index = boxCellIndex(scan.box, multiple);
   const counts = new Float64Array(index.cells);
-  forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
+  // The box is tested here, on the degrees read for the cells, rather than read again by the filters'
+  // checks (unless `near` reads them there anyway).
+  const box = scan.near === undefined ? scan.box : null;
+  forEachMatchingRow(columns, box === null ? scan : { ...scan, box: undefined }, (rows, count, blockStart, blockEnd) => {
     const latitudes = readDegrees(columns.bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
     const longitudes = readDegrees(columns.bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
     for (let i = 0; i < count; i++) {
       const row = (rows[i] as number) - blockStart;
-      const at = index.indexOf(latitudes[row] as number, longitudes[row] as number);
+      const latitude = latitudes[row] as number;
+      const longitude = longitudes[row] as number;
+      if (box !== null && !inBox(box, latitude, longitude)) continue;
+      const at = index.indexOf(latitude, longitude);
       counts[at] = (counts[at] as number) + 1;
     }
   });
