@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { OUTSIDE } from '../../src/services/requests/engine/row-column-scan.js';
-import { middlesAndP90, p90Rank, scanValues, selectRank } from '../../src/services/requests/engine/value-ranks.js';
+import { grownValues, middlesAndP90, p90Rank, scanValues, selectRank } from '../../src/services/requests/engine/value-ranks.js';
 
 describe('the ranks of two-byte values (groups, period numbers)', () => {
   it('the nearest rank of the 90th percentile is ceil(0.9 n) in integers', () => {
@@ -70,12 +70,20 @@ describe('the ranks of two-byte values (groups, period numbers)', () => {
     }
   });
 
-  it('the kept array grows to hold n values, the first values laid before kept when asked', () => {
+  it('a scan\'s array grows to hold n values, its laid values kept; past 4,194,304 values it is the scan\'s own, the kept one left as it was', () => {
     const first = scanValues(4);
     first.set([7, 8, 9, 10]);
-    const grown = scanValues(100_000, 3);
+    const grown = grownValues(first, 100_000, 3);
     expect(grown.length).toBe(100_000);
     expect([...grown.subarray(0, 3)]).toEqual([7, 8, 9]);
-    expect(scanValues(10).subarray(0, 3)).toEqual(grown.subarray(0, 3));
+    // The kept array: the next scan's.
+    expect(scanValues(10).buffer).toBe(grown.buffer);
+    const own = grownValues(grown, 5_000_000, 3);
+    expect(own.length).toBe(5_000_000);
+    expect([...own.subarray(0, 3)]).toEqual([7, 8, 9]);
+    expect(own.buffer).not.toBe(grown.buffer);
+    expect(scanValues(10).buffer).toBe(grown.buffer);
+    expect(scanValues(4_194_304).length).toBe(4_194_304);
+    expect(scanValues(4_194_305).buffer).not.toBe(scanValues(4_194_304).buffer);
   });
 });

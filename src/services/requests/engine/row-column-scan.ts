@@ -12,7 +12,7 @@ import { readSync } from 'node:fs';
 import { boxCellIndex, CLOSED_WITHIN_DAYS, CODED_COLUMNS, DAY_SECONDS, NOT_CLOSED_SECONDS, type CodedColumn, type SummaryUnit } from '../../../snapshot/index.js';
 import { greatCircleMeters } from '../great-circle.js';
 import { BUCKET_KEY_OF, packBuckets, type PackedBuckets } from './period-stats.js';
-import { rangeMiddlesAndP90, scanValues } from './value-ranks.js';
+import { grownValues, rangeMiddlesAndP90, scanValues } from './value-ranks.js';
 import type { BucketSummary } from '../store/service-request-store.js';
 import type { GroupScan } from './group-query.js';
 
@@ -534,7 +534,7 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
       opened += 1;
       const stored = hundredths[row - blockStart] as number;
       if (stored === NOT_CLOSED) continue;
-      if (closed === values.length) values = scanValues(2 * closed, closed);
+      if (closed === values.length) values = grownValues(values, 2 * closed, closed);
       values[closed++] = stored;
       const value = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
       if (stored === OUTSIDE) outside.push(value);

@@ -204,19 +204,30 @@ export function rangeMiddlesAndP90(a: Uint16Array, lo: number, hi: number, outsi
   into[at + 2] = p90At === mid ? high : selectRank(a, mid + 1, hi, p90At);
 }
 
+/**
+ * The most values the thread's kept array holds (8 MB): a scan of more lays them in an array of its
+ * own, which the collector takes once the scan ends, so that a thread does not hold the largest scan's
+ * values (at 40 million requests, 80 MB) from then on.
+ */
+const KEPT_VALUES_MAXIMUM = 1 << 22;
+
 /** The thread's array of a scan's values, kept for its next scans (a scan runs to its end before another starts). */
 let scanValueArray = new Uint16Array(0);
 
-/**
- * An array of at least n values for a scan: the thread's, grown when it holds fewer, with its first
- * `keep` values copied into the larger one (a scan that lays its values before it knows how many).
- */
-export function scanValues(n: number, keep = 0): Uint16Array {
+/** An array of n values for a scan: the thread's, grown when it holds fewer, or one of its own past KEPT_VALUES_MAXIMUM. */
+export function scanValues(n: number): Uint16Array {
+  if (n > KEPT_VALUES_MAXIMUM) return new Uint16Array(n);
   if (scanValueArray.length < n) {
-    const kept = keep > 0 ? scanValueArray.slice(0, keep) : null;
     scanValueArray = new Uint16Array(0);
-    scanValueArray = new Uint16Array(Math.ceil(n * 1.125));
-    if (kept !== null) scanValueArray.set(kept);
+    scanValueArray = new Uint16Array(Math.min(KEPT_VALUES_MAXIMUM, Math.ceil(n * 1.125)));
   }
   return scanValueArray.subarray(0, n);
+}
+
+/** A scan's array of n values with the first `keep` of `values` (a scan that lays its values before it knows how many). */
+export function grownValues(values: Uint16Array, n: number, keep: number): Uint16Array {
+  const laid = values.subarray(0, keep);
+  const larger = scanValues(n);
+  if (larger.buffer !== values.buffer) larger.set(laid);
+  return larger;
 }
