@@ -122,6 +122,8 @@ export interface RowColumnScan {
   facet?: CodedColumn;
   /** Grid cells across a cell of the counts per map cell (those only; map-cells.ts). */
   cells?: number;
+  /** A page's bounds (those only, scanPageBounds): its cursor's created_at wall second (null: a first page) and the rows it reads. */
+  page?: { after: number | null; fetch: number };
   /** The grouping (groups only: group-scan.ts). */
   groups?: GroupScan;
 }
@@ -352,10 +354,10 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
 
 /**
  * The filter predicate of the row columns: calls `visit` with the rows of each block [blockStart,
- * blockEnd) that match every filter of the scan (the array is reused: read it before returning).
- * Every scan of the row columns selects its rows here.
+ * blockEnd) that match every filter of the scan (the array is reused: read it before returning), in
+ * order, until `visit` returns true. Every scan of the row columns selects its rows here.
  */
-export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => void): void {
+export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => unknown): void {
   const [start, end] = rowRange(columns, scan);
   const maskOf = (masks: Uint8Array[], f: number, accepted: readonly number[]): Uint8Array => {
     const mask = (masks[f] ??= new Uint8Array(65_536));
@@ -379,7 +381,7 @@ export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnSca
         for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
       }
       for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
-      if (count > 0) visit(selected, count, blockStart, blockEnd);
+      if (count > 0 && visit(selected, count, blockStart, blockEnd) === true) break;
     }
   } finally {
     scan.filters.forEach(({ accepted }, f) => {
@@ -427,6 +429,46 @@ export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): numbe
     total += count;
   });
   return total;
+}
+
+/** A row's created_at wall second. */
+function createdSecondOf(columns: SharedRowColumns, row: number): number {
+  const { created } = columns;
+  const day = dayOfRow(created, row);
+  const low = readRows(columns.bytes, created.secondsLow, row, row + 1, FACET_USE)[0] as number;
+  return day * DAY_SECONDS + low + (row >= (created.lateStarts[day] as number) ? LATE_SECOND : 0);
+}
+
+/**
+ * The created_at wall seconds that bound the rows a page reads (the store narrows the walk of its rows
+ * to them): that of its first matching row at or after its cursor's second, and that of its `fetch`-th
+ * matching row after that second (null when fewer match); null when none matches. The rows at the
+ * cursor's second are not counted: its id may leave out any of them, so the walk may need the
+ * `fetch`-th after them.
+ */
+export function scanPageBounds(columns: SharedRowColumns, scan: RowColumnScan): [number, number | null] | null {
+  if (scan.page === undefined) throw new Error('a page bounds scan needs its page');
+  const { after, fetch } = scan.page;
+  // The first row after the cursor's second: those before it are at that second or earlier.
+  const afterStart = after === null ? 0 : firstRowFrom(columns, after + 1);
+  let firstRow = -1;
+  let lastRow = -1;
+  let counted = 0;
+  const from = after === null ? scan.from : Math.max(scan.from ?? after, after);
+  forEachMatchingRow(columns, { ...scan, from }, (rows, count) => {
+    if (firstRow === -1) firstRow = rows[0] as number;
+    for (let i = 0; i < count; i++) {
+      if ((rows[i] as number) < afterStart) continue;
+      counted += 1;
+      if (counted === fetch) {
+        lastRow = rows[i] as number;
+        return true;
+      }
+    }
+    return false;
+  });
+  if (firstRow === -1) return null;
+  return [createdSecondOf(columns, firstRow), lastRow === -1 ? null : createdSecondOf(columns, lastRow)];
 }
 
 /** [code, rows] of each code of the facet's column that matching rows hold. */

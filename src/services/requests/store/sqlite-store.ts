@@ -23,7 +23,7 @@ import {
   type StoreMemoryOptions,
   type ValueCount,
 } from './service-request-store.js';
-import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
+import { boundSeconds, FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
 import type { GroupQuery } from '../engine/group-query.js';
@@ -147,9 +147,45 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    * row walk workers.
    */
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
-    if (page.checksRows) return (await this.rowWalks.answer('ids', page)).ids;
-    return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
+    let page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
+    if (!page.checksRows) return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
+    const narrowed = await this.narrowedPage(query);
+    if (narrowed === 'no rows') return [];
+    if (narrowed !== null) page = await this.read((database) => pageIdsQuery(narrowed, this.valueCounts, this.table(database)));
+    return (await this.rowWalks.answer('ids', page)).ids;
+  }
+
+  /**
+   * A page that checks the rows it walks, with its created_at range narrowed to the rows it reads, as
+   * the row columns find them (scanPageBounds): a walk that would read millions of rows that do not
+   * match (an operator that few rows pass, filters that no row matches together) stops at the page's
+   * last row, or does not start. The same rows, the same page. Null without row columns loaded (a page
+   * does not wait for them).
+   */
+  private async narrowedPage(query: ListPageQuery): Promise<ListPageQuery | 'no rows' | null> {
+    const scanned = await this.rowWalks.scan('page bounds', () =>
+      this.read(() => {
+        const loaded = this.rowColumns;
+        if (loaded === null) return null;
+        const page = { after: query.after === null ? null : boundSeconds(query.after.created_at), fetch: query.fetch };
+        return { scan: { ...rowColumnScanOf(loaded.columns, loaded.shared, query.filters), page } };
+      }),
+    );
+    if (scanned === null) return null;
+    const bounds = scanned.answer.bounds;
+    if (bounds === null) return 'no rows';
+    const [first, last] = bounds;
+    const { created_from: from, created_to: to } = query.filters;
+    const firstText = wallSecondText(first);
+    const afterLastText = last === null ? null : wallSecondText(last + 1);
+    return {
+      ...query,
+      filters: {
+        ...query.filters,
+        created_from: from === null || from < firstText ? firstText : from,
+        created_to: afterLastText === null || (to !== null && to < afterLastText) ? to : afterLastText,
+      },
+    };
   }
 
   /**
@@ -296,4 +332,9 @@ function readValueCounts(database: Database.Database): FilterValueCounts {
     perValue.set(value, rows_);
   }
   return counts;
+}
+
+/** The created_at text of a wall second (as the row columns store it). */
+function wallSecondText(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 19);
 }
