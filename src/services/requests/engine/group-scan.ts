@@ -63,7 +63,6 @@ function unionSet(ranges: Numbers, outside: number[]): ValueSet {
   return { ranges: ranges.array, rangeCount: ranges.length / 2, inPlace: false, outside: sortedOutside, outsideFrom: 0, outsideTo: sortedOutside.length };
 }
 
-
 /**
  * The values that two bytes do not hold of each group, listed in the order of the rows (`groups`: the
  * group of each, `values`: its value), by group: outside[outsideFrom[g], outsideFrom[g + 1]), sorted.
