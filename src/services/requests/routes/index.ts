@@ -25,7 +25,7 @@ export function registerServiceRequestRoutes(app: PlatformApp, dependencies: Req
   // The work budgets (docs/reliability.md, "Work budgets"): pages assemble up to 1000 rows (and may
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
-  const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 8, maxWaitMs: 10_000 }));
+  const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 32, maxWaitMs: 10_000 }));
   // Row walks run off the event loop (the SQLite walk workers, the database): two builds at once, one
   // per walk worker; a build waits for a place at most as long as a walk may run. The builds take the
   // places, not the requests: the ones asking for an answer being built join it.
