@@ -70,7 +70,7 @@ describe('the ranks of two-byte values (groups, period numbers)', () => {
     }
   });
 
-  it('a scan\'s array grows to hold n values, its laid values kept; past 4,194,304 values it is the scan\'s own, the kept one left as it was', () => {
+  it('a scan\'s array grows to hold n values, its laid values kept; past 8,388,608 values it is the scan\'s own, the kept one left as it was', () => {
     const first = scanValues(4);
     first.set([7, 8, 9, 10]);
     const grown = grownValues(first, 100_000, 3);
@@ -78,12 +78,12 @@ describe('the ranks of two-byte values (groups, period numbers)', () => {
     expect([...grown.subarray(0, 3)]).toEqual([7, 8, 9]);
     // The kept array: the next scan's.
     expect(scanValues(10).buffer).toBe(grown.buffer);
-    const own = grownValues(grown, 5_000_000, 3);
-    expect(own.length).toBe(5_000_000);
+    const own = grownValues(grown, 9_000_000, 3);
+    expect(own.length).toBe(9_000_000);
     expect([...own.subarray(0, 3)]).toEqual([7, 8, 9]);
     expect(own.buffer).not.toBe(grown.buffer);
     expect(scanValues(10).buffer).toBe(grown.buffer);
-    expect(scanValues(4_194_304).length).toBe(4_194_304);
-    expect(scanValues(4_194_305).buffer).not.toBe(scanValues(4_194_304).buffer);
+    expect(scanValues(8_388_608).length).toBe(8_388_608);
+    expect(scanValues(8_388_609).buffer).not.toBe(scanValues(8_388_608).buffer);
   });
 });
