@@ -266,7 +266,6 @@ const scratch = {
   anyOfMasks: [] as Uint8Array[],
   /** Rows per code of a facet, all zeros between scans. */
   counts: new Float64Array(65_536),
-  closeDays: new Float64Array(4_096),
 };
 
 /**
