@@ -126,9 +126,9 @@ describe('pages and row walks of the SQLite store', () => {
     expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, { name: 'service_requests', mapCells: true }).sql).not.toContain('INDEXED BY');
   });
 
-  describe('where a page walks: on the event loop only when its index seeks every condition', () => {
+  describe('where a page walks: on the event loop only when its index seeks every condition; else in the workers, narrowed by the row columns first', () => {
     const box = { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 };
-    const cases: [string, ListFilters, 'event loop' | 'workers'][] = [
+    const cases: [string, ListFilters, 'event loop' | 'workers' | 'row columns alone'][] = [
       ['no filter', NO_FILTERS, 'event loop'],
       ['one equality filter', { ...NO_FILTERS, borough: ['brooklyn'] }, 'event loop'],
       ['one equality filter of several values and none', { ...NO_FILTERS, borough: ['brooklyn', 'queens', null] }, 'event loop'],
@@ -138,6 +138,7 @@ describe('pages and row walks of the SQLite store', () => {
       ['a small map box (its map cells)', { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.98, maxLatitude: 40.72 } }, 'workers'],
       ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'workers'],
       ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'workers'],
+      ['two equality filters that no row holds after its time range starts', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'], created_from: '2099-01-01' }, 'row columns alone'],
     ];
     for (const [name, filters, where] of cases) {
       it(`${name}: ${where}`, async () => {
@@ -145,7 +146,8 @@ describe('pages and row walks of the SQLite store', () => {
         try {
           const ids = await sqlite.store.listIds({ filters, after: null, fetch: 51 });
           expect(ids).toEqual(byScan(rows, filters, null, 51));
-          expect(run.mock.calls.map(([kind]) => kind)).toEqual(where === 'workers' ? ['ids'] : []);
+          const jobs = { 'event loop': [], workers: ['page bounds', 'ids'], 'row columns alone': ['page bounds'] }[where];
+          expect(run.mock.calls.map(([kind]) => kind)).toEqual(jobs);
         } finally {
           run.mockRestore();
         }
