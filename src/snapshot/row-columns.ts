@@ -76,9 +76,12 @@ export function createRowColumnTablesSql(dialect: SqlDialect, schema?: string): 
   ];
 }
 
-/** created_at or closed_at (`YYYY-MM-DDTHH:MM:SS`) as wall seconds; null outside what the column holds. */
+/**
+ * created_at or closed_at (`YYYY-MM-DDTHH:MM:SS`) as wall seconds; null outside what the column holds,
+ * or in another form (a fraction): a page's walk finds its rows by the texts of their seconds.
+ */
 export function createdSecondsOf(createdAt: string): number | null {
-  if (createdAt < '1970' || createdAt >= '2106') return null;
+  if (createdAt.length !== 19 || createdAt < '1970' || createdAt >= '2106') return null;
   const seconds = wallTimeMs(createdAt) / 1000;
   return Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_SECONDS ? seconds : null;
 }

@@ -146,12 +146,32 @@ describe('pages and row walks of the SQLite store', () => {
         try {
           const ids = await sqlite.store.listIds({ filters, after: null, fetch: 51 });
           expect(ids).toEqual(byScan(rows, filters, null, 51));
-          const jobs = { 'event loop': [], workers: ['page bounds', 'ids'], 'row columns alone': ['page bounds'] }[where];
+          const jobs = { 'event loop': [], workers: ['page seconds', 'ids'], 'row columns alone': ['page seconds'] }[where];
           expect(run.mock.calls.map(([kind]) => kind)).toEqual(jobs);
         } finally {
           run.mockRestore();
         }
       });
     }
+
+    it('a page that checks its rows reads only the rows of its rows\' seconds (and of its cursor\'s), as the row columns find them', async () => {
+      const filters: ListFilters = { ...NO_FILTERS, borough: ['brooklyn', 'queens'], status: ['closed'] };
+      const rowOf = new Map(rows.map((row) => [row.id, row]));
+      const cursor = rowOf.get(byScan(rows, filters, null, 20).at(-1) as number) as ServiceRequestRecord;
+      const after: CursorPosition = { created_at: cursor.created_at, id: cursor.id };
+      const run = vi.spyOn(RowWalkPool.prototype, 'run');
+      try {
+        const page = byScan(rows, filters, after, 21);
+        expect(await sqlite.store.listIds({ filters, after, fetch: 21 })).toEqual(page);
+        // The cursor's row matches: its second is read again (rows of that second after its id may follow it).
+        const seconds = [...new Set([after.created_at, ...page.map((id) => (rowOf.get(id) as ServiceRequestRecord).created_at)])];
+        const walk = run.mock.calls.find(([kind]) => kind === 'ids')?.[1] as { parameters: unknown[] };
+        const lists = walk.parameters.filter((parameter) => typeof parameter === 'string' && parameter.startsWith('['));
+        expect(lists.length).toBeGreaterThan(0);
+        for (const list of lists) expect(JSON.parse(list as string)).toEqual(seconds);
+      } finally {
+        run.mockRestore();
+      }
+    });
   });
 });

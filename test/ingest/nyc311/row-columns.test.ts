@@ -62,6 +62,12 @@ describe('row columns', () => {
     expect(createdSecondsOf('1970-01-01T00:00:00')).toBe(0);
   });
 
+  it('a stored time in another form than YYYY-MM-DDTHH:MM:SS (a fraction, a day alone) has no seconds: a page finds its rows by their seconds\' texts', () => {
+    expect(createdSecondsOf('2025-01-05T10:00:03')).not.toBeNull();
+    expect(createdSecondsOf('2025-01-05T10:00:03.000')).toBeNull();
+    expect(createdSecondsOf('2025-01-05')).toBeNull();
+  });
+
   it('a snapshot with a request created before 1970 has no row columns, and its counts walk the rows', async () => {
     fixture = createSqliteFixture({ rows: [row(1, '1969-07-20T20:17:40'), row(2, '2025-01-02T10:00:00'), row(3, '2025-01-03T10:00:00')] });
     expect(hasRowColumns(fixture.databaseUrl)).toBe(false);

@@ -122,7 +122,7 @@ export interface RowColumnScan {
   facet?: CodedColumn;
   /** Grid cells across a cell of the counts per map cell (those only; map-cells.ts). */
   cells?: number;
-  /** A page's bounds (those only, scanPageBounds): its cursor's created_at wall second (null: a first page) and the rows it reads. */
+  /** A page's seconds (those only, scanPageSeconds): its cursor's created_at wall second (null: a first page) and the rows it reads. */
   page?: { after: number | null; fetch: number };
   /** The grouping (groups only: group-scan.ts). */
   groups?: GroupScan;
@@ -430,44 +430,36 @@ export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): numbe
   return total;
 }
 
-/** A row's created_at wall second. */
-function createdSecondOf(columns: SharedRowColumns, row: number): number {
-  const { created } = columns;
-  const day = dayOfRow(created, row);
-  const low = readRows(columns.bytes, created.secondsLow, row, row + 1, FACET_USE)[0] as number;
-  return day * DAY_SECONDS + low + (row >= (created.lateStarts[day] as number) ? LATE_SECOND : 0);
-}
-
 /**
- * The created_at wall seconds that bound the rows a page reads (the store narrows the walk of its rows
- * to them): that of its first matching row at or after its cursor's second, and that of its `fetch`-th
- * matching row after that second (null when fewer match); null when none matches. The rows at the
- * cursor's second are not counted: its id may leave out any of them, so the walk may need the
- * `fetch`-th after them.
+ * The created_at wall seconds of the rows a page reads (the store's walk of its rows reads only the rows
+ * of those seconds): those of its matching rows at its cursor's second, and of its first `fetch` matching
+ * rows after that second, rising, each once; empty when none matches. The rows at the cursor's second
+ * are not counted: its id may leave out any of them, so the walk may need the `fetch`-th after them.
  */
-export function scanPageBounds(columns: SharedRowColumns, scan: RowColumnScan): [number, number | null] | null {
-  if (scan.page === undefined) throw new Error('a page bounds scan needs its page');
+export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan): number[] {
+  if (scan.page === undefined) throw new Error('a page seconds scan needs its page');
   const { after, fetch } = scan.page;
   // The first row after the cursor's second: those before it are at that second or earlier.
   const afterStart = after === null ? 0 : firstRowFrom(columns, after + 1);
-  let firstRow = -1;
-  let lastRow = -1;
+  const seconds: number[] = [];
   let counted = 0;
   const from = after === null ? scan.from : Math.max(scan.from ?? after, after);
-  forEachMatchingRow(columns, { ...scan, from }, (rows, count) => {
-    if (firstRow === -1) firstRow = rows[0] as number;
+  const { created } = columns;
+  forEachMatchingRow(columns, { ...scan, from }, (rows, count, blockStart, blockEnd) => {
+    // The block's seconds of their days, read once (a page scan reads no facet).
+    const secondsLow = readRows(columns.bytes, created.secondsLow, blockStart, blockEnd, FACET_USE);
     for (let i = 0; i < count; i++) {
-      if ((rows[i] as number) < afterStart) continue;
+      const row = rows[i] as number;
+      const day = dayOfRow(created, row);
+      const second = day * DAY_SECONDS + (secondsLow[row - blockStart] as number) + (row >= (created.lateStarts[day] as number) ? LATE_SECOND : 0);
+      if (seconds.at(-1) !== second) seconds.push(second);
+      if (row < afterStart) continue;
       counted += 1;
-      if (counted === fetch) {
-        lastRow = rows[i] as number;
-        return true;
-      }
+      if (counted === fetch) return true;
     }
     return false;
   });
-  if (firstRow === -1) return null;
-  return [createdSecondOf(columns, firstRow), lastRow === -1 ? null : createdSecondOf(columns, lastRow)];
+  return seconds;
 }
 
 /** [code, rows] of each code of the facet's column that matching rows hold. */

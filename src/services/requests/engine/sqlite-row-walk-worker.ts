@@ -14,7 +14,7 @@ import { SQLITE_STATEMENT_CHARS, SqliteStatements } from '../store/sqlite-statem
 import { registerFilterFunctions } from '../store/sqlite-functions.js';
 import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
-import { scanBuckets, scanCells, scanCount, scanFacet, scanPageBounds, type SharedRowColumns } from './row-column-scan.js';
+import { scanBuckets, scanCells, scanCount, scanFacet, scanPageSeconds, type SharedRowColumns } from './row-column-scan.js';
 import { scanGroups } from './group-scan.js';
 
 const port = parentPort;
@@ -106,8 +106,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       case 'groups':
         if (job.scan.groups === undefined) throw new Error('a groups scan needs its grouping');
         return { kind: 'groups', groups: scanGroups(columns, job.scan, job.scan.groups) };
-      case 'page bounds':
-        return { kind: 'page bounds', bounds: scanPageBounds(columns, job.scan) };
+      case 'page seconds':
+        return { kind: 'page seconds', seconds: scanPageSeconds(columns, job.scan) };
       case 'ids':
         throw new Error('a page is not a scan');
     }
@@ -126,8 +126,8 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
       return bucketsOf(run.iterate(...job.parameters) as Iterable<unknown[]>, job.unit ?? 'day');
     case 'groups':
       throw new Error('groups are counted from the row columns only');
-    case 'page bounds':
-      throw new Error('page bounds are found in the row columns only');
+    case 'page seconds':
+      throw new Error('page seconds are found in the row columns only');
   }
 }
 

@@ -33,7 +33,7 @@ export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadl
  * What a worker is asked: a statement of sqlite-queries.ts and how to read its rows, or a scan of the
  * row columns (sqlite-row-columns.ts) for the same answer.
  */
-export type RowWalkJob = { id: number; kind: 'ids' | 'page bounds' | 'count' | 'facet' | 'buckets' | 'cells' | 'groups'; unit?: SummaryUnit } & (
+export type RowWalkJob = { id: number; kind: 'ids' | 'page seconds' | 'count' | 'facet' | 'buckets' | 'cells' | 'groups'; unit?: SummaryUnit } & (
   | { sql: string; parameters: (string | number | null)[] }
   | { scan: RowColumnScan }
 );
@@ -53,7 +53,7 @@ export interface WorkerStatementStats {
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
-  | { kind: 'page bounds'; bounds: [number, number | null] | null }
+  | { kind: 'page seconds'; seconds: number[] }
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
   | { kind: 'buckets'; buckets: PackedBuckets }

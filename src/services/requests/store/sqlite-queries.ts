@@ -1,6 +1,6 @@
 import { boxCellRange, coarseCellSql, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, mapCellSql, MAX_BOX_CELLS } from '../../../snapshot/index.js';
 import { EQUALITY_FILTERS, hasRowFilters, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
-import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type TableLayout, type WhereClause } from './filter-sql.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type Conditions, type TableLayout, type WhereClause } from './filter-sql.js';
 import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
@@ -50,14 +50,27 @@ function checksRowsWalked(filters: ListFilters, lead: EqualityFilter | null): bo
   return filters.bbox !== null || hasRowFilters(filters) || EQUALITY_FILTERS.some((name) => name !== lead && filters[name] !== null);
 }
 
-/** The ids of a list page (first column; the second, created_at, orders the merge of several walks). */
-export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, layout: TableLayout): PageIdsQuery {
+/**
+ * The conditions, and created_at one of `texts` when given (null: any): each walk then seeks those
+ * seconds in its index (created_at follows the index's filter column), one JSON parameter whatever their number.
+ */
+function withCreatedAtIn(rest: Conditions, texts: readonly string[] | null): Conditions {
+  if (texts === null) return rest;
+  return { conditions: [...rest.conditions, 'created_at IN (SELECT value FROM json_each(?))'], parameters: [...rest.parameters, JSON.stringify(texts)] };
+}
+
+/**
+ * The ids of a list page (first column; the second, created_at, orders the merge of several walks);
+ * with `createdAtIn`, of the rows created at one of those texts only (the seconds of the page's rows,
+ * as the row columns find them).
+ */
+export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, layout: TableLayout, createdAtIn: readonly string[] | null = null): PageIdsQuery {
   const table = layout.name;
   const cells = boxCellsOf(query.filters, layout);
   if (cells !== null) {
     // A small box: one walk of the map cell index per cell it touches, merged; the box itself is tested
     // on the index's location, the other filters on the rows.
-    const rest = conditionsOf(query.filters, query.after, 'sqlite', MAP_CELL);
+    const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', MAP_CELL), createdAtIn);
     const parameters: WhereClause['parameters'] = [];
     const walk = `SELECT id, created_at FROM ${table} INDEXED BY ${MAP_CELL_INDEX} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')}`;
     const slots = walkSlots(cells.length, MAX_BOX_CELLS);
@@ -65,7 +78,7 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     return { sql: `${Array<string>(slots).fill(walk).join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true };
   }
   const lead = leadFilter(query.filters, counts);
-  const rest = conditionsOf(query.filters, query.after, 'sqlite', lead);
+  const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', lead), createdAtIn);
   const order = ' ORDER BY created_at, id LIMIT ?';
   const checksRows = checksRowsWalked(query.filters, lead);
   if (lead === null) {

@@ -149,21 +149,22 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async listIds(query: ListPageQuery): Promise<number[]> {
     let page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
     if (!page.checksRows) return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
-    const narrowed = await this.narrowedPage(query);
-    if (narrowed === 'no rows') return [];
-    if (narrowed !== null) page = await this.read((database) => pageIdsQuery(narrowed, this.valueCounts, this.table(database)));
+    const seconds = await this.pageSeconds(query);
+    if (seconds !== null && seconds.length === 0) return [];
+    if (seconds !== null) page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database), seconds));
     return (await this.rowWalks.answer('ids', page)).ids;
   }
 
   /**
-   * A page that checks the rows it walks, with its created_at range narrowed to the rows it reads, as
-   * the row columns find them (scanPageBounds): a walk that would read millions of rows that do not
-   * match (an operator that few rows pass, filters that no row matches together) stops at the page's
-   * last row, or does not start. The same rows, the same page. Null without row columns loaded (a page
-   * does not wait for them).
+   * The created_at texts of the rows a page that checks the rows it walks reads, as the row columns find
+   * them (scanPageSeconds): its walk then reads only the rows of those seconds, as many as the page
+   * holds (and those that share their seconds), however few rows match among those it would have
+   * walked (an operator that few rows pass, filters that no row matches together), and none when no
+   * row matches. The same rows, the same page. Null without row columns loaded (a page does not wait
+   * for them).
    */
-  private async narrowedPage(query: ListPageQuery): Promise<ListPageQuery | 'no rows' | null> {
-    const scanned = await this.rowWalks.scan('page bounds', () =>
+  private async pageSeconds(query: ListPageQuery): Promise<string[] | null> {
+    const scanned = await this.rowWalks.scan('page seconds', () =>
       this.read(() => {
         const loaded = this.rowColumns;
         if (loaded === null) return null;
@@ -171,21 +172,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
         return { scan: { ...rowColumnScanOf(loaded.columns, loaded.shared, query.filters), page } };
       }),
     );
-    if (scanned === null) return null;
-    const bounds = scanned.answer.bounds;
-    if (bounds === null) return 'no rows';
-    const [first, last] = bounds;
-    const { created_from: from, created_to: to } = query.filters;
-    const firstText = wallSecondText(first);
-    const afterLastText = last === null ? null : wallSecondText(last + 1);
-    return {
-      ...query,
-      filters: {
-        ...query.filters,
-        created_from: from === null || from < firstText ? firstText : from,
-        created_to: afterLastText === null || (to !== null && to < afterLastText) ? to : afterLastText,
-      },
-    };
+    return scanned === null ? null : scanned.answer.seconds.map(wallSecondText);
   }
 
   /**
