@@ -45,6 +45,7 @@ export {
   ROW_COLUMN_VALUES_TABLE,
   ROW_COLUMNS_TABLE,
   type CodedColumn,
+  wallSecondText,
 } from './row-columns.js';
 export { SERVICE_REQUEST_FIELDS } from './service-request.js';
 export type { ComplaintTypeCount, DailyStat, ServiceRequest, SnapshotMeta } from './service-request.js';

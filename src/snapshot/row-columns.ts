@@ -86,6 +86,11 @@ export function createdSecondsOf(createdAt: string): number | null {
   return Number.isInteger(seconds) && seconds >= 0 && seconds <= MAX_SECONDS ? seconds : null;
 }
 
+/** The `YYYY-MM-DDTHH:MM:SS` text of wall seconds (createdSecondsOf's inverse). */
+export function wallSecondText(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 19);
+}
+
 /**
  * A created_at bound (a date, or a normalized date-time: the text compared with created_at as text) as the first wall second it
  * does not precede: created_at >= bound and created_at < bound hold for a row exactly as its seconds are

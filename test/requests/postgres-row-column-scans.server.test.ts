@@ -11,7 +11,7 @@ import { quoteIdentifier } from '../../src/shared/postgres-schema.js';
 import { RowColumnCopyReader, loadPostgresRowColumns, rowColumnsCopySql } from '../../src/services/requests/engine/postgres-row-columns.js';
 import { RowColumnsAssembly, rowColumnsMemoryBytes, type RowColumns, type StoredChunk, type StoredValue } from '../../src/services/requests/engine/row-columns-memory.js';
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
-import { answersOfRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
+import { answersOfRows, expectPagesOfTheRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
 import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.js';
 
 /**
@@ -91,6 +91,16 @@ describe('row column scans of the PostgreSQL store', () => {
         scans += works.length;
       }
       expect(scans).toBeGreaterThan(300);
+    } finally {
+      run.mockRestore();
+    }
+  });
+
+  it('every random page is a plain filter and sort of the rows; a page that checks its rows reads only its rows\' seconds, found in the row columns (300 queries)', async () => {
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      await expectPagesOfTheRows(store, rows, random, 300);
+      expect(run.mock.calls.filter(([kind]) => kind === 'page seconds').length).toBeGreaterThan(100);
     } finally {
       run.mockRestore();
     }

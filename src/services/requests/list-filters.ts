@@ -97,6 +97,16 @@ export const FILTER_NAMES = [
 /** No filter at all: every filter null. */
 export const NO_FILTERS = Object.fromEntries([...FILTER_NAMES, 'search'].map((name) => [name, null])) as unknown as ListFilters;
 
+/**
+ * Whether a list page's walk checks rows against conditions its index does not seek: the box, an
+ * operator, or an equality filter besides the one whose index it walks. Such a walk may read every
+ * row of its index before its page is full (a small box at sea, two filters whose values never meet),
+ * so the stores find the page's seconds in the row columns first (engine/page-seconds.ts).
+ */
+export function pageChecksRows(filters: ListFilters): boolean {
+  return filters.bbox !== null || hasRowFilters(filters) || EQUALITY_FILTERS.filter((name) => filters[name] !== null).length > 1;
+}
+
 /** Whether a filter other than the equality filters, created_at's range and the box is set (the summaries hold none of them). */
 export function hasRowFilters(filters: ListFilters): boolean {
   return (

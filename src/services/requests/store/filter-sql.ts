@@ -56,6 +56,17 @@ export function oneOfList(column: string, values: readonly (string | number)[], 
 }
 
 /**
+ * The conditions, and created_at one of `texts` when given (null: any), in one parameter whatever
+ * their number (SQLite: a JSON list; PostgreSQL: an array): a page's walk then seeks those seconds in
+ * its index, where created_at follows the filter's column (engine/page-seconds.ts).
+ */
+export function withCreatedAtIn(rest: Conditions, texts: readonly string[] | null, dialect: QueryDialect): Conditions {
+  if (texts === null) return rest;
+  const condition = dialect === 'postgres' ? 'created_at = ANY(?)' : 'created_at IN (SELECT value FROM json_each(?))';
+  return { conditions: [...rest.conditions, condition], parameters: [...rest.parameters, dialect === 'postgres' ? [...texts] : JSON.stringify(texts)] };
+}
+
+/**
  * The walks a statement reads for `count` values, one walk per value (a page's merge of index walks,
  * a small box's cells): the next power of two (1, 2, 4, 8...), at most `maximum` (the most values
  * there can be), never fewer than `count`. The walks past the values are given a null, which matches

@@ -1,7 +1,7 @@
 import type { ListFilters } from '../list-filters.js';
 import { CLOSED_WITHIN_DAYS, coarseCellSql, mapCellSql, MAX_BOX_CELLS, type SummaryUnit } from '../../../snapshot/index.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
-import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, whereClauseOf, type TableLayout, type WhereClause } from './filter-sql.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, whereClauseOf, withCreatedAtIn, type TableLayout, type WhereClause } from './filter-sql.js';
 
 /**
  * The PostgreSQL store's statements (postgres-store.ts), on the filters' SQL (filter-sql.ts): a list
@@ -11,13 +11,16 @@ import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, whereCla
 
 /**
  * The ids of a list page. It selects only the id, which the (created_at, id) and (filter, created_at, id)
- * indexes hold: the rows themselves are read by id (and kept, see serialized-rows.ts).
+ * indexes hold: the rows themselves are read by id (and kept, see serialized-rows.ts). With
+ * `createdAtIn`, of the rows created at one of those texts only (the seconds of the page's rows, as the
+ * row columns find them: engine/page-seconds.ts).
  */
-export function listIdsQuery(query: ListPageQuery, table: TableLayout): WhereClause {
+export function listIdsQuery(query: ListPageQuery, table: TableLayout, createdAtIn: readonly string[] | null = null): WhereClause {
   const cells = boxCellsOf(query.filters, table);
-  if (cells !== null) return boxCellsPageQuery(query, table, cells);
-  const where = whereClauseOf(query.filters, table, query.after);
-  return { sql: `SELECT id FROM ${table.name}${where.sql} ORDER BY created_at, id LIMIT ?`, parameters: [...where.parameters, query.fetch] };
+  if (cells !== null) return boxCellsPageQuery(query, table, cells, createdAtIn);
+  const { conditions, parameters } = withCreatedAtIn(conditionsOf(query.filters, query.after, 'postgres'), createdAtIn, 'postgres');
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return { sql: `SELECT id FROM ${table.name}${where} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch] };
 }
 
 /**
@@ -25,8 +28,8 @@ export function listIdsQuery(query: ListPageQuery, table: TableLayout): WhereCla
  * index each, the exact box tested on the index's location), merged (Merge Append). The walks come in
  * a fixed set of counts (`walkSlots`; a walk past the cells is given a null cell, which matches nothing).
  */
-function boxCellsPageQuery(query: ListPageQuery, table: TableLayout, cells: readonly number[]): WhereClause {
-  const rest = conditionsOf(query.filters, query.after, 'postgres', MAP_CELL);
+function boxCellsPageQuery(query: ListPageQuery, table: TableLayout, cells: readonly number[], createdAtIn: readonly string[] | null): WhereClause {
+  const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'postgres', MAP_CELL), createdAtIn, 'postgres');
   const parameters: WhereClause['parameters'] = [];
   const walk = `(SELECT id, created_at FROM ${table.name} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')} ORDER BY created_at, id LIMIT ?)`;
   const slots = walkSlots(cells.length, MAX_BOX_CELLS);

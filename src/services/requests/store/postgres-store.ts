@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { FacetColumn, GroupsRecord, ValueCount } from './service-request-store.js';
-import type { ListFilters } from '../list-filters.js';
+import { pageChecksRows, type ListFilters } from '../list-filters.js';
 import { bucketsQuery, cellCountsQuery, countQuery, facetQuery, listIdsQuery, numberPlaceholders, postgresRowsByIdSql } from './postgres-queries.js';
 import type { SqlParameter, TableLayout } from './filter-sql.js';
 import { PostgresStatements } from './postgres-statements.js';
@@ -22,6 +22,7 @@ import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readSe
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
+import { pageSecondsFromRowColumns } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
@@ -227,8 +228,29 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return { name: PostgresServiceRequestStore.table(snapshot, 'service_requests'), mapCells: snapshot.meta.schema_version >= MAP_CELLS_SCHEMA_VERSION };
   }
 
+  /**
+   * A page whose walk checks the rows it reads (pageChecksRows) reads only the rows of its rows'
+   * seconds, as the row columns of the snapshot in use find them (engine/page-seconds.ts): the
+   * planner's walk may otherwise read millions of rows for a few.
+   */
   async listIds(query: ListPageQuery): Promise<number[]> {
-    const rows = await this.rows<{ id: number }>((snapshot) => listIdsQuery(query, PostgresServiceRequestStore.requests(snapshot)));
+    let scannedSchema: string | null = null;
+    const seconds = pageChecksRows(query.filters)
+      ? await pageSecondsFromRowColumns(
+          this.rowScans,
+          async () => {
+            const { schema } = await this.snapshot();
+            const loaded = this.rowColumns;
+            if (loaded === null || loaded.schema !== schema) return null;
+            scannedSchema = schema;
+            return { scan: rowColumnScanOf(loaded.columns, loaded.shared, query.filters) };
+          },
+          query,
+        )
+      : null;
+    if (seconds !== null && seconds.length === 0) return [];
+    // Seconds found in another snapshot's row columns (a refresh meanwhile) are not used.
+    const rows = await this.rows<{ id: number }>((snapshot) => listIdsQuery(query, PostgresServiceRequestStore.requests(snapshot), snapshot.schema === scannedSchema ? seconds : null));
     return rows.map((row) => row.id);
   }
 

@@ -1,6 +1,6 @@
 import { boxCellRange, coarseCellSql, filterIndexName, LIST_ORDER_INDEX, MAP_CELL_INDEX, mapCellSql, MAX_BOX_CELLS } from '../../../snapshot/index.js';
-import { EQUALITY_FILTERS, hasRowFilters, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
-import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, type Conditions, type TableLayout, type WhereClause } from './filter-sql.js';
+import { EQUALITY_FILTERS, hasRowFilters, pageChecksRows, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
+import { MAP_CELL, SELECT_COLUMNS, boxCellsOf, conditionsOf, walkSlots, withCreatedAtIn, type TableLayout, type WhereClause } from './filter-sql.js';
 import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
 import type { FacetColumn, ListPageQuery } from './service-request-store.js';
 
@@ -45,20 +45,6 @@ export interface PageIdsQuery extends WhereClause {
   checksRows: boolean;
 }
 
-/** Whether a page with these filters walks rows checking them (see PageIdsQuery). */
-function checksRowsWalked(filters: ListFilters, lead: EqualityFilter | null): boolean {
-  return filters.bbox !== null || hasRowFilters(filters) || EQUALITY_FILTERS.some((name) => name !== lead && filters[name] !== null);
-}
-
-/**
- * The conditions, and created_at one of `texts` when given (null: any): each walk then seeks those
- * seconds in its index (created_at follows the index's filter column), one JSON parameter whatever their number.
- */
-function withCreatedAtIn(rest: Conditions, texts: readonly string[] | null): Conditions {
-  if (texts === null) return rest;
-  return { conditions: [...rest.conditions, 'created_at IN (SELECT value FROM json_each(?))'], parameters: [...rest.parameters, JSON.stringify(texts)] };
-}
-
 /**
  * The ids of a list page (first column; the second, created_at, orders the merge of several walks);
  * with `createdAtIn`, of the rows created at one of those texts only (the seconds of the page's rows,
@@ -70,7 +56,7 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
   if (cells !== null) {
     // A small box: one walk of the map cell index per cell it touches, merged; the box itself is tested
     // on the index's location, the other filters on the rows.
-    const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', MAP_CELL), createdAtIn);
+    const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', MAP_CELL), createdAtIn, 'sqlite');
     const parameters: WhereClause['parameters'] = [];
     const walk = `SELECT id, created_at FROM ${table} INDEXED BY ${MAP_CELL_INDEX} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')}`;
     const slots = walkSlots(cells.length, MAX_BOX_CELLS);
@@ -78,9 +64,9 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     return { sql: `${Array<string>(slots).fill(walk).join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true };
   }
   const lead = leadFilter(query.filters, counts);
-  const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', lead), createdAtIn);
+  const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', lead), createdAtIn, 'sqlite');
   const order = ' ORDER BY created_at, id LIMIT ?';
-  const checksRows = checksRowsWalked(query.filters, lead);
+  const checksRows = pageChecksRows(query.filters);
   if (lead === null) {
     const where = rest.conditions.length === 0 ? '' : ` WHERE ${rest.conditions.join(' AND ')}`;
     return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch], checksRows };

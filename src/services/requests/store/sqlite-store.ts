@@ -23,9 +23,10 @@ import {
   type StoreMemoryOptions,
   type ValueCount,
 } from './service-request-store.js';
-import { boundSeconds, FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
+import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
+import { pageSecondsFromRowColumns } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { SqliteStatements } from './sqlite-statements.js';
@@ -149,30 +150,16 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
   async listIds(query: ListPageQuery): Promise<number[]> {
     let page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
     if (!page.checksRows) return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
-    const seconds = await this.pageSeconds(query);
+    const seconds = await pageSecondsFromRowColumns(this.rowWalks, () => this.read(() => this.loadedScanOf(query.filters)), query);
     if (seconds !== null && seconds.length === 0) return [];
     if (seconds !== null) page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database), seconds));
     return (await this.rowWalks.answer('ids', page)).ids;
   }
 
-  /**
-   * The created_at texts of the rows a page that checks the rows it walks reads, as the row columns find
-   * them (scanPageSeconds): its walk then reads only the rows of those seconds, as many as the page
-   * holds (and those that share their seconds), however few rows match among those it would have
-   * walked (an operator that few rows pass, filters that no row matches together), and none when no
-   * row matches. The same rows, the same page. Null without row columns loaded (a page does not wait
-   * for them).
-   */
-  private async pageSeconds(query: ListPageQuery): Promise<string[] | null> {
-    const scanned = await this.rowWalks.scan('page seconds', () =>
-      this.read(() => {
-        const loaded = this.rowColumns;
-        if (loaded === null) return null;
-        const page = { after: query.after === null ? null : boundSeconds(query.after.created_at), fetch: query.fetch };
-        return { scan: { ...rowColumnScanOf(loaded.columns, loaded.shared, query.filters), page } };
-      }),
-    );
-    return scanned === null ? null : scanned.answer.seconds.map(wallSecondText);
+  /** The scan of the row columns for these filters when they are loaded, without waiting for them. */
+  private loadedScanOf(filters: ListFilters): { scan: RowColumnScan } | null {
+    const loaded = this.rowColumns;
+    return loaded === null ? null : { scan: rowColumnScanOf(loaded.columns, loaded.shared, filters) };
   }
 
   /**
@@ -321,7 +308,3 @@ function readValueCounts(database: Database.Database): FilterValueCounts {
   return counts;
 }
 
-/** The created_at text of a wall second (as the row columns store it). */
-function wallSecondText(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().slice(0, 19);
-}
