@@ -1,15 +1,17 @@
 /**
  * The aggregate summaries of a snapshot: two tables written at ingest, once the rows are loaded, so
- * that count, facets and the daily, weekly and monthly statistics answer without walking the rows for
- * no filter, one equality filter (any list of its values), and a created_at range alone or with one
- * equality filter (src/services/requests/engine/summary-answers.ts reads them).
+ * that count, facets, the daily, weekly and monthly statistics and the groups of one column per day,
+ * week or month answer without walking the rows for no filter, one equality filter (any list of its
+ * values), and a created_at range alone or with one equality filter
+ * (src/services/requests/engine/summary-answers.ts reads them).
  *
  * - summary_buckets: per unit (day, ISO week, month), bucket, and scope (every row: filter_column '',
  *   or one value of one filter column, NULL for the rows without one): the requests opened, those closed
- *   within 14 days, and the two middle days_to_close of the scope's requests that have one (equal when
- *   their number is odd). The exact median is the mean of the two, rounded as medianOf rounds it
- *   (medianOfMiddles); a median does not add up over several values, so a list of values answers from
- *   the rows.
+ *   (with a days_to_close), those closed within 14 days, the two middle days_to_close of the scope's
+ *   requests that have one (equal when their number is odd) and their 90th percentile (nearest rank).
+ *   The exact median is the mean of the two, rounded as medianOf rounds it (medianOfMiddles); a median
+ *   does not add up over several values, so a list of values answers from the rows. A filter column's
+ *   scope per bucket is also the group of its value in that period (`/v1/stats/groups` by that column).
  * - summary_facets: for the whole snapshot (period ''), per scope and per facet column, each facet value
  *   with its number of requests; per month (period 'YYYY-MM'), the same for the scope of every row only
  *   (per month and value of another column, it would hold about three rows for every ten requests).
@@ -24,7 +26,7 @@
  * the medians) per unit, scope and pair of columns would sort every row some sixty times.
  * Values are kept as text (council_district included): the readers turn them back.
  */
-import { CLOSED_WITHIN_DAYS } from './snapshot-aggregates.js';
+import { CLOSED_WITHIN_DAYS, p90Rank } from './snapshot-aggregates.js';
 import { FILTERED_COLUMNS, tableName, type FilteredColumn, type SqlDialect } from './snapshot-schema.js';
 import type { ServiceRequest } from './service-request.js';
 
@@ -46,7 +48,7 @@ export const WHOLE_SNAPSHOT_PERIOD = '';
 
 export const SUMMARY_TABLES = ['summary_buckets', 'summary_facets'] as const;
 
-export const SUMMARY_BUCKET_COLUMNS = ['unit', 'bucket', 'filter_column', 'filter_value', 'opened', 'closed_within_14_days', 'low_middle', 'high_middle'] as const;
+export const SUMMARY_BUCKET_COLUMNS = ['unit', 'bucket', 'filter_column', 'filter_value', 'opened', 'closed', 'closed_within_14_days', 'low_middle', 'high_middle', 'p90_days_to_close'] as const;
 export const SUMMARY_FACET_TABLE_COLUMNS = ['period', 'filter_column', 'filter_value', 'facet_column', 'facet_value', 'requests'] as const;
 
 /** One row of a summary table, its columns in the order of SUMMARY_BUCKET_COLUMNS or SUMMARY_FACET_TABLE_COLUMNS. */
@@ -85,9 +87,11 @@ export function createSummaryTablesSql(dialect: SqlDialect, schema?: string): st
   filter_column ${text} NOT NULL,
   filter_value ${text},
   opened integer NOT NULL,
+  closed integer NOT NULL,
   closed_within_14_days integer NOT NULL,
   low_middle ${real},
-  high_middle ${real}
+  high_middle ${real},
+  p90_days_to_close ${real}
 )`,
     `CREATE TABLE ${table('summary_facets')} (
   period ${text} NOT NULL,
@@ -110,7 +114,7 @@ export function indexSummaryTablesSql(dialect: SqlDialect, schema?: string): str
   const table = (name: string): string => tableName(dialect, name, schema);
   const covering = (key: string, values: string): string => (dialect === 'postgres' ? `(${key}) INCLUDE (${values})` : `(${key}, ${values})`);
   return [
-    `CREATE INDEX summary_buckets_scope ON ${table('summary_buckets')} ${covering('unit, filter_column, filter_value, bucket', 'opened, closed_within_14_days, low_middle, high_middle')}`,
+    `CREATE INDEX summary_buckets_scope ON ${table('summary_buckets')} ${covering('unit, filter_column, filter_value, bucket', 'opened, closed, closed_within_14_days, low_middle, high_middle, p90_days_to_close')}`,
     `CREATE INDEX summary_facets_scope ON ${table('summary_facets')} ${covering('filter_column, facet_column, period, filter_value', 'facet_value, requests')}`,
   ];
 }
@@ -236,8 +240,8 @@ export class AggregateSummaryBuilder {
   }
 
   /**
-   * The bucket's rows per scope and value: requests opened, closed within 14 days, and the two middle
-   * days_to_close. The rows with a days_to_close are put in its order once (ties by position), then
+   * The bucket's rows per scope and value: requests opened, closed, closed within 14 days, the two
+   * middle days_to_close and the 90th percentile. The rows with a days_to_close are put in its order once (ties by position), then
    * walked: the k-th row of a value met in that order holds the k-th smallest of its days.
    */
   private closeBucket(u: number): void {
@@ -276,9 +280,11 @@ export class AggregateSummaryBuilder {
           column,
           s === 0 ? null : (values[code] ?? null),
           scope.opened[code] as number,
+          scope.withDays[code] as number,
           scope.closedWithin[code] as number,
           hasDays ? (scope.low[code] as number) : null,
           hasDays ? (scope.high[code] as number) : null,
+          hasDays ? (scope.p90[code] as number) : null,
         ]);
       }
     });
@@ -374,6 +380,7 @@ class ScopeCells {
   readonly withDays: Int32Array;
   readonly low: Float64Array;
   readonly high: Float64Array;
+  readonly p90: Float64Array;
   private readonly met: Int32Array;
 
   constructor(values: number) {
@@ -382,6 +389,7 @@ class ScopeCells {
     this.withDays = new Int32Array(values);
     this.low = new Float64Array(values);
     this.high = new Float64Array(values);
+    this.p90 = new Float64Array(values);
     this.met = new Int32Array(values);
   }
 
@@ -398,6 +406,7 @@ class ScopeCells {
     const n = this.withDays[code] as number;
     if (k === (n - 1) >> 1) this.low[code] = daysToClose;
     if (k === n >> 1) this.high[code] = daysToClose;
+    if (k === p90Rank(n) - 1) this.p90[code] = daysToClose;
   }
 }
 

@@ -12,6 +12,7 @@ export {
   isoWeekOf,
   SUMMARY_FACET_COLUMNS,
   SUMMARY_FILTER_COLUMNS,
+  SUMMARY_UNITS,
   WHOLE_SNAPSHOT_PERIOD,
   type SummaryFacetColumn,
   type SummaryFilterColumn,
@@ -19,7 +20,7 @@ export {
 } from './aggregate-summaries.js';
 export { daysInclusive } from './new-york-time.js';
 export { readServedSnapshot, type ServedSnapshot } from './postgres-snapshot-pointer.js';
-export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles, shareClosedWithin } from './snapshot-aggregates.js';
+export { CLOSED_WITHIN_DAYS, dailyStatOf, medianOfMiddles, p90Rank, shareClosedWithin } from './snapshot-aggregates.js';
 export {
   readComplaintTypeCounts,
   readComplaintTypeCountsFromPostgres,

@@ -55,6 +55,11 @@ const NUMERIC_FIELDS_OF: Partial<Record<keyof ServiceRequest, true>> = {
   days_to_close: true,
 };
 
+/** The position (from 1) of the 90th percentile among n sorted values: ceil(0.9 n), in integers (0.9 * 70 is 63.000...01 in floating point). */
+export function p90Rank(n: number): number {
+  return Math.floor((9 * n + 9) / 10);
+}
+
 /** Share of the requests opened that were closed within 14 days, 4 decimals; null when none opened. */
 export const shareClosedWithin = (opened: number, closedWithin: number): number | null => (opened === 0 ? null : round4(closedWithin / opened));
 

@@ -17,9 +17,11 @@ import { mapCellSql } from './map-cells.js';
  * 5: community_board is a filtered column (its index, value counts and summaries), and the row columns
  * hold closed_at, latitude and longitude (row-columns.ts): a file of 4 is rebuilt (ensure-snapshot.ts);
  * served as it is, its row columns are not loaded (their listing lacks the new arrays) and its
- * combinations walk the rows.
+ * combinations walk the rows. 6: summary_buckets hold each bucket's closed requests and 90th
+ * percentile (the groups of one column per period answer from them); a file of 5 is rebuilt, served as
+ * it is, its groups are scanned.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 5;
+export const SNAPSHOT_SCHEMA_VERSION = 6;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;

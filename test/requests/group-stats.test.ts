@@ -1,3 +1,6 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
@@ -13,6 +16,7 @@ import { checkRowsBound, GROUP_ROWS_MAXIMUM } from '../../src/services/requests/
 import type { GroupQuery } from '../../src/services/requests/engine/group-query.js';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
 import type { DatasetRecord } from '../../src/services/requests/store/service-request-store.js';
+import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 
 describeGroupStats('sqlite');
 
@@ -83,5 +87,30 @@ describe('the rows an answer of groups may hold', () => {
     // A shorter created range: 200 days of 2024 times 1000 keys is exactly the bound.
     await expect(ask(1000, 'day', { created_from: '2024-01-01T00:00:00', created_to: '2024-07-19T00:00:00' })).resolves.toBeUndefined();
     await expect(ask(1000, 'day', { created_from: '2024-01-01T00:00:00', created_to: '2024-07-20T00:00:00' })).rejects.toMatchObject({ fields: ['limit', 'period'] });
+  });
+});
+
+describe('the groups of one column per period, from the summaries or the rows', () => {
+  it('a snapshot whose summaries predate the groups\' numbers (schema 5: no closed, no p90 per bucket) has its groups scanned, the same answers', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'groups-schema-5-'));
+    const older = join(folder, 'snapshot.sqlite');
+    copyFileSync(await sharedSmallSyntheticSnapshot(), older);
+    const db = new Database(older);
+    db.exec('DROP INDEX summary_buckets_scope; ALTER TABLE summary_buckets DROP COLUMN closed; ALTER TABLE summary_buckets DROP COLUMN p90_days_to_close');
+    db.close();
+    const current = new SqliteServiceRequestStore(await sharedSmallSyntheticSnapshot());
+    const scanned = new SqliteServiceRequestStore(older);
+    try {
+      for (const period of ['day', 'week', 'month'] as const) {
+        const query: GroupQuery = { by: ['borough'], period, order: 'opened', descending: true, limit: 20 };
+        const answer = await current.groups(NO_FILTERS, query);
+        expect(answer.items.length).toBeGreaterThan(0);
+        expect(await scanned.groups(NO_FILTERS, query)).toEqual(answer);
+      }
+    } finally {
+      await current.close();
+      await scanned.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

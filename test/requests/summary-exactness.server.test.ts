@@ -55,7 +55,7 @@ describe('aggregate summaries of the synthetic snapshot (1x)', () => {
          WHERE i.schemaname = (SELECT schema_name FROM summary_exactness.snapshot_pointer WHERE id = 1) AND i.indexname IN ('summary_buckets_scope', 'summary_facets_scope') ORDER BY i.indexname`,
       );
       expect(rows.map((row) => row.indexdef.replace(/^.* USING btree /, ''))).toEqual([
-        '(unit, filter_column, filter_value, bucket) INCLUDE (opened, closed_within_14_days, low_middle, high_middle)',
+        '(unit, filter_column, filter_value, bucket) INCLUDE (opened, closed, closed_within_14_days, low_middle, high_middle, p90_days_to_close)',
         '(filter_column, facet_column, period, filter_value) INCLUDE (facet_value, requests)',
       ]);
       for (const row of rows) expect(row.visible, 'vacuumed: index-only scans skip the table').toBeGreaterThan(0);

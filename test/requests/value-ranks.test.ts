@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { OUTSIDE } from '../../src/services/requests/engine/row-column-scan.js';
-import { grownValues, middlesAndP90, p90Rank, scanValues, selectRank } from '../../src/services/requests/engine/value-ranks.js';
+import { p90Rank } from '../../src/snapshot/index.js';
+import { grownValues, middlesAndP90, scanValues, selectRank } from '../../src/services/requests/engine/value-ranks.js';
 
 describe('the ranks of two-byte values (groups, period numbers)', () => {
   it('the nearest rank of the 90th percentile is ceil(0.9 n) in integers', () => {

@@ -25,8 +25,8 @@ const INSERT_BATCH = 50_000;
 
 /** The SQL type of each column's array parameter, by the column's name. */
 function arrayTypeOf(column: string): string {
-  if (column === 'opened' || column === 'closed_within_14_days' || column === 'requests') return 'integer[]';
-  if (column === 'low_middle' || column === 'high_middle') return 'double precision[]';
+  if (column === 'opened' || column === 'closed' || column === 'closed_within_14_days' || column === 'requests') return 'integer[]';
+  if (column === 'low_middle' || column === 'high_middle' || column === 'p90_days_to_close') return 'double precision[]';
   return 'text[]';
 }
 

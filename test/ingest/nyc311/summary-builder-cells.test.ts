@@ -12,8 +12,8 @@ import { CLOSED_WITHIN_DAYS } from '../../../src/snapshot/snapshot-aggregates.js
 import { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 
 /**
- * The cells of the summary buckets (requests opened, closed within 14 days, the two middle
- * days_to_close) against a plain computation over the same rows: every unit, scope and value, with
+ * The cells of the summary buckets (requests opened, closed, closed within 14 days, the two middle
+ * days_to_close, the 90th percentile by nearest rank: the value at position ceil(0.9 n)) against a plain computation over the same rows: every unit, scope and value, with
  * nulls, ties and one-row cells, for days_to_close in hundredths (as the cleaning writes them) and
  * with more decimals (which the builder orders another way).
  */
@@ -42,7 +42,8 @@ function plainBuckets(rows: SummarySourceRow[]): SummaryRow[] {
   return [...cells.values()].map(({ key, days, opened, within }) => {
     const sorted = [...days].sort((a, b) => a - b);
     const n = sorted.length;
-    return [...key, opened, within, n === 0 ? null : (sorted[(n - 1) >> 1] as number), n === 0 ? null : (sorted[n >> 1] as number)];
+    const nearestRank = (fraction: number): number | null => (n === 0 ? null : (sorted[Math.ceil(Math.round(fraction * n * 1e6) / 1e6) - 1] as number));
+    return [...key, opened, n, within, n === 0 ? null : (sorted[(n - 1) >> 1] as number), n === 0 ? null : (sorted[n >> 1] as number), nearestRank(0.9)];
   });
 }
 
@@ -84,15 +85,15 @@ describe('summary bucket cells', () => {
     expect(byKey(builtBuckets(rows))).toEqual(byKey(plainBuckets(rows)));
   });
 
-  it('one row, and a bucket whose rows have no days_to_close: medians null', () => {
+  it('one row, and a bucket whose rows have no days_to_close: medians and p90 null', () => {
     const values = SUMMARY_FACET_COLUMNS.map(() => 'x');
     const rows: SummarySourceRow[] = [
       ['2025-01-01T10:00:00', 2.5, ...values],
       ['2025-01-02T10:00:00', null, ...values],
     ];
     const built = builtBuckets(rows);
-    expect(built).toContainEqual(['day', '2025-01-01', '', null, 1, 1, 2.5, 2.5]);
-    expect(built).toContainEqual(['day', '2025-01-02', '', null, 1, 0, null, null]);
+    expect(built).toContainEqual(['day', '2025-01-01', '', null, 1, 1, 1, 2.5, 2.5, 2.5]);
+    expect(built).toContainEqual(['day', '2025-01-02', '', null, 1, 0, 0, null, null, null]);
     expect(byKey(built)).toEqual(byKey(plainBuckets(rows)));
   });
 });

@@ -12,6 +12,9 @@ import type { QueryDialect, SqlParameter } from '../../../src/services/requests/
 import { BUCKET_KEY_OF, bucketNumbers, statDays, type Period } from '../../../src/services/requests/engine/period-stats.js';
 import { AggregateSummaries, periodNumbersOf, splitAtWholeBuckets, type SummaryReader } from '../../../src/services/requests/engine/summary-answers.js';
 import { bucketOfDay } from './expected.js';
+import { recount } from './group-stats-suite.js';
+import type { GroupMeasure, GroupQuery } from '../../../src/services/requests/engine/group-query.js';
+import type { ServiceRequestRecord } from '../../../src/services/requests/store/service-request-store.js';
 
 /**
  * The checks of summary-exactness*.test.ts: the aggregate summaries answer exactly what a plain SQL
@@ -125,6 +128,18 @@ async function bucketsOfRows(read: Reader, filters: ListFilters, unit: SummaryUn
   return buckets;
 }
 
+/** The groups of one column per period, recounted from the matching rows (support/group-stats-suite.ts). */
+async function groupsOfRows(read: Reader, filters: ListFilters, query: GroupQuery): Promise<ReturnType<typeof recount>> {
+  const where = whereOf(filters);
+  const [column] = query.by as [string];
+  const rows = await read(`SELECT ${column} AS value, created_at, days_to_close FROM service_requests${where.sql}`, where.parameters);
+  const records = rows.map((row) => ({ [column]: row.value, created_at: row.created_at, days_to_close: row.days_to_close }) as unknown as ServiceRequestRecord);
+  return recount(records, query.by, query.period, `${query.descending ? '-' : ''}${query.order}`, query.limit);
+}
+
+/** The measures whose order the summaries answer: those that add up over a key's periods. */
+const SUMMED_MEASURES: readonly GroupMeasure[] = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days'];
+
 const addDays = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** A day of the period on a boundary of the unit's buckets (a Monday, a first of a month, any day). */
@@ -190,6 +205,7 @@ export function checkCoveringPlans(path: string): void {
   try {
     const plan = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join('; ');
     expect(plan("SELECT bucket, opened, closed_within_14_days, low_middle, high_middle FROM summary_buckets WHERE filter_column = 'borough' AND filter_value IN ('bronx') AND unit = 'day' ORDER BY bucket")).toContain('COVERING INDEX summary_buckets_scope');
+    expect(plan("SELECT bucket, opened, closed, closed_within_14_days, low_middle, high_middle, p90_days_to_close FROM summary_buckets WHERE filter_column = 'borough' AND filter_value = 'bronx' AND unit = 'month' ORDER BY bucket")).toContain('COVERING INDEX summary_buckets_scope');
     expect(plan("SELECT facet_value, sum(requests) FROM summary_facets WHERE filter_column = '' AND facet_column = 'status' AND period = '' GROUP BY facet_value")).toContain('COVERING INDEX summary_facets_scope');
   } finally {
     db.close();
@@ -285,6 +301,20 @@ export function checkExactness(open: () => Promise<Snapshot>, seed: number, comb
     }
   }, 300_000);
 
+  it('groups of one column per day, ISO week or month, ordered by a count or the share, every key kept: those of the rows, medians and p90 included', async () => {
+    const random = new SeededRandom(seed + 5);
+    for (let i = 0; i < combinations; i += 1) {
+      const unit = random.pick(SUMMARY_UNITS);
+      const { filters } = randomCombination(random, values, period, unit, false);
+      const filtered = SUMMARY_FILTER_COLUMNS.find((name) => filters[name] !== null);
+      const column = filtered ?? random.pick(SUMMARY_FILTER_COLUMNS);
+      const query: GroupQuery = { by: [column], period: unit, order: random.pick(SUMMED_MEASURES), descending: random.chance(0.5), limit: 1000 };
+      const fromSummaries = await summaries.groups(filters, query);
+      expect(fromSummaries, `${JSON.stringify(query)} ${JSON.stringify(filters)}`).not.toBeNull();
+      expect(fromSummaries, `${JSON.stringify(query)} ${JSON.stringify(filters)}`).toEqual(await groupsOfRows(snapshot.read, filters, query));
+    }
+  }, 300_000);
+
   it('leaves to the rows what it does not hold: two filters, a box, a range inside a bucket, facets over a range and another filter, statistics over several values', async () => {
     const two: ListFilters = { ...NO_FILTERS, borough: ['BRONX'], status: ['Closed'] };
     const box: ListFilters = { ...NO_FILTERS, bbox: { minLongitude: -74, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 } };
@@ -298,6 +328,22 @@ export function checkExactness(open: () => Promise<Snapshot>, seed: number, comb
     expect(await summaries.facet('borough', { ...NO_FILTERS, status: ['Closed'], created_from: `${period.start}T00:00:00` })).toBeNull();
     expect(await summaries.periodBuckets(midMonth, 'month')).toBeNull();
     expect(await summaries.periodBuckets(several, 'week')).toBeNull();
+  });
+
+  it('leaves to the rows the groups it does not hold: two columns, a year or no period, an order by the median or p90, a filter on another column, a range inside a bucket, a key left out', async () => {
+    const boroughs = (values.get('borough') ?? []).length;
+    const month: GroupQuery = { by: ['borough'], period: 'month', order: 'opened', descending: true, limit: boroughs };
+    const midMonth: ListFilters = { ...NO_FILTERS, created_from: `${period.start.slice(0, 8)}15T00:00:00` };
+    expect(await summaries.groups(NO_FILTERS, month)).toEqual(await groupsOfRows(snapshot.read, NO_FILTERS, month));
+    expect(await summaries.groups(NO_FILTERS, { ...month, limit: boroughs - 1 })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, by: ['borough', 'status'] })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, by: ['location_type'] })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, period: 'year' })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, period: null })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, order: 'median_days_to_close' })).toBeNull();
+    expect(await summaries.groups(NO_FILTERS, { ...month, order: 'p90_days_to_close' })).toBeNull();
+    expect(await summaries.groups({ ...NO_FILTERS, status: ['Closed'] }, month)).toBeNull();
+    expect(await summaries.groups(midMonth, month)).toBeNull();
   });
 }
 

@@ -1,7 +1,8 @@
-import { ALL_ROWS_SCOPE, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
+import { ALL_ROWS_SCOPE, medianOfMiddles, shareClosedWithin, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
 import { compareFilterValues, EQUALITY_FILTERS, hasRowFilters, type FilterValue, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
-import type { BucketSummary, FacetColumn, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
+import type { BucketSummary, FacetColumn, GroupNumbers, GroupsRecord, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
+import type { GroupMeasure, GroupQuery } from './group-query.js';
 import { TimeSlice } from '../../../platform/work-budget.js';
 import { oneOfList, type QueryDialect, type SqlParameter } from '../store/filter-sql.js';
 import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
@@ -15,6 +16,9 @@ import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
  *   numbers, Mondays for weekly numbers, first days of months for facets and monthly numbers;
  * - facets over a range: no filter, or a filter on the facet's own column;
  * - statistics: one value only (a median does not add up over values);
+ * - groups (`/v1/stats/groups`): one summarised column per day, ISO week or month, ordered by a count
+ *   or the share closed within 14 days (numbers that add up over the range), every key kept (the
+ *   median of the keys left out would need their rows): the scope's buckets are the groups;
  * - a snapshot without the summaries (built before them), or any failure reading them.
  * The numbers are exact: the summaries count every row, and keep the two middle days_to_close of each
  * bucket and value.
@@ -175,12 +179,58 @@ function facetValueOf(column: SummaryFacetColumn, text: string | null): FilterVa
   return text !== null && column === 'council_district' ? Number(text) : text;
 }
 
-/** SQLite's "no such table" or PostgreSQL's undefined_table (42P01), however wrapped (error causes). */
-function isMissingSummaryTable(error: unknown): boolean {
+/**
+ * SQLite's "no such table" or "no such column", or PostgreSQL's undefined_table (42P01) or
+ * undefined_column (42703), however wrapped (error causes): a snapshot built before the summaries, or
+ * before the columns a groups answer reads.
+ */
+function isMissingSummary(error: unknown): boolean {
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
-    if (/no such table/i.test(cause.message) || (cause as { code?: unknown }).code === '42P01') return true;
+    const code = (cause as { code?: unknown }).code;
+    if (/no such (table|column)/i.test(cause.message) || code === '42P01' || code === '42703') return true;
   }
   return false;
+}
+
+/** The measures that add up over a key's periods, so that the order of the keys follows from its buckets. */
+const SUMMED_MEASURES: ReadonlySet<GroupMeasure> = new Set(['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days']);
+
+/** A bucket of summary_buckets with what a group shows. */
+interface GroupBucket {
+  bucket: string;
+  opened: number;
+  closed: number;
+  closedWithin: number;
+  lowMiddle: number | null;
+  highMiddle: number | null;
+  p90: number | null;
+}
+
+function groupNumbersOf(bucket: GroupBucket): GroupNumbers {
+  return {
+    opened: bucket.opened,
+    closed: bucket.closed,
+    closed_within_14_days: bucket.closedWithin,
+    share_closed_within_14_days: shareClosedWithin(bucket.opened, bucket.closedWithin),
+    median_days_to_close: bucket.lowMiddle === null ? null : medianOfMiddles(bucket.lowMiddle, bucket.highMiddle ?? bucket.lowMiddle),
+    p90_days_to_close: bucket.p90,
+  };
+}
+
+/** A key's number of `measure` over its buckets (they add up); null when none. */
+function summedMeasure(measure: GroupMeasure, buckets: readonly GroupBucket[]): number | null {
+  let opened = 0;
+  let closed = 0;
+  let within = 0;
+  for (const bucket of buckets) {
+    opened += bucket.opened;
+    closed += bucket.closed;
+    within += bucket.closedWithin;
+  }
+  if (measure === 'closed') return closed;
+  if (measure === 'closed_within_14_days') return within;
+  if (measure === 'share_closed_within_14_days') return shareClosedWithin(opened, within);
+  return opened;
 }
 
 export class AggregateSummaries {
@@ -198,7 +248,7 @@ export class AggregateSummaries {
     try {
       return (await this.read(sql, parameters)) as T[];
     } catch (error) {
-      if (isMissingSummaryTable(error)) return null;
+      if (isMissingSummary(error)) return null;
       throw error;
     }
   }
@@ -261,22 +311,88 @@ export class AggregateSummaries {
     const days = dayRangeOf(filters);
     const buckets = days === null ? null : bucketRangeOf(days, unit);
     if (buckets === null) return null;
-    const found = new Map<string, BucketSummary>();
-    // Years of days are thousands of buckets: read in steps, in bucket order, giving way between them.
+    const rows = await this.bucketsOf<{ bucket: string } & BucketSummary>(
+      'bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle"',
+      scope,
+      unit,
+      buckets,
+      slice,
+    );
+    if (rows === null) return null;
+    return new Map(rows.map(({ bucket, opened, closedWithin, lowMiddle, highMiddle }) => [bucket, { opened, closedWithin, lowMiddle, highMiddle }]));
+  }
+
+  /**
+   * The groups of one summarised column per day, ISO week or month (the buckets of its scope, one
+   * per value and period), when the summaries hold the answer: null otherwise (the rows answer).
+   * Every key is kept, so no group is left out (`others` is empty): the values of the column (those
+   * the filter on it lists, or every value of the snapshot) are at most `limit`.
+   */
+  async groups(filters: ListFilters, query: GroupQuery, slice = new TimeSlice()): Promise<GroupsRecord | null> {
+    const [column, ...more] = query.by;
+    const unit = SUMMARY_UNITS.find((name) => name === query.period);
+    if (column === undefined || more.length > 0 || !isSummarised(column) || unit === undefined || !SUMMED_MEASURES.has(query.order)) return null;
+    const scope = scopeOf(filters);
+    if (scope === null || (scope.column !== null && scope.column !== column)) return null;
+    const days = dayRangeOf(filters);
+    const range = days === null ? null : bucketRangeOf(days, unit);
+    if (range === null) return null;
+    const values = scope.column === column ? scope.values : await this.valuesOf(column);
+    if (values === null || values.length > query.limit) return null;
+    const keys: { value: FilterValue; buckets: GroupBucket[]; measure: number | null }[] = [];
+    for (const value of values) {
+      const buckets = await this.bucketsOf<GroupBucket>(
+        'bucket, opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90',
+        { column, values: [value] },
+        unit,
+        range,
+        slice,
+      );
+      if (buckets === null) return null;
+      if (buckets.length > 0) keys.push({ value, buckets, measure: summedMeasure(query.order, buckets) });
+      await slice.pause();
+    }
+    keys.sort((a, b) => {
+      if (a.measure !== b.measure) {
+        if (a.measure === null) return 1;
+        if (b.measure === null) return -1;
+        return query.descending ? b.measure - a.measure : a.measure - b.measure;
+      }
+      return compareFilterValues(a.value, b.value);
+    });
+    const items: GroupsRecord['items'] = [];
+    for (const { value, buckets } of keys) {
+      const key = { [column]: value };
+      for (const bucket of buckets) items.push({ key, period: bucket.bucket, ...groupNumbersOf(bucket) });
+      await slice.pause();
+    }
+    return { items, others: [] };
+  }
+
+  /** Every value of a summarised column in the snapshot (its whole-snapshot facet); null without summaries. */
+  private async valuesOf(column: SummaryFilterColumn): Promise<FilterValue[] | null> {
+    const conditions = new Conditions(this.dialect).add('filter_column = ?', ALL_ROWS_SCOPE).add('facet_column = ?', column).add('period = ?', WHOLE_SNAPSHOT_PERIOD);
+    const rows = await this.rows<{ value: string | null }>(`SELECT facet_value AS value FROM summary_facets WHERE ${conditions.where}`, conditions.parameters);
+    return rows === null ? null : rows.map((row) => facetValueOf(column, row.value));
+  }
+
+  /**
+   * The `columns` of the scope's buckets of the unit within the range, in bucket order (null without
+   * summaries): read BUCKETS_PER_READ at a time, giving way between reads (years of days are
+   * thousands of buckets).
+   */
+  private async bucketsOf<T extends { bucket: string }>(columns: string, scope: Scope, unit: SummaryUnit, range: DayRange, slice: TimeSlice): Promise<T[] | null> {
+    const found: T[] = [];
     let after: string | null = null;
     for (;;) {
       if (after !== null) await slice.pause();
-      const conditions = this.scopeConditions(new Conditions(this.dialect), scope).add('unit = ?', unit).within('bucket', buckets);
+      const conditions = this.scopeConditions(new Conditions(this.dialect), scope).add('unit = ?', unit).within('bucket', range);
       if (after !== null) conditions.add('bucket > ?', after);
-      const rows: ({ bucket: string } & BucketSummary)[] | null = await this.rows<{ bucket: string } & BucketSummary>(
-        'SELECT bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle" ' +
-          `FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket LIMIT ${BUCKETS_PER_READ}`,
-        conditions.parameters,
-      );
+      const rows: T[] | null = await this.rows<T>(`SELECT ${columns} FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket LIMIT ${BUCKETS_PER_READ}`, conditions.parameters);
       if (rows === null) return null;
-      for (const { bucket, opened, closedWithin, lowMiddle, highMiddle } of rows) found.set(bucket, { opened, closedWithin, lowMiddle, highMiddle });
+      found.push(...rows);
       if (rows.length < BUCKETS_PER_READ) return found;
-      after = (rows.at(-1) as { bucket: string }).bucket;
+      after = (rows.at(-1) as T).bucket;
     }
   }
 

@@ -7,6 +7,7 @@
  * (group-scan.ts) and the period numbers (row-column-scan.ts, scanBuckets) rank their values here, in
  * an array each walk thread keeps for its next scans.
  */
+import { p90Rank } from '../../../snapshot/index.js';
 
 /**
  * Moves the value of rank `k` (an index in [lo, hi)) of a[lo, hi) to a[k], the smaller ones before it
@@ -50,11 +51,6 @@ export function selectRank(a: Uint16Array, lo: number, hi: number, k: number): n
     else break;
   }
   return a[k] as number;
-}
-
-/** The position (from 1) of the 90th percentile among n sorted values: ceil(0.9 n), in integers (0.9 * 70 is 63.000...01 in floating point). */
-export function p90Rank(n: number): number {
-  return Math.floor((9 * n + 9) / 10);
 }
 
 /** Values of a set from which its ranks are counted (countedRanks) rather than selected (selectRank). */

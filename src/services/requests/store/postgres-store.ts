@@ -277,8 +277,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     return this.summaries.periodBuckets(filters, unit);
   }
 
-  groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
-    return groupsFromRowColumns(this.rowScans, () => this.scanOf(filters), query);
+  async groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
+    return (await this.summaries.groups(filters, query)) ?? (await groupsFromRowColumns(this.rowScans, () => this.scanOf(filters), query));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {

@@ -198,8 +198,8 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
     return (await this.rowWalks.answer('facet', await this.read((database) => facetSql(column, filters, this.valueCounts, this.table(database))))).rows.map(([value, count]) => ({ value, count }));
   }
 
-  groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
-    return groupsFromRowColumns(this.rowWalks, () => this.scanOf(filters), query);
+  async groups(filters: ListFilters, query: GroupQuery): Promise<GroupsRecord> {
+    return (await this.summaries.groups(filters, query)) ?? (await groupsFromRowColumns(this.rowWalks, () => this.scanOf(filters), query));
   }
 
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
