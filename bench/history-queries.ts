@@ -19,6 +19,9 @@ export type Period = (typeof PERIODS)[number];
 /** The measures of a group: `order` names one of them (`-` in front: descending). */
 export const GROUP_MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close', 'p90_days_to_close'] as const;
 const LIMITS = [5, 10, 20, 20, 50, 100, 1000];
+/** The periods and the measures of the groupings the summaries hold (summaryGroup). */
+const SUMMARY_PERIODS = ['day', 'week', 'month'] as const;
+const SUMMED_MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days'] as const;
 
 /** A request of the snapshot, as sampled: the columns the queries filter and group on. */
 export interface SampledRow {
@@ -258,6 +261,39 @@ export class QueryDraws {
     return { by, period, filters, order, limit };
   }
 
+  /**
+   * A `stats/groups` query of the shapes the summaries hold (src/snapshot/aggregate-summaries.ts): one
+   * of the filtered columns per day, ISO week or month, no filter or one on the same column (1 to 3
+   * values), the whole history or a range of whole periods (a day's always, at most a year), ordered by
+   * a count or the share closed within 14 days, every key kept (200 keys: more than any column holds).
+   */
+  summaryGroup(): GroupQuery {
+    const column = this.random.pick(FILTERED_COLUMNS);
+    const period = this.random.pick(SUMMARY_PERIODS);
+    const filters: QueryFilters = { equal: [], not: [] };
+    if (this.random.chance(0.4)) {
+      const values = new Set<string | number | null>();
+      const wanted = this.random.int(1, 3);
+      for (let tries = 0; values.size < wanted && tries < 10; tries++) {
+        const value = this.value(column);
+        if (value !== undefined) values.add(value);
+      }
+      if (values.size > 0) filters.equal.push([column, [...values]]);
+    }
+    if (period === 'day' || this.random.chance(0.5)) {
+      const start = new Date(`${this.instant().slice(0, 10)}T00:00:00Z`);
+      if (period === 'week') start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
+      if (period === 'month') start.setUTCDate(1);
+      const end = new Date(start);
+      if (period === 'day') end.setUTCDate(end.getUTCDate() + this.random.int(1, 366));
+      if (period === 'week') end.setUTCDate(end.getUTCDate() + 7 * this.random.int(1, 104));
+      if (period === 'month') end.setUTCMonth(end.getUTCMonth() + this.random.int(1, 36));
+      [filters.createdFrom, filters.createdTo] = [start, end].map((date) => `${date.toISOString().slice(0, 10)}T00:00:00`) as [string, string];
+    }
+    const order = `${this.random.chance(0.7) ? '-' : ''}${this.random.pick(SUMMED_MEASURES)}`;
+    return { by: [column], period, filters, order, limit: 200 };
+  }
+
   /** A `stats/cells` box: the whole city to a neighbourhood, around a sampled location. */
   cellsBox(): [number, number, number, number] {
     const row = this.row();
@@ -302,7 +338,7 @@ export function groupPath(query: GroupQuery, accepted: Accepted): string {
 }
 
 /** The route kinds of the bench, in the order they run. */
-export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/cells'] as const;
+export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/groups by period', 'stats/cells'] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'];
@@ -330,6 +366,8 @@ export function routePath(kind: RouteKind, draws: QueryDraws, accepted: Accepted
       return `/v1/exports/service-requests${query(draws.filters(accepted), `format=${draws.random.chance(0.8) ? 'csv' : 'geojson'}`)}`;
     case 'stats/groups':
       return groupPath(draws.group(accepted), accepted);
+    case 'stats/groups by period':
+      return groupPath(draws.summaryGroup(), accepted);
     case 'stats/cells':
       return `/v1/stats/cells${query(draws.filters(accepted), `bbox=${draws.cellsBox().join(',')}`, `cell=${cell}`)}`;
     default:
