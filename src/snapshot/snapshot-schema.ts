@@ -19,9 +19,10 @@ import { mapCellSql } from './map-cells.js';
  * served as it is, its row columns are not loaded (their listing lacks the new arrays) and its
  * combinations walk the rows. 6: summary_buckets hold each bucket's closed requests and 90th
  * percentile (the groups of one column per period answer from them); a file of 5 is rebuilt, served as
- * it is, its groups are scanned.
+ * it is, its groups are scanned. 7: summary_buckets hold years too (a file of 6 is rebuilt; served as it
+ * is, its groups per year are scanned).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 6;
+export const SNAPSHOT_SCHEMA_VERSION = 7;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;

@@ -91,26 +91,38 @@ describe('the rows an answer of groups may hold', () => {
 });
 
 describe('the groups of one column per period, from the summaries or the rows', () => {
-  it('a snapshot whose summaries predate the groups\' numbers (schema 5: no closed, no p90 per bucket) has its groups scanned, the same answers', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'groups-schema-5-'));
+  /** The groups of a copy of the small history whose summaries `alter` changes, against the history's own. */
+  async function expectAlteredAnswersAlike(alter: string, queries: readonly GroupQuery[]): Promise<void> {
+    const folder = mkdtempSync(join(tmpdir(), 'groups-older-summaries-'));
     const older = join(folder, 'snapshot.sqlite');
     copyFileSync(await sharedSmallSyntheticSnapshot(), older);
     const db = new Database(older);
-    db.exec('DROP INDEX summary_buckets_scope; ALTER TABLE summary_buckets DROP COLUMN closed; ALTER TABLE summary_buckets DROP COLUMN p90_days_to_close');
+    db.exec(alter);
     db.close();
     const current = new SqliteServiceRequestStore(await sharedSmallSyntheticSnapshot());
     const scanned = new SqliteServiceRequestStore(older);
     try {
-      for (const period of ['day', 'week', 'month'] as const) {
-        const query: GroupQuery = { by: ['borough'], period, order: 'opened', descending: true, limit: 20 };
+      for (const query of queries) {
         const answer = await current.groups(NO_FILTERS, query);
         expect(answer.items.length).toBeGreaterThan(0);
-        expect(await scanned.groups(NO_FILTERS, query)).toEqual(answer);
+        expect(await scanned.groups(NO_FILTERS, query), JSON.stringify(query)).toEqual(answer);
       }
     } finally {
       await current.close();
       await scanned.close();
       rmSync(folder, { recursive: true, force: true });
     }
+  }
+
+  it('a snapshot whose summaries predate the groups\' numbers (schema 5: no closed, no p90 per bucket) has its groups scanned, the same answers', async () => {
+    const periods = ['day', 'week', 'month', 'year'] as const;
+    await expectAlteredAnswersAlike(
+      'DROP INDEX summary_buckets_scope; ALTER TABLE summary_buckets DROP COLUMN closed; ALTER TABLE summary_buckets DROP COLUMN p90_days_to_close',
+      periods.map((period) => ({ by: ['borough'], period, order: 'opened', descending: true, limit: 20 })),
+    );
+  });
+
+  it('a snapshot whose summaries hold no years (schema 6) has its groups per year scanned, the same answers', async () => {
+    await expectAlteredAnswersAlike("DELETE FROM summary_buckets WHERE unit = 'year'", [{ by: ['status'], period: 'year', order: 'closed', descending: false, limit: 20 }]);
   });
 });

@@ -17,7 +17,7 @@ import { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
  * nulls, ties and one-row cells, for days_to_close in hundredths (as the cleaning writes them) and
  * with more decimals (which the builder orders another way).
  */
-const BUCKET_UNITS = { day: (day: string) => day, week: isoWeekOf, month: (day: string) => day.slice(0, 7) } as const;
+const BUCKET_UNITS = { day: (day: string) => day, week: isoWeekOf, month: (day: string) => day.slice(0, 7), year: (day: string) => day.slice(0, 4) } as const;
 
 function plainBuckets(rows: SummarySourceRow[]): SummaryRow[] {
   const cells = new Map<string, { key: SummaryRow; days: number[]; opened: number; within: number }>();

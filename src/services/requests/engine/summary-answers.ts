@@ -1,4 +1,4 @@
-import { ALL_ROWS_SCOPE, medianOfMiddles, shareClosedWithin, SUMMARY_FACET_COLUMNS, SUMMARY_FILTER_COLUMNS, SUMMARY_UNITS, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
+import { ALL_ROWS_SCOPE, medianOfMiddles, shareClosedWithin, SUMMARY_FACET_COLUMNS, SUMMARY_BUCKET_UNITS, SUMMARY_FILTER_COLUMNS, type SummaryBucketUnit, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
 import { compareFilterValues, EQUALITY_FILTERS, hasRowFilters, type FilterValue, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
 import type { BucketSummary, FacetColumn, GroupNumbers, GroupsRecord, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
@@ -16,7 +16,7 @@ import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
  *   numbers, Mondays for weekly numbers, first days of months for facets and monthly numbers;
  * - facets over a range: no filter, or a filter on the facet's own column;
  * - statistics: one value only (a median does not add up over values);
- * - groups (`/v1/stats/groups`): one summarised column per day, ISO week or month, ordered by a count
+ * - groups (`/v1/stats/groups`): one summarised column per day, ISO week, month or year, ordered by a count
  *   or the share closed within 14 days (numbers that add up over the range), every key kept (the
  *   median of the keys left out would need their rows): the scope's buckets are the groups;
  * - a snapshot without the summaries (built before them), or any failure reading them.
@@ -69,6 +69,7 @@ function dayRangeOf(filters: ListFilters): DayRange | null {
 
 const isMonday = (day: string): boolean => new Date(`${day}T00:00:00Z`).getUTCDay() === 1;
 const isFirstOfMonth = (day: string): boolean => day.endsWith('-01');
+const isFirstOfYear = (day: string): boolean => day.endsWith('-01-01');
 
 /** The first day of the bucket (ISO week or month) holding `day`, or of the next one. */
 function bucketStart(day: string, unit: 'week' | 'month', which: 'on or before' | 'on or after'): string {
@@ -123,9 +124,13 @@ export function splitAtWholeBuckets(filters: ListFilters, unit: SummaryUnit): Wh
  * The range in the unit's bucket keys (from inclusive, to exclusive; both compare as text), or null
  * when a bound falls inside a bucket.
  */
-function bucketRangeOf(range: DayRange, unit: SummaryUnit): DayRange | null {
+function bucketRangeOf(range: DayRange, unit: SummaryBucketUnit): DayRange | null {
   const bounds = [range.from, range.to].filter((day): day is string => day !== null);
   if (unit === 'day') return range;
+  if (unit === 'year') {
+    if (!bounds.every(isFirstOfYear)) return null;
+    return { from: range.from?.slice(0, 4) ?? null, to: range.to?.slice(0, 4) ?? null };
+  }
   if (unit === 'week') {
     if (!bounds.every(isMonday)) return null;
     return { from: range.from === null ? null : isoWeekOf(range.from), to: range.to === null ? null : isoWeekOf(range.to) };
@@ -323,14 +328,14 @@ export class AggregateSummaries {
   }
 
   /**
-   * The groups of one summarised column per day, ISO week or month (the buckets of its scope, one
+   * The groups of one summarised column per day, ISO week, month or year (the buckets of its scope, one
    * per value and period), when the summaries hold the answer: null otherwise (the rows answer).
    * Every key is kept, so no group is left out (`others` is empty): the values of the column (those
    * the filter on it lists, or every value of the snapshot) are at most `limit`.
    */
   async groups(filters: ListFilters, query: GroupQuery, slice = new TimeSlice()): Promise<GroupsRecord | null> {
     const [column, ...more] = query.by;
-    const unit = SUMMARY_UNITS.find((name) => name === query.period);
+    const unit = SUMMARY_BUCKET_UNITS.find((name) => name === query.period);
     if (column === undefined || more.length > 0 || !isSummarised(column) || unit === undefined || !SUMMED_MEASURES.has(query.order)) return null;
     const scope = scopeOf(filters);
     if (scope === null || (scope.column !== null && scope.column !== column)) return null;
@@ -338,7 +343,7 @@ export class AggregateSummaries {
     const range = days === null ? null : bucketRangeOf(days, unit);
     if (range === null) return null;
     const values = scope.column === column ? scope.values : await this.valuesOf(column);
-    if (values === null || values.length > query.limit) return null;
+    if (values === null || values.length > query.limit || !(await this.holdsUnit(unit))) return null;
     const keys: { value: FilterValue; buckets: GroupBucket[]; measure: number | null }[] = [];
     for (const value of values) {
       const buckets = await this.bucketsOf<GroupBucket>(
@@ -369,6 +374,16 @@ export class AggregateSummaries {
     return { items, others: [] };
   }
 
+  /**
+   * Whether summary_buckets hold the unit: a snapshot of schema 6 has no years (and one without rows
+   * none of any unit: its groups, none, are the scan's).
+   */
+  private async holdsUnit(unit: SummaryBucketUnit): Promise<boolean> {
+    const conditions = new Conditions(this.dialect).add('unit = ?', unit).add('filter_column = ?', ALL_ROWS_SCOPE);
+    const rows = await this.rows<{ bucket: string }>(`SELECT bucket FROM summary_buckets WHERE ${conditions.where} LIMIT 1`, conditions.parameters);
+    return rows !== null && rows.length > 0;
+  }
+
   /** Every value of a summarised column in the snapshot (its whole-snapshot facet); null without summaries. */
   private async valuesOf(column: SummaryFilterColumn): Promise<FilterValue[] | null> {
     const conditions = new Conditions(this.dialect).add('filter_column = ?', ALL_ROWS_SCOPE).add('facet_column = ?', column).add('period = ?', WHOLE_SNAPSHOT_PERIOD);
@@ -381,7 +396,7 @@ export class AggregateSummaries {
    * summaries): read BUCKETS_PER_READ at a time, giving way between reads (years of days are
    * thousands of buckets).
    */
-  private async bucketsOf<T extends { bucket: string }>(columns: string, scope: Scope, unit: SummaryUnit, range: DayRange, slice: TimeSlice): Promise<T[] | null> {
+  private async bucketsOf<T extends { bucket: string }>(columns: string, scope: Scope, unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<T[] | null> {
     const found: T[] = [];
     let after: string | null = null;
     for (;;) {

@@ -91,7 +91,7 @@ export function registerGroupStatsRoute(app: PlatformApp, { store, caching }: Re
           'Requests without a value form a group of their own (null in `key`). The keys are ordered by `order` and the first `limit` kept;',
           '`others` sums the requests of every key left out, so that items and others always add up to the matching requests.',
           `An answer holds at most ${GROUP_ROWS_MAXIMUM.toLocaleString('en-US')} rows: with a period, \`limit\` times the periods the created range spans must stay within it (else 422 with fields limit and period).`,
-          'One column per day, week or month, with no filter or one on that column, ordered by a count or the share and keeping every key, is read from the aggregate summaries;',
+          'One column per period, with no filter or one on that column, ordered by a count or the share and keeping every key, is read from the aggregate summaries;',
           'every other grouping is counted from the row columns: while they load (at start or after a refresh), 503 overloaded with Retry-After.',
           `The example answers ${GROUP_EXAMPLE_QUERY} on the synthetic snapshot.`,
         ].join(' '),
