@@ -20,7 +20,7 @@ export type Period = (typeof PERIODS)[number];
 export const GROUP_MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days', 'median_days_to_close', 'p90_days_to_close'] as const;
 const LIMITS = [5, 10, 20, 20, 50, 100, 1000];
 /** The periods and the measures of the groupings the summaries hold (summaryGroup). */
-const SUMMARY_PERIODS = ['day', 'week', 'month'] as const;
+const SUMMARY_PERIODS = ['day', 'week', 'month', 'year'] as const;
 const SUMMED_MEASURES = ['opened', 'closed', 'closed_within_14_days', 'share_closed_within_14_days'] as const;
 
 /** A request of the snapshot, as sampled: the columns the queries filter and group on. */
@@ -263,7 +263,7 @@ export class QueryDraws {
 
   /**
    * A `stats/groups` query of the shapes the summaries hold (src/snapshot/aggregate-summaries.ts): one
-   * of the filtered columns per day, ISO week or month, no filter or one on the same column (1 to 3
+   * of the filtered columns per day, ISO week, month or year, no filter or one on the same column (1 to 3
    * values), the whole history or a range of whole periods (a day's always, at most a year), ordered by
    * a count or the share closed within 14 days, every key kept (200 keys: more than any column holds).
    */
@@ -283,11 +283,13 @@ export class QueryDraws {
     if (period === 'day' || this.random.chance(0.5)) {
       const start = new Date(`${this.instant().slice(0, 10)}T00:00:00Z`);
       if (period === 'week') start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
-      if (period === 'month') start.setUTCDate(1);
+      if (period === 'month' || period === 'year') start.setUTCDate(1);
+      if (period === 'year') start.setUTCMonth(0);
       const end = new Date(start);
       if (period === 'day') end.setUTCDate(end.getUTCDate() + this.random.int(1, 366));
       if (period === 'week') end.setUTCDate(end.getUTCDate() + 7 * this.random.int(1, 104));
       if (period === 'month') end.setUTCMonth(end.getUTCMonth() + this.random.int(1, 36));
+      if (period === 'year') end.setUTCFullYear(end.getUTCFullYear() + this.random.int(1, 5));
       [filters.createdFrom, filters.createdTo] = [start, end].map((date) => `${date.toISOString().slice(0, 10)}T00:00:00`) as [string, string];
     }
     const order = `${this.random.chance(0.7) ? '-' : ''}${this.random.pick(SUMMED_MEASURES)}`;
