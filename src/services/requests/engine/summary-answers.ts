@@ -344,12 +344,18 @@ export class AggregateSummaries {
     if (range === null) return null;
     const values = scope.column === column ? scope.values : await this.valuesOf(column);
     if (values === null || values.length > query.limit || !(await this.holdsUnit(unit))) return null;
-    const bucketsByValue = await this.groupBucketsOf(column, values, scope.column === column, unit, range, slice);
-    if (bucketsByValue === null) return null;
     const keys: { value: FilterValue; buckets: GroupBucket[]; measure: number | null }[] = [];
     for (const value of values) {
-      const buckets = bucketsByValue.get(value) ?? [];
+      const buckets = await this.bucketsOf<GroupBucket>(
+        'bucket, opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90',
+        { column, values: [value] },
+        unit,
+        range,
+        slice,
+      );
+      if (buckets === null) return null;
       if (buckets.length > 0) keys.push({ value, buckets, measure: summedMeasure(query.order, buckets) });
+      await slice.pause();
     }
     keys.sort((a, b) => {
       if (a.measure !== b.measure) {
@@ -366,45 +372,6 @@ export class AggregateSummaries {
       await slice.pause();
     }
     return { items, others: [] };
-  }
-
-  /**
-   * The buckets of each of the column's `values` (`listed`: those a filter lists, else every value of
-   * the snapshot), in bucket order; null without summaries. SQLite reads them value by value, giving way between reads (a
-   * statement runs on the event loop); PostgreSQL in one statement (its rows are parsed as they
-   * arrive, and a round trip per value would cost more than the rows: 180 values of a column).
-   */
-  private async groupBucketsOf(
-    column: SummaryFilterColumn,
-    values: readonly FilterValue[],
-    listed: boolean,
-    unit: SummaryBucketUnit,
-    range: DayRange,
-    slice: TimeSlice,
-  ): Promise<Map<FilterValue, GroupBucket[]> | null> {
-    const numbers = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
-    const found = new Map<FilterValue, GroupBucket[]>();
-    if (this.dialect === 'postgres') {
-      const conditions = new Conditions(this.dialect).add('filter_column = ?', column);
-      if (listed) conditions.oneOf('filter_value', values);
-      conditions.add('unit = ?', unit).within('bucket', range);
-      const rows = await this.rows<GroupBucket & { value: string | null }>(`SELECT filter_value AS value, bucket, ${numbers} FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
-      if (rows === null) return null;
-      for (const { value, ...bucket } of rows) {
-        const key = facetValueOf(column, value);
-        const ofValue = found.get(key);
-        if (ofValue === undefined) found.set(key, [bucket]);
-        else ofValue.push(bucket);
-      }
-      return found;
-    }
-    for (const value of values) {
-      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, { column, values: [value] }, unit, range, slice);
-      if (buckets === null) return null;
-      found.set(value, buckets);
-      await slice.pause();
-    }
-    return found;
   }
 
   /**
