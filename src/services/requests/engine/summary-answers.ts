@@ -344,17 +344,19 @@ export class AggregateSummaries {
     if (range === null) return null;
     const values = scope.column === column ? scope.values : await this.valuesOf(column);
     if (values === null || values.length > query.limit || !(await this.holdsUnit(unit))) return null;
+    const periods = await this.periodsWithin(unit, range);
+    if (periods === null) return null;
     const keys: { value: FilterValue; buckets: GroupBucket[]; measure: number | null }[] = [];
-    for (const value of values) {
-      const buckets = await this.bucketsOf<GroupBucket>(
-        'bucket, opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90',
-        { column, values: [value] },
-        unit,
-        range,
-        slice,
-      );
-      if (buckets === null) return null;
-      if (buckets.length > 0) keys.push({ value, buckets, measure: summedMeasure(query.order, buckets) });
+    // A value has at most one bucket per period: a read of several values holds at most BUCKETS_PER_READ rows.
+    const perRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, periods)));
+    for (let at = 0; at < values.length; at += perRead) {
+      const read = values.slice(at, at + perRead);
+      const found = await this.groupBucketsOf(column, read, unit, range, slice);
+      if (found === null) return null;
+      for (const value of read) {
+        const buckets = found.get(value) ?? [];
+        if (buckets.length > 0) keys.push({ value, buckets, measure: summedMeasure(query.order, buckets) });
+      }
       await slice.pause();
     }
     keys.sort((a, b) => {
@@ -372,6 +374,37 @@ export class AggregateSummaries {
       await slice.pause();
     }
     return { items, others: [] };
+  }
+
+  /**
+   * The buckets of each of a few values of the column, in bucket order (null without summaries): one
+   * value's read in steps (years of days), several values' in one statement (a round trip per value
+   * costs more than its rows on PostgreSQL: 180 zip codes).
+   */
+  private async groupBucketsOf(column: SummaryFilterColumn, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
+    const numbers = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
+    if (values.length === 1) {
+      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, { column, values }, unit, range, slice);
+      return buckets === null ? null : new Map([[values[0] as FilterValue, buckets]]);
+    }
+    const conditions = this.scopeConditions(new Conditions(this.dialect), { column, values }).add('unit = ?', unit).within('bucket', range);
+    const rows = await this.rows<GroupBucket & { value: string | null }>(`SELECT filter_value AS value, bucket, ${numbers} FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
+    if (rows === null) return null;
+    const found = new Map<FilterValue, GroupBucket[]>();
+    for (const { value, ...bucket } of rows) {
+      const key = facetValueOf(column, value);
+      const ofValue = found.get(key);
+      if (ofValue === undefined) found.set(key, [bucket]);
+      else ofValue.push(bucket);
+    }
+    return found;
+  }
+
+  /** The periods of the unit within the range that hold requests (those of every row's scope); null without summaries. */
+  private async periodsWithin(unit: SummaryBucketUnit, range: DayRange): Promise<number | null> {
+    const conditions = new Conditions(this.dialect).add('unit = ?', unit).add('filter_column = ?', ALL_ROWS_SCOPE).within('bucket', range);
+    const rows = await this.rows<{ periods: number }>(`SELECT CAST(count(*) AS INTEGER) AS periods FROM summary_buckets WHERE ${conditions.where}`, conditions.parameters);
+    return rows === null ? null : (rows[0]?.periods ?? 0);
   }
 
   /**
