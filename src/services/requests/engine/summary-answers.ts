@@ -383,14 +383,20 @@ export class AggregateSummaries {
    */
   private async groupBucketsOf(column: SummaryFilterColumn, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
     const numbers = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
-    if (values.length === 1) {
-      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, { column, values }, unit, range, slice);
-      return buckets === null ? null : new Map([[values[0] as FilterValue, buckets]]);
-    }
-    const conditions = this.scopeConditions(new Conditions(this.dialect), { column, values }).add('unit = ?', unit).within('bucket', range);
-    const rows = await this.rows<GroupBucket & { value: string | null }>(`SELECT filter_value AS value, bucket, ${numbers} FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
-    if (rows === null) return null;
     const found = new Map<FilterValue, GroupBucket[]>();
+    // One value (null among them: `IS NULL` beside a list would walk every value of the column), in steps.
+    const alone = values.length === 1 ? values : values.filter((value) => value === null);
+    for (const value of alone) {
+      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, { column, values: [value] }, unit, range, slice);
+      if (buckets === null) return null;
+      found.set(value, buckets);
+    }
+    const listed = values.length === 1 ? [] : values.filter((value) => value !== null);
+    if (listed.length === 0) return found;
+    // In the index's order (value, bucket): no sort.
+    const conditions = this.scopeConditions(new Conditions(this.dialect), { column, values: listed }).add('unit = ?', unit).within('bucket', range);
+    const rows = await this.rows<GroupBucket & { value: string | null }>(`SELECT filter_value AS value, bucket, ${numbers} FROM summary_buckets WHERE ${conditions.where} ORDER BY filter_value, bucket`, conditions.parameters);
+    if (rows === null) return null;
     for (const { value, ...bucket } of rows) {
       const key = facetValueOf(column, value);
       const ofValue = found.get(key);
