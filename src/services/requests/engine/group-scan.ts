@@ -30,7 +30,7 @@ import { DAY_SECONDS, medianOfMiddles, shareClosedWithin } from '../../../snapsh
 import type { GroupMeasure, GroupPeriod, GroupScan } from './group-query.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
 import { middlesAndP90, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 
 /** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
 export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
@@ -181,6 +181,16 @@ class GroupTable {
     return found;
   }
 
+  /**
+   * The direct table as a pass reads it at every row (`direct` null: keys are hashed), for a lookup
+   * without a call: a place holds base + the key's latest group, that group when its period is the row's.
+   * Looked up at every row, a key costs less than a guess whether it is the row before's (which keys
+   * that change from row to row would get wrong); a miss asks `find`. Read again after `replay`.
+   */
+  get lookup(): { direct: Int32Array | null; base: number; secondCodes: number } {
+    return { direct: this.direct, base: this.base, secondCodes: this.secondCodes };
+  }
+
   /** Starts finding the groups again over the same rows: a group is then the next one in the order they were made. */
   replay(): void {
     if (this.direct === null) return;
@@ -265,6 +275,132 @@ function slotOf(key: number, period: number): number {
   return (h ^ (h >>> 15)) & 0x3fffffff;
 }
 
+/** What a pass over the rows carries from one block to the next. */
+interface PassState {
+  /** The first row of the next day (the period may change there); +Infinity without a period. */
+  nextDayStart: number;
+  period: number;
+  lastKey: number;
+  lastPeriod: number;
+  group: number;
+  /** Sets `period` and `nextDayStart` for the row at or after nextDayStart. */
+  periodAt: (row: number, walk: PassState) => void;
+}
+
+/** A block's matching rows and the columns a pass reads, from the block's first row. */
+interface RowBlock {
+  rows: Int32Array;
+  count: number;
+  blockStart: number;
+  first: CodeArray;
+  /** The second column's codes (the first's again for one column, with secondFactor 0). */
+  second: CodeArray;
+  secondFactor: number;
+  hundredths: Uint16Array;
+}
+
+/** Each group's opened, closed and closed within 14 days, by its number. */
+interface GroupCounts {
+  opened: Numbers;
+  closed: Numbers;
+  within: Numbers;
+}
+
+/*
+ * The two passes over a block keep what they carry from row to row in local variables, read from
+ * and written back to the PassState once a block: variables of an enclosing function that a callback
+ * changes would be read and written in memory at every row.
+ */
+
+/** The first pass over a block: each row's group found (made when new) and counted. */
+function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn): void {
+  const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
+  let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
+  const { direct, base, secondCodes } = table.lookup;
+  let groupPeriods = table.periods.array;
+  let opened = counts.opened.array;
+  let closed = counts.closed.array;
+  let within = counts.within.array;
+  for (let i = 0; i < count; i++) {
+    const row = rows[i] as number;
+    const at = row - blockStart;
+    if (row >= nextDayStart) {
+      walk.periodAt(row, walk);
+      ({ nextDayStart, period } = walk);
+    }
+    const firstCode = first[at] as number;
+    const secondCode = (second[at] as number) * secondFactor;
+    const key = firstCode * CODE_SPAN + secondCode;
+    const latest = direct === null ? -1 : (direct[firstCode * secondCodes + secondCode] as number) - base;
+    if (latest >= 0 && groupPeriods[latest] === period) group = latest;
+    else if (direct !== null || key !== lastKey || period !== lastPeriod) {
+      group = table.find(firstCode, secondCode, period);
+      groupPeriods = table.periods.array;
+      if (group === counts.opened.length) {
+        counts.opened.push(0);
+        counts.closed.push(0);
+        counts.within.push(0);
+        opened = counts.opened.array;
+        closed = counts.closed.array;
+        within = counts.within.array;
+      }
+      lastKey = key;
+      lastPeriod = period;
+    }
+    opened[group] = (opened[group] as number) + 1;
+    const value = hundredths[at] as number;
+    // Counted without a branch (whether a request is closed, or within 14 days, follows no pattern a
+    // processor could predict): NOT_CLOSED and OUTSIDE stand above 1,400.
+    closed[group] = (closed[group] as number) + ((value - NOT_CLOSED) >>> 31);
+    within[group] = (within[group] as number) + (((WITHIN_HUNDREDTHS - value) >>> 31) ^ 1);
+    // The value OUTSIDE stands for is within 14 days when below 0.
+    if (value === OUTSIDE && outsideHundredthsOf(daysToClose, row) <= WITHIN_HUNDREDTHS) within[group] = (within[group] as number) + 1;
+  }
+  Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
+}
+
+/**
+ * The second pass over a block: each closed row's days_to_close laid at its group's next place;
+ * OUTSIDE's values listed apart. `values` holds one place more than the closed rows (`spare`).
+ */
+function layRows(walk: PassState, block: RowBlock, table: GroupTable, next: Float64Array, values: Uint16Array, daysToClose: DaysToCloseColumn, outsideGroups: Numbers, outsideValues: Numbers): void {
+  const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
+  const spare = values.length - 1;
+  let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
+  const { direct, base, secondCodes } = table.lookup;
+  // Every group was found in the first pass: the periods no longer grow.
+  const groupPeriods = table.periods.array;
+  for (let i = 0; i < count; i++) {
+    const row = rows[i] as number;
+    const at = row - blockStart;
+    if (row >= nextDayStart) {
+      walk.periodAt(row, walk);
+      ({ nextDayStart, period } = walk);
+    }
+    const firstCode = first[at] as number;
+    const secondCode = (second[at] as number) * secondFactor;
+    const key = firstCode * CODE_SPAN + secondCode;
+    const latest = direct === null ? -1 : (direct[firstCode * secondCodes + secondCode] as number) - base;
+    if (latest >= 0 && groupPeriods[latest] === period) group = latest;
+    else if (direct !== null || key !== lastKey || period !== lastPeriod) {
+      group = table.find(firstCode, secondCode, period);
+      lastKey = key;
+      lastPeriod = period;
+    }
+    const value = hundredths[at] as number;
+    const place = next[group] as number;
+    // Without a branch: a row not closed writes at `spare` (past the values, never read) and moves no place.
+    const isClosed = (value - NOT_CLOSED) >>> 31;
+    values[place + (spare - place) * (1 - isClosed)] = value;
+    next[group] = place + isClosed;
+    if (value === OUTSIDE) {
+      outsideGroups.push(group);
+      outsideValues.push(outsideHundredthsOf(daysToClose, row));
+    }
+  }
+  Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
+}
+
 /**
  * The numbers 0 to count - 1 in the order of their keys (`keys`: first code * 65,536 + second), those
  * of equal keys in their own order: a stable sort by the second code, then by the first, each by
@@ -305,79 +441,37 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
   const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
-  const opened = new Numbers();
-  const closed = new Numbers();
-  const within = new Numbers();
+
+  const counts: GroupCounts = { opened: new Numbers(), closed: new Numbers(), within: new Numbers() };
+  const outsideGroups = new Numbers();
+  const outsideValues = new Numbers();
+  /** The period of a row at or after the next day's start: its day's key, numbered as found. */
+  const periodAt = (row: number, walk: PassState): void => {
+    const day = dayOfRow(created, row);
+    walk.nextDayStart = created.dayStarts[day + 1] as number;
+    const key = (keyOfDay as (day: string) => string)(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+    let index = periodIndex.get(key);
+    if (index === undefined) {
+      index = periods.length;
+      periods.push(key);
+      periodIndex.set(key, index);
+    }
+    walk.period = index;
+  };
 
   /**
    * One pass over the matching rows: the first (`next` null) finds and counts the groups; the second
    * lays each closed row's days_to_close at its group's next place (`next`) of `values`.
    */
   const pass = (next: Float64Array | null, values: Uint16Array | null): void => {
-    let nextDayStart = 0;
-    let period = 0;
-    let lastKey = -1;
-    let lastPeriod = -1;
-    let group = -1;
-    let openedOf = opened.array;
-    let closedOf = closed.array;
-    let withinOf = within.array;
+    const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
-      const secondFactor = stored.length > 1 ? 1 : 0;
-      const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
-      for (let i = 0; i < count; i++) {
-        const row = rows[i] as number;
-        const at = row - blockStart;
-        if (keyOfDay !== null && row >= nextDayStart) {
-          const day = dayOfRow(created, row);
-          nextDayStart = created.dayStarts[day + 1] as number;
-          const key = keyOfDay(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
-          let index = periodIndex.get(key);
-          if (index === undefined) {
-            index = periods.length;
-            periods.push(key);
-            periodIndex.set(key, index);
-          }
-          period = index;
-        }
-        const firstCode = first[at] as number;
-        const secondCode = (second[at] as number) * secondFactor;
-        const key = firstCode * CODE_SPAN + secondCode;
-        if (key !== lastKey || period !== lastPeriod) {
-          group = table.find(firstCode, secondCode, period);
-          if (group === opened.length) {
-            opened.push(0);
-            closed.push(0);
-            within.push(0);
-            openedOf = opened.array;
-            closedOf = closed.array;
-            withinOf = within.array;
-          }
-          lastKey = key;
-          lastPeriod = period;
-        }
-        const value = hundredths[at] as number;
-        if (value === NOT_CLOSED) {
-          if (next === null) openedOf[group] = (openedOf[group] as number) + 1;
-          continue;
-        }
-        if (next === null) {
-          openedOf[group] = (openedOf[group] as number) + 1;
-          closedOf[group] = (closedOf[group] as number) + 1;
-          // OUTSIDE stands above 1,400: the value it stands for is within 14 days when below 0.
-          if (value <= WITHIN_HUNDREDTHS || (value === OUTSIDE && outsideHundredthsOf(daysToClose, row) <= WITHIN_HUNDREDTHS)) withinOf[group] = (withinOf[group] as number) + 1;
-        } else {
-          const place = next[group] as number;
-          (values as Uint16Array)[place] = value;
-          next[group] = place + 1;
-          if (value === OUTSIDE) {
-            outsideGroups.push(group);
-            outsideValues.push(outsideHundredthsOf(daysToClose, row));
-          }
-        }
-      }
+      const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
+      const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
+      if (next === null) countRows(walk, block, table, counts, daysToClose);
+      else layRows(walk, block, table, next, values as Uint16Array, daysToClose, outsideGroups, outsideValues);
     });
   };
 
@@ -389,11 +483,9 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   // values[start[g], start[g + 1]), and the second pass writes near where it wrote before.
   const groupCount = table.count;
   const start = new Float64Array(groupCount + 1);
-  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (closed.array[g] as number);
+  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
   const total = start[groupCount] as number;
-  const values = scanValues(total);
-  const outsideGroups = new Numbers();
-  const outsideValues = new Numbers();
+  const values = scanValues(total + 1);
   pass(start.slice(0, groupCount), values);
 
   // Each group's numbers, in PACKED_FIELDS.
@@ -401,14 +493,20 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   for (let g = 0; g < groupCount; g++) {
     const at = g * PACKED_FIELDS;
     numbers[at] = table.periods.array[g] as number;
-    numbers[at + 1] = opened.array[g] as number;
-    numbers[at + 2] = closed.array[g] as number;
-    numbers[at + 3] = within.array[g] as number;
+    numbers[at + 1] = counts.opened.array[g] as number;
+    numbers[at + 2] = counts.closed.array[g] as number;
+    numbers[at + 3] = counts.within.array[g] as number;
   }
   const { outside, outsideFrom } = outsideByGroup(outsideGroups, outsideValues, groupCount);
-  for (let g = 0; g < groupCount; g++) {
+  // A group's middles and p90 are selected when they are needed: those of the kept keys' groups, and
+  // of every key of one group when the order is by median or p90 (a group left out is counted in
+  // `others` only). Its values stay in its part of `values`, in another order.
+  const ranked = new Uint8Array(groupCount);
+  const rankGroup = (g: number): void => {
+    if (ranked[g] === 1) return;
+    ranked[g] = 1;
     rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
-  }
+  };
 
   // The keys (numbered as found), each with its groups in time order (keyGroups[keyFrom[k], keyFrom[k + 1]))
   // and its numbers over the whole range: its group's without a period; with one, summed (and, for an
@@ -433,6 +531,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const end = keyFrom[k + 1] as number;
     if (end - first === 1) {
       const g = keyGroups[first] as number;
+      if (bySelection) rankGroup(g);
       keyNumbers.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), k * PACKED_FIELDS + 4);
     } else if (bySelection) {
       const ranges = new Numbers(2 * (end - first));
@@ -489,6 +588,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     for (let at = first; at < end; at++, row++) {
       const g = keyGroups[at] as number;
       isKept[g] = 1;
+      rankGroup(g);
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
       rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
