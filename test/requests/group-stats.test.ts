@@ -69,6 +69,35 @@ describe('the groups a scan finds', () => {
       releaseRowColumns(columns.bytes);
     }
   });
+
+  it('a scan of more rows than its first pass may record (a bound of none, or of fewer rows than it reads) walks its rows again, to the same groups', async () => {
+    const database = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
+    const columns = await loadSqliteRowColumns(database, () => true);
+    database.close();
+    if (columns === null) throw new Error('the small synthetic history has row columns');
+    try {
+      const random = new SeededRandom(13);
+      for (let i = 0; i < 30; i += 1) {
+        const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
+        const query: GroupScan = {
+          by,
+          period: random.pick([null, ...GROUP_PERIODS]),
+          order: random.pick(GROUP_MEASURES),
+          descending: random.pick([true, false]),
+          limit: random.int(1, 30),
+          ranks: by.map((column) => Uint32Array.from(columns.values[column], (_, code) => code)),
+        };
+        const column = random.pick(['borough', 'status', 'channel'] as const);
+        const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];
+        const scan = { columns: 0, filters, from: null, to: null };
+        const recorded = scanGroups(columns, scan, query);
+        expect(scanGroups(columns, scan, query, undefined, 0)).toEqual(recorded);
+        expect(scanGroups(columns, scan, query, undefined, random.int(1, columns.rows))).toEqual(recorded);
+      }
+    } finally {
+      releaseRowColumns(columns.bytes);
+    }
+  });
 });
 
 describe('the rows an answer of groups may hold', () => {

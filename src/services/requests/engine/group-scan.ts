@@ -4,20 +4,23 @@
  * (row-column-scan.ts), never on the event loop.
  *
  * A scan passes twice over the selected rows: the first counts each group's requests (and finds the
- * groups), the second lays every closed request's days_to_close (in hundredths) into one array where
- * each group's values are contiguous, the groups in the order they were found: that of their periods
- * (the rows come in created_at order), so the second pass writes near where it wrote before, and a
- * period's groups, and their values, follow each other. The median (mean of the two middle values) and the 90th
- * percentile (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are
- * then exact selections in its part of that array (a large group's by counting its values' bytes),
- * never a sort of every value, and never an approximation; those of several groups (a key over its
- * periods, the groups left out) are counted or selected from their parts, never copied whole.
+ * groups), recording each row's group and days_to_close (RecordedRows); the second lays every closed
+ * request's days_to_close (in hundredths) into one array where each group's values are contiguous,
+ * from the recorded rows (or, past what a thread records, by walking the rows again), the groups in
+ * the order they were found: that of their periods (the rows come in created_at order), so the second
+ * pass writes near where it wrote before, and a period's groups, and their values, follow each other.
+ * The median (mean of the two middle values) and the 90th percentile (nearest rank: the value at
+ * position ceil(0.9 n) of the sorted values) of a group are then exact selections in its part of that
+ * array (a large group's by counting its values' bytes), never a sort of every value, and never an
+ * approximation, made only for the groups the answer shows (or orders by); those of several groups (a
+ * key over its periods, the groups left out) are counted or selected from their parts, never copied whole.
  *
  * The array holds each value in two bytes, as the row columns store it (OUTSIDE for the few that two
  * bytes do not hold, which the scan lists apart per group: OUTSIDE is above every value two bytes hold,
- * so the ranks among those few are read from the list). It is the thread's, kept for its next scans:
- * a scan's memory is at most 2 bytes per matching closed request of the largest scan so far, plus its
- * groups, and leaves no garbage that grows with the rows. A row finds its group in a table indexed by
+ * so the ranks among those few are read from the list). It is the thread's, kept for its next scans,
+ * as are the recorded rows: a scan's memory is at most 2 bytes per matching closed request of the
+ * largest scan so far, 6 per matching row up to RECORDED_ROWS_MAXIMUM, plus its groups, and leaves no
+ * garbage that grows with the rows. A row finds its group in a table indexed by
  * its codes (the key's latest period), so no row is hashed; a new group's key is that latest group's,
  * so the keys are numbered as they are found too, and every step after the passes reads the groups in
  * sequence, never gathering them in another order (a grouping by day may find two million).
@@ -306,15 +309,74 @@ interface GroupCounts {
   within: Numbers;
 }
 
+/** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB). */
+export const RECORDED_ROWS_MAXIMUM = 6_000_000;
+
+/**
+ * The group and days_to_close of each matching row in the order of the rows, as the first pass found
+ * them, so that the second pass lays the values from them instead of finding every row's group again.
+ * The thread's, kept for its next scans, grown up to RECORDED_ROWS_MAXIMUM rows; a scan of more rows
+ * records none past that (`overflowed`) and walks its rows again.
+ */
+class RecordedRows {
+  groups = new Int32Array(0);
+  values = new Uint16Array(0);
+  length = 0;
+  overflowed = false;
+
+  /** Starts a scan's recording. */
+  reset(): void {
+    this.length = 0;
+    this.overflowed = false;
+  }
+
+  /** Room for `count` more rows where `maximum` allows (else the rows are not recorded). */
+  makeRoom(count: number, maximum: number): void {
+    const needed = this.length + count;
+    if (this.overflowed || needed > maximum) return;
+    const size = Math.min(maximum, Math.max(needed, this.groups.length * 2, 1 << 16));
+    const groups = new Int32Array(size);
+    const values = new Uint16Array(size);
+    groups.set(this.groups.subarray(0, this.length));
+    values.set(this.values.subarray(0, this.length));
+    this.groups = groups;
+    this.values = values;
+  }
+}
+const recordedRows = new RecordedRows();
+
+/** The second pass from the recorded rows: each closed row's days_to_close laid at its group's next place (`values` holds a spare place at its end, as layRows). */
+function layRecorded(recorded: RecordedRows, next: Float64Array, values: Uint16Array): void {
+  const { groups, values: recordedValues, length } = recorded;
+  const spare = values.length - 1;
+  for (let i = 0; i < length; i++) {
+    const group = groups[i] as number;
+    const value = recordedValues[i] as number;
+    const place = next[group] as number;
+    const isClosed = (value - NOT_CLOSED) >>> 31;
+    values[place + (spare - place) * (1 - isClosed)] = value;
+    next[group] = place + isClosed;
+  }
+}
+
 /*
  * The two passes over a block keep what they carry from row to row in local variables, read from
  * and written back to the PassState once a block: variables of an enclosing function that a callback
  * changes would be read and written in memory at every row.
  */
 
-/** The first pass over a block: each row's group found (made when new) and counted. */
-function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn): void {
+/**
+ * The first pass over a block: each row's group found (made when new) and counted, and its group and
+ * days_to_close recorded (while `recorded` holds them); the values OUTSIDE stands for listed apart.
+ */
+function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, recorded: RecordedRows, recordedMaximum: number, outsideGroups: Numbers, outsideValues: Numbers): void {
   const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
+  if (recorded.length + count > recorded.groups.length) recorded.makeRoom(count, recordedMaximum);
+  const recordedGroups = recorded.groups;
+  const recordedValues = recorded.values;
+  // Past the room for recording, the rows are counted only (`recording` 0: every row written at 0).
+  const recording = !recorded.overflowed && recorded.length + count <= recordedGroups.length ? 1 : 0;
+  let place = recorded.length * recording;
   let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
   const { direct, base, secondCodes } = table.lookup;
   let groupPeriods = table.periods.array;
@@ -353,17 +415,27 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     // processor could predict): NOT_CLOSED and OUTSIDE stand above 1,400.
     closed[group] = (closed[group] as number) + ((value - NOT_CLOSED) >>> 31);
     within[group] = (within[group] as number) + (((WITHIN_HUNDREDTHS - value) >>> 31) ^ 1);
-    // The value OUTSIDE stands for is within 14 days when below 0.
-    if (value === OUTSIDE && outsideHundredthsOf(daysToClose, row) <= WITHIN_HUNDREDTHS) within[group] = (within[group] as number) + 1;
+    recordedGroups[place] = group;
+    recordedValues[place] = value;
+    place += recording;
+    if (value === OUTSIDE) {
+      // The value OUTSIDE stands for is within 14 days when below 0.
+      const hundredthsOutside = outsideHundredthsOf(daysToClose, row);
+      if (hundredthsOutside <= WITHIN_HUNDREDTHS) within[group] = (within[group] as number) + 1;
+      outsideGroups.push(group);
+      outsideValues.push(hundredthsOutside);
+    }
   }
+  if (recording === 1) recorded.length = place;
+  else recorded.overflowed = true;
   Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
 }
 
 /**
- * The second pass over a block: each closed row's days_to_close laid at its group's next place;
- * OUTSIDE's values listed apart. `values` holds one place more than the closed rows (`spare`).
+ * The second pass over a block, when the first could not record every row: each closed row's
+ * days_to_close laid at its group's next place. `values` holds one place more than the closed rows (`spare`).
  */
-function layRows(walk: PassState, block: RowBlock, table: GroupTable, next: Float64Array, values: Uint16Array, daysToClose: DaysToCloseColumn, outsideGroups: Numbers, outsideValues: Numbers): void {
+function layRows(walk: PassState, block: RowBlock, table: GroupTable, next: Float64Array, values: Uint16Array): void {
   const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
   const spare = values.length - 1;
   let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
@@ -393,10 +465,6 @@ function layRows(walk: PassState, block: RowBlock, table: GroupTable, next: Floa
     const isClosed = (value - NOT_CLOSED) >>> 31;
     values[place + (spare - place) * (1 - isClosed)] = value;
     next[group] = place + isClosed;
-    if (value === OUTSIDE) {
-      outsideGroups.push(group);
-      outsideValues.push(outsideHundredthsOf(daysToClose, row));
-    }
   }
   Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
 }
@@ -432,9 +500,10 @@ function inKeyOrder(keys: Float64Array, count: number): Int32Array {
 
 /**
  * The groups of the matching rows, ordered and limited, with the numbers of those left out (see the
- * file's comment); keys are looked up directly up to `directKeys` pairs of codes.
+ * file's comment); keys are looked up directly up to `directKeys` pairs of codes, and up to
+ * `recordedMaximum` rows recorded by the first pass.
  */
-export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS): PackedGroups {
+export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM): PackedGroups {
   const { created, daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
   const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
@@ -470,13 +539,13 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
       const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
-      if (next === null) countRows(walk, block, table, counts, daysToClose);
-      else layRows(walk, block, table, next, values as Uint16Array, daysToClose, outsideGroups, outsideValues);
+      if (next === null) countRows(walk, block, table, counts, daysToClose, recordedRows, recordedMaximum, outsideGroups, outsideValues);
+      else layRows(walk, block, table, next, values as Uint16Array);
     });
   };
 
+  recordedRows.reset();
   pass(null, null);
-  table.replay();
 
   // The groups as they were found: in the order of their periods (the rows come in created_at order), so
   // a period's groups follow each other. Their values are laid in that order too: a group's are
@@ -486,7 +555,10 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
   const total = start[groupCount] as number;
   const values = scanValues(total + 1);
-  pass(start.slice(0, groupCount), values);
+  if (recordedRows.overflowed) {
+    table.replay();
+    pass(start.slice(0, groupCount), values);
+  } else layRecorded(recordedRows, start.slice(0, groupCount), values);
 
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);

@@ -55,8 +55,14 @@ export function selectRank(a: Uint16Array, lo: number, hi: number, k: number): n
 
 /** Values of a set from which its ranks are counted (countedRanks) rather than selected (selectRank). */
 const COUNTED_VALUES = 2_048;
-/** Counts of the values' high bytes (256 of them), then of the low bytes of the three ranks' high bytes. */
-const byteCounts = new Int32Array(4 * 256);
+/**
+ * Counts of the values' high bytes (256 of them), then of the low bytes of the three ranks' high
+ * bytes, then of the other values' low bytes (counted, never read: no branch asks whether a value's
+ * high byte is a rank's).
+ */
+const byteCounts = new Int32Array(5 * 256);
+/** Where the low bytes of a value with each high byte are counted: 256, 512 or 768 for a rank's, else 1,024. */
+const lowSlots = new Int32Array(256);
 
 /**
  * The values of three ranks (ascending, from 0) of the values in the ranges of `a` ([ranges[2 i],
@@ -85,17 +91,21 @@ function countedRanks(a: Uint16Array, ranges: Float64Array, rangeCount: number, 
     within.push(rank - before);
   }
   const [h0, h1, h2] = highs as [number, number, number];
+  const slots = lowSlots;
+  slots.fill(1_024);
+  slots[h2] = 768;
+  slots[h1] = 512;
+  slots[h0] = 256;
   for (let r = 0; r < rangeCount; r++) {
     const hi = ranges[2 * r + 1] as number;
     for (let i = ranges[2 * r] as number; i < hi; i++) {
       const value = a[i] as number;
-      const bucket = value >>> 8;
-      const slot = bucket === h0 ? 256 : bucket === h1 ? 512 : bucket === h2 ? 768 : -1;
-      if (slot !== -1) counts[slot + (value & 255)] = (counts[slot + (value & 255)] as number) + 1;
+      const at = (slots[value >>> 8] as number) + (value & 255);
+      counts[at] = (counts[at] as number) + 1;
     }
   }
   highs.forEach((high, r) => {
-    const slot = high === h0 ? 256 : high === h1 ? 512 : 768;
+    const slot = slots[high] as number;
     let before = 0;
     let low = 0;
     while (before + (counts[slot + low] as number) <= (within[r] as number)) before += counts[slot + low++] as number;
