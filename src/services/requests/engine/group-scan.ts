@@ -32,8 +32,8 @@
 import { DAY_SECONDS, medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
 import type { GroupMeasure, GroupPeriod, GroupScan } from './group-query.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
-import { middlesAndP90, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { grownValues, middlesAndP90, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 
 /** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
 export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
@@ -311,32 +311,62 @@ interface GroupCounts {
 
 /** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB). */
 export const RECORDED_ROWS_MAXIMUM = 6_000_000;
+/** The rows a thread's recording holds at first (6 MB): grown only for a period of more matching rows. */
+const RECORDED_ROWS_FIRST = 1 << 20;
 
 /**
- * The group and days_to_close of each matching row in the order of the rows, as the first pass found
- * them, so that the second pass lays the values from them instead of finding every row's group again.
- * The thread's, kept for its next scans, grown up to RECORDED_ROWS_MAXIMUM rows; a scan of more rows
- * records none past that (`overflowed`) and walks its rows again.
+ * The group and days_to_close of matching rows in the order of the rows, as the first pass found them,
+ * so that their values are laid from them instead of finding every row's group again. When full, the
+ * rows of the periods before the current one (whose groups are complete: the rows come in created_at
+ * order) are laid and dropped; a period of more rows than it holds grows it, up to the scan's bound;
+ * past that, it stops (`overflowed`) and the scan walks its rows again. The arrays are the thread's,
+ * kept for its next scans.
  */
 class RecordedRows {
-  groups = new Int32Array(0);
-  values = new Uint16Array(0);
+  groups = new Int32Array(1);
+  values = new Uint16Array(1);
+  /** The rows recorded and not yet laid. */
   length = 0;
   overflowed = false;
+  /** Where the current period's rows start among those recorded, and its first group. */
+  periodFrom = 0;
+  periodFirstGroup = 0;
+  /** The rows the scan may hold at once now: at most its bound, and the arrays' length. */
+  capacity = 0;
+  private bound = 0;
+  /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
+  private lay: (rows: number, groups: number) => void = () => undefined;
 
-  /** Starts a scan's recording. */
-  reset(): void {
-    this.length = 0;
-    this.overflowed = false;
+  /** Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer). */
+  reset(bound: number, lay: (rows: number, groups: number) => void): void {
+    Object.assign(this, { length: 0, overflowed: false, periodFrom: 0, periodFirstGroup: 0, bound, lay });
+    const first = Math.min(bound, RECORDED_ROWS_FIRST);
+    if (this.groups.length < first) this.resize(first);
+    this.capacity = Math.min(bound, this.groups.length);
   }
 
-  /** Room for `count` more rows where `maximum` allows (else the rows are not recorded). */
-  makeRoom(count: number, maximum: number): void {
-    const needed = this.length + count;
-    if (this.overflowed || needed > maximum) return;
-    const size = Math.min(maximum, Math.max(needed, this.groups.length * 2, 1 << 16));
-    const groups = new Int32Array(size);
-    const values = new Uint16Array(size);
+  /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else none (overflowed). */
+  makeRoom(): boolean {
+    if (this.periodFrom > 0) {
+      this.lay(this.periodFrom, this.periodFirstGroup);
+      this.groups.copyWithin(0, this.periodFrom, this.length);
+      this.values.copyWithin(0, this.periodFrom, this.length);
+      this.length -= this.periodFrom;
+      this.periodFrom = 0;
+      return true;
+    }
+    if (this.capacity >= this.bound) {
+      this.overflowed = true;
+      return false;
+    }
+    if (this.groups.length < this.bound) this.resize(this.bound);
+    this.capacity = this.bound;
+    return true;
+  }
+
+  private resize(size: number): void {
+    const groups = new Int32Array(Math.max(1, size));
+    const values = new Uint16Array(Math.max(1, size));
     groups.set(this.groups.subarray(0, this.length));
     values.set(this.values.subarray(0, this.length));
     this.groups = groups;
@@ -345,11 +375,11 @@ class RecordedRows {
 }
 const recordedRows = new RecordedRows();
 
-/** The second pass from the recorded rows: each closed row's days_to_close laid at its group's next place (`values` holds a spare place at its end, as layRows). */
-function layRecorded(recorded: RecordedRows, next: Float64Array, values: Uint16Array): void {
-  const { groups, values: recordedValues, length } = recorded;
+/** Lays the first `rows` recorded rows: each closed row's days_to_close at its group's next place (`values` holds a spare place at its end, as layRows). */
+function layRecorded(recorded: RecordedRows, rows: number, next: Float64Array, values: Uint16Array): void {
+  const { groups, values: recordedValues } = recorded;
   const spare = values.length - 1;
-  for (let i = 0; i < length; i++) {
+  for (let i = 0; i < rows; i++) {
     const group = groups[i] as number;
     const value = recordedValues[i] as number;
     const place = next[group] as number;
@@ -369,14 +399,14 @@ function layRecorded(recorded: RecordedRows, next: Float64Array, values: Uint16A
  * The first pass over a block: each row's group found (made when new) and counted, and its group and
  * days_to_close recorded (while `recorded` holds them); the values OUTSIDE stands for listed apart.
  */
-function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, recorded: RecordedRows, recordedMaximum: number, outsideGroups: Numbers, outsideValues: Numbers): void {
+function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, recorded: RecordedRows, outsideGroups: Numbers, outsideValues: Numbers): void {
   const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
-  if (recorded.length + count > recorded.groups.length) recorded.makeRoom(count, recordedMaximum);
-  const recordedGroups = recorded.groups;
-  const recordedValues = recorded.values;
-  // Past the room for recording, the rows are counted only (`recording` 0: every row written at 0).
-  const recording = !recorded.overflowed && recorded.length + count <= recordedGroups.length ? 1 : 0;
-  let place = recorded.length * recording;
+  let recordedGroups = recorded.groups;
+  let recordedValues = recorded.values;
+  // Once the recording has stopped, the rows are counted only (`step` 0: every row written at 0; `full` never reached).
+  let step = recorded.overflowed ? 0 : 1;
+  let place = recorded.length * step;
+  let full = step === 1 ? recorded.capacity : -1;
   let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
   const { direct, base, secondCodes } = table.lookup;
   let groupPeriods = table.periods.array;
@@ -388,7 +418,23 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     const at = row - blockStart;
     if (row >= nextDayStart) {
       walk.periodAt(row, walk);
+      if (walk.period !== period) {
+        recorded.periodFrom = place;
+        recorded.periodFirstGroup = counts.opened.length;
+      }
       ({ nextDayStart, period } = walk);
+    }
+    if (place === full) {
+      recorded.length = place;
+      if (recorded.makeRoom()) {
+        recordedGroups = recorded.groups;
+        recordedValues = recorded.values;
+        place = recorded.length;
+        full = recorded.capacity;
+      } else {
+        step = place = 0;
+        full = -1;
+      }
     }
     const firstCode = first[at] as number;
     const secondCode = (second[at] as number) * secondFactor;
@@ -417,7 +463,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     within[group] = (within[group] as number) + (((WITHIN_HUNDREDTHS - value) >>> 31) ^ 1);
     recordedGroups[place] = group;
     recordedValues[place] = value;
-    place += recording;
+    place += step;
     if (value === OUTSIDE) {
       // The value OUTSIDE stands for is within 14 days when below 0.
       const hundredthsOutside = outsideHundredthsOf(daysToClose, row);
@@ -426,8 +472,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
       outsideValues.push(hundredthsOutside);
     }
   }
-  if (recording === 1) recorded.length = place;
-  else recorded.overflowed = true;
+  if (step === 1) recorded.length = place;
   Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
 }
 
@@ -539,26 +584,47 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
       const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
-      if (next === null) countRows(walk, block, table, counts, daysToClose, recordedRows, recordedMaximum, outsideGroups, outsideValues);
+      if (next === null) countRows(walk, block, table, counts, daysToClose, recordedRows, outsideGroups, outsideValues);
       else layRows(walk, block, table, next, values as Uint16Array);
     });
   };
 
-  recordedRows.reset();
-  pass(null, null);
-
   // The groups as they were found: in the order of their periods (the rows come in created_at order), so
   // a period's groups follow each other. Their values are laid in that order too: a group's are
   // values[start[g], start[g + 1]), and the second pass writes near where it wrote before.
+  // From the recorded rows, a period's groups are laid once complete (`lay`: those below `groups`).
+  const laidStart = new Numbers();
+  const laidNext = new Numbers();
+  laidStart.push(0);
+  let laidValues = scanValues(1);
+  const lay = (rows: number, groups: number): void => {
+    const keep = laidStart.array[laidStart.length - 1] as number;
+    for (let g = laidStart.length - 1; g < groups; g++) {
+      laidNext.push(laidStart.array[g] as number);
+      laidStart.push((laidStart.array[g] as number) + (counts.closed.array[g] as number));
+    }
+    const needed = (laidStart.array[groups] as number) + 1;
+    if (laidValues.length < needed) laidValues = grownValues(laidValues, Math.max(needed, Math.ceil(laidValues.length * 1.5)), keep);
+    layRecorded(recordedRows, rows, laidNext.array, laidValues);
+  };
+  const [rangeFrom, rangeTo] = rowRange(columns, scan);
+  recordedRows.reset(Math.min(recordedMaximum, rangeTo - rangeFrom), lay);
+  pass(null, null);
+
   const groupCount = table.count;
-  const start = new Float64Array(groupCount + 1);
-  for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
-  const total = start[groupCount] as number;
-  const values = scanValues(total + 1);
+  let start: Float64Array;
+  let values: Uint16Array;
   if (recordedRows.overflowed) {
+    start = new Float64Array(groupCount + 1);
+    for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
+    values = scanValues((start[groupCount] as number) + 1);
     table.replay();
     pass(start.slice(0, groupCount), values);
-  } else layRecorded(recordedRows, start.slice(0, groupCount), values);
+  } else {
+    lay(recordedRows.length, groupCount);
+    start = laidStart.array.subarray(0, groupCount + 1);
+    values = laidValues;
+  }
 
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);

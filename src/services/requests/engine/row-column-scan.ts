@@ -247,7 +247,7 @@ export function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number)
 }
 
 /** The rows of the created_at range: [start, end). */
-function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
+export function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
   const start = scan.from === null ? 0 : firstRowFrom(columns, scan.from);
   const end = scan.to === null ? (columns.created.dayStarts[CREATED_DAYS] as number) : firstRowFrom(columns, scan.to);
   return [start, Math.max(start, end)];
