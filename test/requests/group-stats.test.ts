@@ -45,14 +45,15 @@ describe('the rows of an answer of groups', () => {
 });
 
 describe('the groups a scan finds', () => {
-  it('keys looked up in a hash table (more pairs of codes than the direct table holds) give the groups the direct table gives', async () => {
+  /** Calls `check` with `count` random groupings (1 or 2 columns, any period, order and limit) over the small synthetic history's row columns. */
+  const forRandomGroupings = async (seed: number, count: number, check: (columns: RowColumns, query: GroupScan, random: SeededRandom) => void): Promise<void> => {
     const database = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
     const columns = await loadSqliteRowColumns(database, () => true);
     database.close();
     if (columns === null) throw new Error('the small synthetic history has row columns');
     try {
-      const random = new SeededRandom(11);
-      for (let i = 0; i < 40; i += 1) {
+      const random = new SeededRandom(seed);
+      for (let i = 0; i < count; i += 1) {
         const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
         const query: GroupScan = {
           by,
@@ -62,40 +63,28 @@ describe('the groups a scan finds', () => {
           limit: random.int(1, 30),
           ranks: by.map((column) => Uint32Array.from(columns.values[column], (_, code) => code)),
         };
-        const scan = { columns: 0, filters: [], from: null, to: null };
-        expect(scanGroups(columns, scan, query, 0)).toEqual(scanGroups(columns, scan, query));
+        check(columns, query, random);
       }
     } finally {
       releaseRowColumns(columns.bytes);
     }
+  };
+
+  it('keys looked up in a hash table (more pairs of codes than the direct table holds) give the groups the direct table gives', async () => {
+    await forRandomGroupings(11, 40, (columns, query) => {
+      const scan = { columns: 0, filters: [], from: null, to: null };
+      expect(scanGroups(columns, scan, query, 0)).toEqual(scanGroups(columns, scan, query));
+    });
   });
 
   it('a scan of more rows than its first pass holds at once lays its complete periods as it goes, or walks its rows again, to the same groups', async () => {
-    const database = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
-    const columns = await loadSqliteRowColumns(database, () => true);
-    database.close();
-    if (columns === null) throw new Error('the small synthetic history has row columns');
-    try {
-      const random = new SeededRandom(13);
-      for (let i = 0; i < 30; i += 1) {
-        const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
-        const query: GroupScan = {
-          by,
-          period: random.pick([null, ...GROUP_PERIODS]),
-          order: random.pick(GROUP_MEASURES),
-          descending: random.pick([true, false]),
-          limit: random.int(1, 30),
-          ranks: by.map((column) => Uint32Array.from(columns.values[column], (_, code) => code)),
-        };
-        const column = random.pick(['borough', 'status', 'channel'] as const);
-        const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];
-        const scan = { columns: 0, filters, from: null, to: null };
-        const recorded = scanGroups(columns, scan, query);
-        for (const bound of [0, 1, 64, random.int(2, columns.rows)]) expect(scanGroups(columns, scan, query, undefined, bound)).toEqual(recorded);
-      }
-    } finally {
-      releaseRowColumns(columns.bytes);
-    }
+    await forRandomGroupings(13, 30, (columns, query, random) => {
+      const column = random.pick(['borough', 'status', 'channel'] as const);
+      const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];
+      const scan = { columns: 0, filters, from: null, to: null };
+      const recorded = scanGroups(columns, scan, query);
+      for (const bound of [0, 1, 64, random.int(2, columns.rows)]) expect(scanGroups(columns, scan, query, undefined, bound)).toEqual(recorded);
+    });
   });
 });
 

@@ -319,8 +319,8 @@ const RECORDED_ROWS_FIRST = 1 << 20;
  * so that their values are laid from them instead of finding every row's group again. When full, the
  * rows of the periods before the current one (whose groups are complete: the rows come in created_at
  * order) are laid and dropped; a period of more rows than it holds grows it, up to the scan's bound;
- * past that, it stops (`overflowed`) and the scan walks its rows again. The arrays are the thread's,
- * kept for its next scans.
+ * past that, it stops (`overflowed`) and the scan walks its rows again, recording them as it goes (every
+ * group then complete, any row laid). The arrays are the thread's, kept for its next scans.
  */
 class RecordedRows {
   groups = new Int32Array(1);
@@ -337,9 +337,15 @@ class RecordedRows {
   /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
   private lay: (rows: number, groups: number) => void = () => undefined;
 
-  /** Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer). */
-  reset(bound: number, lay: (rows: number, groups: number) => void): void {
-    Object.assign(this, { length: 0, overflowed: false, periodFrom: 0, periodFirstGroup: 0, bound, lay });
+  /** Whether every group is complete (a second walk, after the first counted them all): any recorded row may be laid. */
+  private complete = false;
+
+  /**
+   * Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer);
+   * `complete`: every group is, as in a second walk.
+   */
+  reset(bound: number, lay: (rows: number, groups: number) => void, complete = false): void {
+    Object.assign(this, { length: 0, overflowed: false, periodFrom: 0, periodFirstGroup: 0, bound, lay, complete });
     const first = Math.min(bound, RECORDED_ROWS_FIRST);
     if (this.groups.length < first) this.resize(first);
     this.capacity = Math.min(bound, this.groups.length);
@@ -347,11 +353,12 @@ class RecordedRows {
 
   /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else none (overflowed). */
   makeRoom(): boolean {
-    if (this.periodFrom > 0) {
-      this.lay(this.periodFrom, this.periodFirstGroup);
-      this.groups.copyWithin(0, this.periodFrom, this.length);
-      this.values.copyWithin(0, this.periodFrom, this.length);
-      this.length -= this.periodFrom;
+    const laid = this.complete ? this.length : this.periodFrom;
+    if (laid > 0) {
+      this.lay(laid, this.periodFirstGroup);
+      this.groups.copyWithin(0, laid, this.length);
+      this.values.copyWithin(0, laid, this.length);
+      this.length -= laid;
       this.periodFrom = 0;
       return true;
     }
@@ -390,8 +397,8 @@ function layRecorded(recorded: RecordedRows, rows: number, next: Float64Array, v
 }
 
 /*
- * The two passes over a block keep what they carry from row to row in local variables, read from
- * and written back to the PassState once a block: variables of an enclosing function that a callback
+ * A walk over a block keeps what it carries from row to row in local variables, read from and
+ * written back to the PassState once a block: variables of an enclosing function that a callback
  * changes would be read and written in memory at every row.
  */
 
@@ -477,44 +484,6 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
 }
 
 /**
- * The second pass over a block, when the first could not record every row: each closed row's
- * days_to_close laid at its group's next place. `values` holds one place more than the closed rows (`spare`).
- */
-function layRows(walk: PassState, block: RowBlock, table: GroupTable, next: Float64Array, values: Uint16Array): void {
-  const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
-  const spare = values.length - 1;
-  let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
-  const { direct, base, secondCodes } = table.lookup;
-  // Every group was found in the first pass: the periods no longer grow.
-  const groupPeriods = table.periods.array;
-  for (let i = 0; i < count; i++) {
-    const row = rows[i] as number;
-    const at = row - blockStart;
-    if (row >= nextDayStart) {
-      walk.periodAt(row, walk);
-      ({ nextDayStart, period } = walk);
-    }
-    const firstCode = first[at] as number;
-    const secondCode = (second[at] as number) * secondFactor;
-    const key = firstCode * CODE_SPAN + secondCode;
-    const latest = direct === null ? -1 : (direct[firstCode * secondCodes + secondCode] as number) - base;
-    if (latest >= 0 && groupPeriods[latest] === period) group = latest;
-    else if (direct !== null || key !== lastKey || period !== lastPeriod) {
-      group = table.find(firstCode, secondCode, period);
-      lastKey = key;
-      lastPeriod = period;
-    }
-    const value = hundredths[at] as number;
-    const place = next[group] as number;
-    // Without a branch: a row not closed writes at `spare` (past the values, never read) and moves no place.
-    const isClosed = (value - NOT_CLOSED) >>> 31;
-    values[place + (spare - place) * (1 - isClosed)] = value;
-    next[group] = place + isClosed;
-  }
-  Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
-}
-
-/**
  * The numbers 0 to count - 1 in the order of their keys (`keys`: first code * 65,536 + second), those
  * of equal keys in their own order: a stable sort by the second code, then by the first, each by
  * counting (linear).
@@ -573,19 +542,15 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     walk.period = index;
   };
 
-  /**
-   * One pass over the matching rows: the first (`next` null) finds and counts the groups; the second
-   * lays each closed row's days_to_close at its group's next place (`next`) of `values`.
-   */
-  const pass = (next: Float64Array | null, values: Uint16Array | null): void => {
+  /** A walk over the matching rows: finds and counts the groups into `into`, records the rows. */
+  const walkRows = (into: GroupCounts, outside: { groups: Numbers; values: Numbers }): void => {
     const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
       const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
-      if (next === null) countRows(walk, block, table, counts, daysToClose, recordedRows, outsideGroups, outsideValues);
-      else layRows(walk, block, table, next, values as Uint16Array);
+      countRows(walk, block, table, into, daysToClose, recordedRows, outside.groups, outside.values);
     });
   };
 
@@ -608,18 +573,24 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
-  recordedRows.reset(Math.min(recordedMaximum, rangeTo - rangeFrom), lay);
-  pass(null, null);
+  const bound = Math.min(recordedMaximum, rangeTo - rangeFrom);
+  recordedRows.reset(bound, lay);
+  walkRows(counts, { groups: outsideGroups, values: outsideValues });
 
   const groupCount = table.count;
   let start: Float64Array;
   let values: Uint16Array;
   if (recordedRows.overflowed) {
+    // The second walk finds the same groups (counted again apart) and lays the rows it records whenever they fill the recording.
     start = new Float64Array(groupCount + 1);
     for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
     values = scanValues((start[groupCount] as number) + 1);
+    const next = start.slice(0, groupCount);
+    const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
+    recordedRows.reset(Math.max(1, bound), layAll, true);
     table.replay();
-    pass(start.slice(0, groupCount), values);
+    walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
+    layAll(recordedRows.length);
   } else {
     lay(recordedRows.length, groupCount);
     start = laidStart.array.subarray(0, groupCount + 1);
