@@ -519,6 +519,49 @@ export function scanCells(columns: SharedRowColumns, scan: RowColumnScan): [numb
   return found;
 }
 
+/** A bucket of scanBuckets as its rows pass: its key, counts and days_to_close as stored (two bytes; OUTSIDE for those listed in `outside`). */
+interface OpenBucket {
+  key: string | null;
+  opened: number;
+  closedWithin: number;
+  closed: number;
+  values: Uint16Array;
+  outside: number[];
+  /** The first row of the next day (the bucket may change there). */
+  nextDayStart: number;
+}
+
+/**
+ * The rows of a block into the open bucket (`bucket`, written back at the block's end: a callback's
+ * variables of an enclosing function would be read and written in memory at every row); `dayOf` starts
+ * the bucket of a row at or after nextDayStart (closing the one before when its key changes).
+ */
+function bucketRows(bucket: OpenBucket, rows: Int32Array, count: number, blockStart: number, hundredths: CodeArray, daysToClose: DaysToCloseColumn, dayOf: (row: number) => void): void {
+  let { opened, closedWithin, closed, values, nextDayStart } = bucket;
+  for (let i = 0; i < count; i++) {
+    const row = rows[i] as number;
+    if (row >= nextDayStart) {
+      Object.assign(bucket, { opened, closedWithin, closed, values });
+      dayOf(row);
+      ({ opened, closedWithin, closed, values, nextDayStart } = bucket);
+    }
+    opened += 1;
+    const stored = hundredths[row - blockStart] as number;
+    if (closed === values.length) values = grownValues(values, 2 * closed, closed);
+    // Without a branch on whether the row is closed (no pattern a processor could predict): a row not
+    // closed is written where the next closed one goes. NOT_CLOSED and OUTSIDE stand above 1,400.
+    values[closed] = stored;
+    closed += (stored - NOT_CLOSED) >>> 31;
+    closedWithin += ((WITHIN_HUNDREDTHS - stored) >>> 31) ^ 1;
+    if (stored === OUTSIDE) {
+      const value = outsideHundredthsOf(daysToClose, row);
+      bucket.outside.push(value);
+      if (value <= WITHIN_HUNDREDTHS) closedWithin += 1;
+    }
+  }
+  Object.assign(bucket, { opened, closedWithin, closed, values, nextDayStart });
+}
+
 /**
  * The numbers of each bucket of `unit` that matching rows fall in, in time order. The rows are sorted
  * by created_at, so a bucket's rows come together: each bucket is summed as its rows pass, its
@@ -530,15 +573,10 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
   const { created, daysToClose } = columns;
   const keyOf = BUCKET_KEY_OF[unit];
   const buckets: [string, BucketSummary][] = [];
-  let key: string | null = null;
-  let opened = 0;
-  let closedWithin = 0;
-  // The bucket's days_to_close as stored (two bytes; OUTSIDE for those listed in `outside`), ranked when it ends.
-  let values = scanValues(BLOCK);
-  let closed = 0;
-  const outside: number[] = [];
+  const bucket: OpenBucket = { key: null, opened: 0, closedWithin: 0, closed: 0, values: scanValues(BLOCK), outside: [], nextDayStart: 0 };
   const middles = new Float64Array(3);
   const closeBucket = (): void => {
+    const { key, opened, closedWithin, closed, values, outside } = bucket;
     if (key === null) return;
     const sortedOutside = Int32Array.from(outside).sort();
     rangeMiddlesAndP90(values, 0, closed, sortedOutside, 0, sortedOutside.length, middles, 0);
@@ -546,33 +584,19 @@ export function scanBuckets(columns: SharedRowColumns, scan: RowColumnScan, unit
     buckets.push([key, { opened, closedWithin, lowMiddle: none ? null : (middles[0] as number) / 100, highMiddle: none ? null : (middles[1] as number) / 100 }]);
   };
   // The selected rows come in order: the day changes when a row reaches the next day's first row.
-  let nextDayStart = 0;
+  const dayOf = (row: number): void => {
+    const day = dayOfRow(created, row);
+    bucket.nextDayStart = created.dayStarts[day + 1] as number;
+    const dayKey = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+    if (dayKey !== bucket.key) {
+      closeBucket();
+      Object.assign(bucket, { key: dayKey, opened: 0, closedWithin: 0, closed: 0 });
+      bucket.outside.length = 0;
+    }
+  };
   forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
     const hundredths = readRows(columns.bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
-    for (let i = 0; i < count; i++) {
-      const row = rows[i] as number;
-      if (row >= nextDayStart) {
-        const day = dayOfRow(created, row);
-        nextDayStart = created.dayStarts[day + 1] as number;
-        const dayKey = keyOf(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
-        if (dayKey !== key) {
-          closeBucket();
-          key = dayKey;
-          opened = 0;
-          closedWithin = 0;
-          closed = 0;
-          outside.length = 0;
-        }
-      }
-      opened += 1;
-      const stored = hundredths[row - blockStart] as number;
-      if (stored === NOT_CLOSED) continue;
-      if (closed === values.length) values = grownValues(values, 2 * closed, closed);
-      values[closed++] = stored;
-      const value = stored === OUTSIDE ? outsideHundredthsOf(daysToClose, row) : stored;
-      if (stored === OUTSIDE) outside.push(value);
-      if (value <= WITHIN_HUNDREDTHS) closedWithin += 1;
-    }
+    bucketRows(bucket, rows, count, blockStart, hundredths, daysToClose, dayOf);
   });
   closeBucket();
   return packBuckets(buckets);
