@@ -320,8 +320,7 @@ const RECORDED_ROWS_FIRST = 1 << 20;
  * rows of the periods before the current one (whose groups are complete: the rows come in created_at
  * order) are laid and dropped; a period of more rows than it holds grows it, up to the scan's bound;
  * past that, it stops (`overflowed`) and the scan walks its rows again, recording them as it goes (every
- * group then complete, any row laid) in arrays of RECORDED_ROWS_FIRST rows. The arrays are the
- * thread's, kept for its next scans, except those a scan grew and could not use.
+ * group then complete, any row laid). The arrays are the thread's, kept for its next scans.
  */
 class RecordedRows {
   groups = new Int32Array(1);
@@ -370,13 +369,6 @@ class RecordedRows {
     if (this.groups.length < this.bound) this.resize(this.bound);
     this.capacity = this.bound;
     return true;
-  }
-
-  /** After a scan that overflowed: arrays of RECORDED_ROWS_FIRST rows again, so that a thread does not keep the largest ones for scans they did not serve. */
-  shrink(): void {
-    if (this.groups.length <= RECORDED_ROWS_FIRST) return;
-    this.length = 0;
-    this.resize(RECORDED_ROWS_FIRST);
   }
 
   private resize(size: number): void {
@@ -595,8 +587,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     values = scanValues((start[groupCount] as number) + 1);
     const next = start.slice(0, groupCount);
     const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
-    recordedRows.shrink();
-    recordedRows.reset(Math.max(1, Math.min(bound, RECORDED_ROWS_FIRST)), layAll, true);
+    recordedRows.reset(Math.max(1, bound), layAll, true);
     table.replay();
     walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
     layAll(recordedRows.length);
