@@ -318,7 +318,7 @@ const RECORDED_ROWS_FIRST = 1 << 20;
  * The group and days_to_close of matching rows in the order of the rows, as the first pass found them,
  * so that their values are laid from them instead of finding every row's group again. When full, the
  * rows of the periods before the current one (whose groups are complete: the rows come in created_at
- * order) are laid and dropped; a period of more rows than it holds grows it, up to the scan's bound;
+ * order) are laid and dropped; a period of more rows than it holds grows it to the scan's bound;
  * past that, it stops (`overflowed`) and the scan walks its rows again, recording them as it goes (every
  * group then complete, any row laid). The arrays are the thread's, kept for its next scans.
  */
@@ -382,7 +382,11 @@ class RecordedRows {
 }
 const recordedRows = new RecordedRows();
 
-/** Lays the first `rows` recorded rows: each closed row's days_to_close at its group's next place (`values` holds a spare place at its end, as layRows). */
+/**
+ * Lays the first `rows` recorded rows: each closed row's days_to_close at its group's next place
+ * (`next`, moved on). Without a branch: a row not closed is written at the spare place at the end of
+ * `values` (past the values, never read) and moves no place.
+ */
 function layRecorded(recorded: RecordedRows, rows: number, next: Float64Array, values: Uint16Array): void {
   const { groups, values: recordedValues } = recorded;
   const spare = values.length - 1;
