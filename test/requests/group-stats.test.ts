@@ -2,8 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { ensureSnapshot } from '../../src/ingest/nyc311/ensure-snapshot.js';
+import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { PACKED_FIELDS, scanGroups } from '../../src/services/requests/engine/group-scan.js';
 import { groupsOfPacked } from '../../src/services/requests/engine/group-answers.js';
@@ -46,9 +45,9 @@ describe('the rows of an answer of groups', () => {
 });
 
 describe('the groups a scan finds', () => {
-  /** Calls `check` with `count` random groupings (1 or 2 columns, any period, order and limit) over the row columns of a snapshot. */
-  const forRandomGroupings = async (snapshot: string, seed: number, count: number, check: (columns: RowColumns, query: GroupScan, random: SeededRandom) => void): Promise<void> => {
-    const database = new Database(snapshot, { readonly: true });
+  /** Calls `check` with `count` random groupings (1 or 2 columns, any period, order and limit) over the small synthetic history's row columns. */
+  const forRandomGroupings = async (seed: number, count: number, check: (columns: RowColumns, query: GroupScan, random: SeededRandom) => void): Promise<void> => {
+    const database = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
     const columns = await loadSqliteRowColumns(database, () => true);
     database.close();
     if (columns === null) throw new Error('the small synthetic history has row columns');
@@ -72,19 +71,14 @@ describe('the groups a scan finds', () => {
   };
 
   it('keys looked up in a hash table (more pairs of codes than the direct table holds) give the groups the direct table gives', async () => {
-    await forRandomGroupings(await sharedSmallSyntheticSnapshot(), 11, 40, (columns, query) => {
+    await forRandomGroupings(11, 40, (columns, query) => {
       const scan = { columns: 0, filters: [], from: null, to: null };
       expect(scanGroups(columns, scan, query, 0)).toEqual(scanGroups(columns, scan, query));
     });
   });
 
-  it('a scan of more rows than its first pass holds at once lays its complete periods as it goes, counts a grouping without a period per year, or walks its rows again, to the same groups', async () => {
-    // Four years, so that a grouping without a period counted per year merges several groups per key.
-    const directory = mkdtempSync(join(tmpdir(), 'group-scan-years-'));
-    const snapshot = join(directory, 'years.sqlite');
-    await ensureSnapshot(snapshot, { input: { kind: 'synthetic', history: { rows: 3_000, fromYear: 2022, toYear: 2025 } }, applyFilters: false });
-    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
-    await forRandomGroupings(snapshot, 13, 40, (columns, query, random) => {
+  it('a scan of more rows than its first pass holds at once lays its complete periods as it goes, or walks its rows again, to the same groups', async () => {
+    await forRandomGroupings(13, 30, (columns, query, random) => {
       const column = random.pick(['borough', 'status', 'channel'] as const);
       const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];
       const scan = { columns: 0, filters, from: null, to: null };

@@ -6,8 +6,7 @@
  * A scan passes twice over the selected rows: the first counts each group's requests (and finds the
  * groups), recording each row's group and days_to_close (RecordedRows); the second lays every closed
  * request's days_to_close (in hundredths) into one array where each group's values are contiguous,
- * from the recorded rows (a grouping without a period of more rows than a thread records is counted
- * per year and its keys' years merged; a single period of more rows walks them again), the groups in
+ * from the recorded rows (or, past what a thread records, by walking the rows again), the groups in
  * the order they were found: that of their periods (the rows come in created_at order), so the second
  * pass writes near where it wrote before, and a period's groups, and their values, follow each other.
  * The median (mean of the two middle values) and the 90th percentile (nearest rank: the value at
@@ -334,8 +333,6 @@ class RecordedRows {
   periodFirstGroup = 0;
   /** The rows the scan may hold at once now: at most its bound, and the arrays' length. */
   capacity = 0;
-  /** The row the walk had reached when the recording was last full. */
-  atRow = 0;
   private bound = 0;
   /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
   private lay: (rows: number, groups: number) => void = () => undefined;
@@ -440,7 +437,6 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     }
     if (place === full) {
       recorded.length = place;
-      recorded.atRow = row;
       if (recorded.makeRoom()) {
         recordedGroups = recorded.groups;
         recordedValues = recorded.values;
@@ -528,12 +524,7 @@ function inKeyOrder(keys: Float64Array, count: number): Int32Array {
 export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM): PackedGroups {
   const { created, daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
-  const [rangeFrom, rangeTo] = rowRange(columns, scan);
-  // A grouping without a period of more rows than a recording holds is counted per year, and each
-  // key's years merged (a key over its periods, as for an order by median with a period): a year's
-  // groups are laid once complete, so its rows are walked once.
-  const byYear = query.period === null && rangeTo - rangeFrom > recordedMaximum;
-  const keyOfDay = query.period !== null ? PERIOD_KEY_OF[query.period] : byYear ? PERIOD_KEY_OF.year : null;
+  const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
   const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
@@ -582,15 +573,10 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       laidStart.push((laidStart.array[g] as number) + (counts.closed.array[g] as number));
     }
     const needed = (laidStart.array[groups] as number) + 1;
-    if (laidValues.length < needed) {
-      // Grown to the values the whole range would hold at the rate so far (its rows at most), so that
-      // a long scan grows its array once or twice, not leaving an array of garbage at every step.
-      const walked = Math.max(1, recordedRows.atRow - rangeFrom);
-      const expected = Math.ceil((needed * 1.05 * (rangeTo - rangeFrom)) / walked);
-      laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeTo - rangeFrom + 1)), keep);
-    }
+    if (laidValues.length < needed) laidValues = grownValues(laidValues, Math.max(needed, Math.ceil(laidValues.length * 1.5)), keep);
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
+  const [rangeFrom, rangeTo] = rowRange(columns, scan);
   const bound = Math.min(recordedMaximum, rangeTo - rangeFrom);
   recordedRows.reset(bound, lay);
   walkRows(counts, { groups: outsideGroups, values: outsideValues });
@@ -610,8 +596,6 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
     layAll(recordedRows.length);
   } else {
-    // The walk has passed every row of the range: the values are all counted.
-    recordedRows.atRow = rangeTo;
     lay(recordedRows.length, groupCount);
     start = laidStart.array.subarray(0, groupCount + 1);
     values = laidValues;
@@ -655,25 +639,25 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     for (let f = 1; f <= 3; f++) keyNumbers[k * PACKED_FIELDS + f] = (keyNumbers[k * PACKED_FIELDS + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
   }
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
-  /** The middles and p90 of the key of groups keyGroups[first, end) over the whole range, into its numbers (`into`, PACKED_FIELDS). */
-  const rankKey = (first: number, end: number, into: Float64Array): void => {
+  for (let k = 0; k < keyCount; k++) {
+    const first = keyFrom[k] as number;
+    const end = keyFrom[k + 1] as number;
     if (end - first === 1) {
       const g = keyGroups[first] as number;
-      rankGroup(g);
-      into.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), 4);
-      return;
+      if (bySelection) rankGroup(g);
+      keyNumbers.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), k * PACKED_FIELDS + 4);
+    } else if (bySelection) {
+      const ranges = new Numbers(2 * (end - first));
+      const keyOutside: number[] = [];
+      for (let at = first; at < end; at++) {
+        const g = keyGroups[at] as number;
+        ranges.push(start[g] as number);
+        ranges.push(start[g + 1] as number);
+        for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) keyOutside.push(outside[o] as number);
+      }
+      middlesAndP90(values, unionSet(ranges, keyOutside), keyNumbers, k * PACKED_FIELDS + 4);
     }
-    const ranges = new Numbers(2 * (end - first));
-    const keyOutside: number[] = [];
-    for (let at = first; at < end; at++) {
-      const g = keyGroups[at] as number;
-      ranges.push(start[g] as number);
-      ranges.push(start[g + 1] as number);
-      for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) keyOutside.push(outside[o] as number);
-    }
-    middlesAndP90(values, unionSet(ranges, keyOutside), into, 4);
-  };
-  if (bySelection) for (let k = 0; k < keyCount; k++) rankKey(keyFrom[k] as number, keyFrom[k + 1] as number, keyNumbers.subarray(k * PACKED_FIELDS, (k + 1) * PACKED_FIELDS));
+  }
   const keys: KeyRange[] = [];
   for (const k of inKeyOrder(table.keyCodes.array, keyCount)) {
     keys.push({ first: keyFrom[k] as number, end: keyFrom[k + 1] as number, key: table.keyCodes.array[k] as number, numbers: keyNumbers.subarray(k * PACKED_FIELDS, (k + 1) * PACKED_FIELDS) });
@@ -704,37 +688,25 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   });
   const kept = order.slice(0, query.limit);
 
-  // The kept keys' groups, each key's in time order (counted per year: one row per key, its years merged).
+  // The kept keys' groups, each key's in time order.
   const width = query.by.length;
   let rowCount = 0;
-  for (const k of kept) rowCount += byYear ? 1 : (keys[k] as KeyRange).end - (keys[k] as KeyRange).first;
+  for (const k of kept) rowCount += (keys[k] as KeyRange).end - (keys[k] as KeyRange).first;
   const codes = new Int32Array(rowCount * width);
   const rowsOut = new Float64Array(rowCount * PACKED_FIELDS);
   const isKept = new Uint8Array(groupCount);
   let row = 0;
-  const codesOfRow = (key: number): void => {
-    codes[row * width] = Math.floor(key / CODE_SPAN);
-    if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
-  };
   for (const k of kept) {
-    const { first, end, key, numbers: merged } = keys[k] as KeyRange;
-    for (let at = first; at < end; at++) isKept[keyGroups[at] as number] = 1;
-    if (byYear) {
-      if (!bySelection) rankKey(first, end, merged);
-      codesOfRow(key);
-      rowsOut.set(merged, row * PACKED_FIELDS);
-      row++;
-      continue;
-    }
+    const { first, end, key } = keys[k] as KeyRange;
     for (let at = first; at < end; at++, row++) {
       const g = keyGroups[at] as number;
+      isKept[g] = 1;
       rankGroup(g);
-      codesOfRow(key);
+      codes[row * width] = Math.floor(key / CODE_SPAN);
+      if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
       rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
     }
   }
-  // Counted per year, the groups left out are one set, as without a period.
-  if (byYear) for (let g = 0; g < groupCount; g++) numbers[g * PACKED_FIELDS] = 0;
 
   // The groups left out, per period (numbered from 0 in time order, as the groups were found): their
   // counts summed, their ranks counted or selected over their values where they lie.
@@ -760,5 +732,5 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     middlesAndP90(values, unionSet(ranges, periodOutside), periodNumbers, 4);
     for (const number of periodNumbers) others.push(number);
   }
-  return { periods: byYear ? '' : periods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
+  return { periods: periods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
 }
