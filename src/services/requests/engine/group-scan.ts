@@ -333,6 +333,8 @@ class RecordedRows {
   periodFirstGroup = 0;
   /** The rows the scan may hold at once now: at most its bound, and the arrays' length. */
   capacity = 0;
+  /** The row the walk had reached when the recording was last full. */
+  atRow = 0;
   private bound = 0;
   /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
   private lay: (rows: number, groups: number) => void = () => undefined;
@@ -437,6 +439,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     }
     if (place === full) {
       recorded.length = place;
+      recorded.atRow = row;
       if (recorded.makeRoom()) {
         recordedGroups = recorded.groups;
         recordedValues = recorded.values;
@@ -573,7 +576,13 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       laidStart.push((laidStart.array[g] as number) + (counts.closed.array[g] as number));
     }
     const needed = (laidStart.array[groups] as number) + 1;
-    if (laidValues.length < needed) laidValues = grownValues(laidValues, Math.max(needed, Math.ceil(laidValues.length * 1.5)), keep);
+    if (laidValues.length < needed) {
+      // Grown to the values the whole range would hold at the rate so far (its rows at most), so that
+      // a long scan grows its array once or twice, not leaving an array of garbage at every step.
+      const walked = Math.max(1, recordedRows.atRow - rangeFrom);
+      const expected = Math.ceil((needed * 1.05 * (rangeTo - rangeFrom)) / walked);
+      laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeTo - rangeFrom + 1)), keep);
+    }
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
@@ -596,6 +605,8 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
     layAll(recordedRows.length);
   } else {
+    // The walk has passed every row of the range: the values are all counted.
+    recordedRows.atRow = rangeTo;
     lay(recordedRows.length, groupCount);
     start = laidStart.array.subarray(0, groupCount + 1);
     values = laidValues;
