@@ -309,7 +309,7 @@ interface GroupCounts {
   within: Numbers;
 }
 
-/** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB). */
+/** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB), for a created range of at most that many rows. */
 export const RECORDED_ROWS_MAXIMUM = 6_000_000;
 /** The rows a thread's recording holds at first (6 MB): grown only for a period of more matching rows. */
 const RECORDED_ROWS_FIRST = 1 << 20;
@@ -586,7 +586,11 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
-  const bound = Math.min(recordedMaximum, rangeTo - rangeFrom);
+  // A recording grows past its first size only for a range whose every row it could hold: a longer
+  // one (40 million requests) walks its rows again where a period (or no period) holds more than that
+  // size, rather than keeping the largest arrays per thread.
+  const rangeRows = rangeTo - rangeFrom;
+  const bound = rangeRows <= recordedMaximum ? rangeRows : Math.min(recordedMaximum, RECORDED_ROWS_FIRST);
   recordedRows.reset(bound, lay);
   walkRows(counts, { groups: outsideGroups, values: outsideValues });
 
