@@ -57,7 +57,7 @@ describe('row columns in the walk pool across a refresh', () => {
   });
 
   it('columns named by a running or a waiting job are kept until it ends, then dropped', async () => {
-    pool = new RowWalkPool(null, { workers: 1, cheapWorkers: 0, cheapMs: 0, queue: 8, deadlineMs: 10_000, orderWithinMs: 0 });
+    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000 });
     await pool.start();
     const rows = 20_000_000;
     const before = pool.shareRowColumns(columnsOf(rows));
@@ -126,7 +126,7 @@ describe('a worker ended at its job deadline', () => {
   });
 
   it('is given no job while it stops: the next job waits for its replacement and is answered', async () => {
-    const limits = { workers: 1, cheapWorkers: 0, cheapMs: 0, queue: 8, deadlineMs: 50, orderWithinMs: 0 };
+    const limits = { workers: 1, queue: 8, deadlineMs: 50 };
     pool = new RowWalkPool(null, limits);
     await pool.start();
     const slow = pool.shareRowColumns(columnsOf(20_000_000));
@@ -136,45 +136,5 @@ describe('a worker ended at its job deadline', () => {
     // seen: that worker must not take the job (it would fail with 503 database_unavailable).
     limits.deadlineMs = 10_000;
     expect(await pool.answer('count', { scan: countOf(slow) })).toEqual({ kind: 'count', count: 20_000_000 });
-  });
-});
-
-describe('the order of the waiting jobs', () => {
-  let pool: RowWalkPool | null = null;
-  afterEach(async () => {
-    vi.restoreAllMocks();
-    await pool?.close();
-    pool = null;
-  });
-
-  /** A count over no day of the rows: estimated at no time. */
-  const noDayCountOf = (columns: number): RowColumnScan => ({ ...countOf(columns), from: 0, to: 86_400 });
-
-  it('a free worker takes the job whose turn comes first: its arrival plus its estimated scan, at most orderWithinMs', async () => {
-    let clock = 0;
-    vi.spyOn(performance, 'now').mockImplementation(() => clock);
-    pool = new RowWalkPool(null, { workers: 1, cheapWorkers: 0, cheapMs: 0, queue: 8, deadlineMs: 10_000, orderWithinMs: 30 });
-    await pool.start();
-    // 2 million rows: every row's scan is estimated at 50 ms, more than orderWithinMs.
-    const columns = pool.shareRowColumns(columnsOf(2_000_000));
-    const answered: string[] = [];
-    const run = (name: string, scan: RowColumnScan): Promise<void> =>
-      pool!.run('count', { scan }).then(() => {
-        answered.push(name);
-      });
-    const arrived = () => new Promise((resolve) => setImmediate(resolve));
-    const jobs = [run('the first, running', slowerCountOf(columns))];
-    await arrived();
-    jobs.push(run('every row at 0 ms (turn 30)', countOf(columns)));
-    await arrived();
-    clock = 20;
-    jobs.push(run('no row at 20 ms (turn 20)', noDayCountOf(columns)));
-    await arrived();
-    clock = 40;
-    jobs.push(run('no row at 40 ms (turn 40)', noDayCountOf(columns)));
-    await arrived();
-    expect(pool.load).toEqual({ running: 1, waiting: 3 });
-    await Promise.all(jobs);
-    expect(answered).toEqual(['the first, running', 'no row at 20 ms (turn 20)', 'every row at 0 ms (turn 30)', 'no row at 40 ms (turn 40)']);
   });
 });

@@ -246,18 +246,6 @@ export function outsideHundredthsOf(daysToClose: DaysToCloseColumn, row: number)
   return outsideHundredths[low] as number;
 }
 
-/**
- * How many rows a scan's created_at range holds at most, from the days it touches (read in memory,
- * never in the file): what the walk pool orders its waiting jobs by.
- */
-export function rowsOfRangeDays(columns: SharedRowColumns, scan: RowColumnScan): number {
-  const { dayStarts } = columns.created;
-  const dayOf = (seconds: number): number => Math.min(CREATED_DAYS, Math.max(0, Math.floor(seconds / DAY_SECONDS)));
-  const first = scan.from === null ? 0 : dayOf(scan.from);
-  const last = scan.to === null ? CREATED_DAYS : Math.min(CREATED_DAYS, dayOf(scan.to) + 1);
-  return Math.max(0, (dayStarts[last] as number) - (dayStarts[first] as number));
-}
-
 /** The rows of the created_at range: [start, end). */
 export function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [number, number] {
   const start = scan.from === null ? 0 : firstRowFrom(columns, scan.from);

@@ -5,7 +5,7 @@ import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../../platform/work-budget.js
 import type { WhereClause } from '../store/filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
 import type { PackedGroups } from './group-scan.js';
-import { rowsOfRangeDays, type RowColumnBytes, type RowColumnScan, type SharedRowColumns } from './row-column-scan.js';
+import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
 import { releaseRowColumns } from './row-columns-memory.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
@@ -20,31 +20,14 @@ import { DatabaseUnavailableError } from '../store/service-request-store.js';
  * Bounded: at most `queue` jobs wait for a worker; one more is refused at once with 503 `overloaded`
  * (Retry-After), and so is a job not answered within `deadlineMs` of its arrival. SQLite cannot be
  * interrupted from another thread, so a worker whose job passed the deadline is ended and replaced.
- *
- *
- * Cheap first: a free worker takes the waiting job whose turn comes first, a job's turn being its
- * arrival plus the time its scan is estimated to take (the rows of its created_at range at
- * SCAN_ROWS_PER_MS), at most `orderWithinMs`: a long scan waits at most that much longer than in
- * order of arrival. And `cheapWorkers` more workers take only the jobs estimated at `cheapMs` or less:
- * a count over a month never waits behind groupings of ten years, whatever their number (they run on
- * the other workers). A statement (no row columns) and a page are estimated at nothing.
  */
 export interface RowWalkPoolLimits {
   workers: number;
-  cheapWorkers: number;
-  cheapMs: number;
   queue: number;
   deadlineMs: number;
-  orderWithinMs: number;
 }
 
-export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, cheapWorkers: 1, cheapMs: 25, queue: 32, deadlineMs: 5_000, orderWithinMs: 250 };
-
-/**
- * Rows a worker scans in a millisecond, about (a grouping of every row of the 50x snapshot in one
- * thread, bench/README.md): the estimate that orders the waiting jobs, never a limit.
- */
-const SCAN_ROWS_PER_MS = 40_000;
+export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
 
 /**
  * What a worker is asked: a statement of sqlite-queries.ts and how to read its rows, or a scan of the
@@ -100,18 +83,12 @@ interface PendingJob {
   resolve: (answer: RowWalkAnswer) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
-  /** When a free worker takes it, before the jobs of a later turn (performance.now() milliseconds). */
-  turn: number;
-  /** Whether a cheap job's worker may take it (RowWalkPoolLimits.cheapMs). */
-  cheap: boolean;
 }
 
 interface PoolWorker {
   thread: Worker;
   started: Promise<void>;
   running: PendingJob | null;
-  /** It takes the cheap jobs only. */
-  cheapOnly: boolean;
   /** The oldest row columns it was sent (infinity: none). */
   oldestColumns: number;
   /**
@@ -165,8 +142,7 @@ export class RowWalkPool {
   /** Starts the workers (once); resolves when each runs, rejects when one cannot start. */
   start(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
-    const lanes = [...Array.from({ length: this.limits.workers }, () => false), ...Array.from({ length: this.limits.cheapWorkers }, () => true)];
-    this.starting ??= Promise.all(lanes.map((cheapOnly) => this.spawn(cheapOnly).started)).then(
+    this.starting ??= Promise.all(Array.from({ length: this.limits.workers }, () => this.spawn().started)).then(
       () => {
         this.isReady = true;
         this.recycleWorkers();
@@ -224,7 +200,7 @@ export class RowWalkPool {
     }
   }
 
-  private spawn(cheapOnly: boolean): PoolWorker {
+  private spawn(): PoolWorker {
     const thread = startWorker(this.path);
     // Messages wait for the thread to run: the columns come before any job.
     if (this.rowColumns !== null) thread.postMessage(this.rowColumns);
@@ -232,7 +208,7 @@ export class RowWalkPool {
     const started = new Promise<void>((resolve, reject) => {
       settleStart = { resolve, reject };
     });
-    const worker: PoolWorker = { thread, started, running: null, cheapOnly, oldestColumns: this.rowColumns?.id ?? Number.POSITIVE_INFINITY, retiring: false, statementAnswers: [] };
+    const worker: PoolWorker = { thread, started, running: null, oldestColumns: this.rowColumns?.id ?? Number.POSITIVE_INFINITY, retiring: false, statementAnswers: [] };
     thread.on('message', (message: RowWalkWorkerMessage) => {
       if (message.kind === 'ready') settleStart?.resolve();
       else if (message.kind === 'statements') worker.statementAnswers.shift()?.(message.stats);
@@ -262,7 +238,7 @@ export class RowWalkPool {
       job.reject(error);
     }
     if (this.closed || !this.isReady) return;
-    const fresh = this.spawn(worker.cheapOnly);
+    const fresh = this.spawn();
     fresh.started.then(
       () => this.dispatch(),
       () => undefined,
@@ -294,20 +270,11 @@ export class RowWalkPool {
           }
           const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number | null)[] };
           const job: RowWalkJob = { id: this.nextId++, kind, ...read, ...(unit === undefined ? {} : { unit }) };
-          const estimatedMs = this.estimatedMs(work);
-          const turn = performance.now() + Math.min(this.limits.orderWithinMs, estimatedMs);
-          const timer = setTimeout(() => this.expire(pending), this.limits.deadlineMs);
-          const pending: PendingJob = { job, resolve, reject, timer, turn, cheap: estimatedMs <= this.limits.cheapMs };
+          const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
           this.waiting.push(pending);
           this.dispatch();
         }),
     );
-  }
-
-  /** How long the job's scan may take, from its created_at range; 0 for a statement or a page (a page's scan stops at its rows). */
-  private estimatedMs(work: RowWalkWork): number {
-    if (!('scan' in work) || this.rowColumns === null || work.scan.page !== undefined) return 0;
-    return rowsOfRangeDays(this.rowColumns.columns, work.scan) / SCAN_ROWS_PER_MS;
   }
 
   /** A job past its deadline: out of the queue, or its worker ended (and replaced). */
@@ -332,13 +299,7 @@ export class RowWalkPool {
     for (const worker of this.workers) {
       if (this.waiting.length === 0) return;
       if (worker.running !== null || worker.retiring) continue;
-      let next = -1;
-      for (let at = 0; at < this.waiting.length; at++) {
-        const candidate = this.waiting[at] as PendingJob;
-        if ((candidate.cheap || !worker.cheapOnly) && (next < 0 || candidate.turn < (this.waiting[next] as PendingJob).turn)) next = at;
-      }
-      if (next < 0) continue;
-      const [pending] = this.waiting.splice(next, 1) as [PendingJob];
+      const pending = this.waiting.shift() as PendingJob;
       worker.running = pending;
       worker.thread.postMessage(pending.job);
     }

@@ -14,9 +14,6 @@ import { registerGroupStatsRoute } from './group-stats.js';
 
 export type { RequestRouteDependencies } from './route-parts.js';
 
-/** Builds of the row walks' budget at once: at most half the walk pool's queue (each build waits there for one scan at a time). */
-const ROW_WALK_BUILDS = ROW_WALK_LIMITS.queue / 2;
-
 /**
  * The routes of the service-request data API, one module per resource: list.ts (/v1/service-requests,
  * /count), export.ts (/v1/exports/service-requests), one-request.ts (/v1/service-requests/:id),
@@ -29,11 +26,10 @@ export function registerServiceRequestRoutes(app: PlatformApp, dependencies: Req
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
   const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 32, maxWaitMs: 10_000 }));
-  // Row walks run off the event loop (the SQLite walk workers, the database): up to 16 builds at once,
-  // so that the walk pool, which knows what each scan reads, chooses the cheap ones first among them
-  // (sqlite-row-walks.ts); a build waits for a place at most as long as a walk may run. The builds
-  // take the places, not the requests: the ones asking for an answer being built join it.
-  const rowWalks = budgetedBuilds(new WorkBudget('row walks', { concurrency: ROW_WALK_BUILDS, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs }));
+  // Row walks run off the event loop (the SQLite walk workers, the database): two builds at once, one
+  // per walk worker; a build waits for a place at most as long as a walk may run. The builds take the
+  // places, not the requests: the ones asking for an answer being built join it.
+  const rowWalks = budgetedBuilds(new WorkBudget('row walks', { concurrency: ROW_WALK_LIMITS.workers, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs }));
   registerHealthRoutes(app, {
     unavailableCode: 'database_unavailable',
     check: () => dependencies.store.ping(),
