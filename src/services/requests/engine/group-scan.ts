@@ -6,14 +6,16 @@
  * A scan passes twice over the selected rows: the first counts each group's requests (and finds the
  * groups), recording each row's group and days_to_close (RecordedRows); the second lays every closed
  * request's days_to_close (in hundredths) into one array where each group's values are contiguous,
- * from the recorded rows (or, past what a thread records, by walking the rows again), the groups in
- * the order they were found: that of their periods (the rows come in created_at order), so the second
- * pass writes near where it wrote before, and a period's groups, and their values, follow each other.
- * The median (mean of the two middle values) and the 90th percentile (nearest rank: the value at
- * position ceil(0.9 n) of the sorted values) of a group are then exact selections in its part of that
- * array (a large group's by counting its values' bytes), never a sort of every value, and never an
- * approximation, made only for the groups the answer shows (or orders by); those of several groups (a
- * key over its periods, the groups left out) are counted or selected from their parts, never copied whole.
+ * from the recorded rows (or, past what a thread records, by walking the rows again: a grouping by
+ * year or without a period over more rows is counted by quarter or month and merged instead, see
+ * countingParts), the groups in the order they were found: that of their periods (the rows come in
+ * created_at order), so the second pass writes near where it wrote before, and a period's groups, and
+ * their values, follow each other. The median (mean of the two middle values) and the 90th percentile
+ * (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are then exact
+ * selections in its part of that array (a large group's by counting its values' bytes), never a sort
+ * of every value, and never an approximation, made only for the groups the answer shows (or orders
+ * by); those of several groups (a key over its periods, the groups left out) are counted or selected
+ * from their parts, never copied whole.
  *
  * The array holds each value in two bytes, as the row columns store it (OUTSIDE for the few that two
  * bytes do not hold, which the scan lists apart per group: OUTSIDE is above every value two bytes hold,
@@ -315,6 +317,34 @@ export const RECORDED_ROWS_MAXIMUM = 6_000_000;
 const RECORDED_ROWS_FIRST = 1 << 20;
 
 /**
+ * The most groups of (key, part of a year) a grouping is counted with by parts: some 150 bytes each,
+ * and as much of garbage; four or eight times as many left the service's RSS past 500 MB after the
+ * groups' traffic at 40 million requests (bench/README.md).
+ */
+const PART_GROUPS_MAXIMUM = 1 << 16;
+
+/** The quarter of a day (`2025-Q1`): a part of a year that a grouping may be counted by (countingParts). */
+const quarterOf = (day: string): string => `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
+
+/**
+ * The parts of a year that a grouping by year or without a period is counted by, each key's parts
+ * merged into its years (or its whole range) afterwards; or null. When its created range holds more
+ * rows than a recording may (40 million requests), the groups of each part, complete once the walk
+ * has left it, are laid from the recording, and the rows walked once instead of twice. Quarters when
+ * a quarter's rows fit half the recording (`bound`), else months; null when its keys times its parts
+ * could make more than PART_GROUPS_MAXIMUM groups.
+ */
+function countingParts(columns: SharedRowColumns, query: GroupScan, rangeFrom: number, rangeTo: number, recordedMaximum: number, bound: number): ((day: string) => string) | null {
+  const rows = rangeTo - rangeFrom;
+  if ((query.period !== null && query.period !== 'year') || rows <= recordedMaximum) return null;
+  const keys = query.ranks.reduce((product, ranks) => product * ranks.length, 1);
+  const days = dayOfRow(columns.created, rangeTo - 1) - dayOfRow(columns.created, rangeFrom) + 1;
+  const quarters = Math.floor(days / 90) + 2;
+  if (rows / quarters <= bound / 2 && keys * quarters <= PART_GROUPS_MAXIMUM) return quarterOf;
+  return keys * (Math.floor(days / 28) + 2) <= PART_GROUPS_MAXIMUM ? PERIOD_KEY_OF.month : null;
+}
+
+/**
  * The group and days_to_close of matching rows in the order of the rows, as the first pass found them,
  * so that their values are laid from them instead of finding every row's group again. When full, the
  * rows of the periods before the current one (whose groups are complete: the rows come in created_at
@@ -527,9 +557,23 @@ function inKeyOrder(keys: Float64Array, count: number): Int32Array {
 export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM): PackedGroups {
   const { created, daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
-  const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
+  const [rangeFrom, rangeTo] = rowRange(columns, scan);
+  const rangeRows = rangeTo - rangeFrom;
+  // A recording grows past its first size only for a range whose every row it could hold: a longer
+  // one (40 million requests) is counted by parts of years where it can be (countingParts), and walks
+  // its rows again where a period holds more than that size, rather than keeping the largest arrays
+  // per thread.
+  const bound = rangeRows <= recordedMaximum ? rangeRows : Math.min(recordedMaximum, RECORDED_ROWS_FIRST);
+  const parts = countingParts(columns, query, rangeFrom, rangeTo, recordedMaximum, bound);
+  const byParts = parts !== null;
+  const keyOfDay = parts ?? (query.period === null ? null : PERIOD_KEY_OF[query.period]);
+  const shownKeyOfDay = query.period === null ? () => '' : PERIOD_KEY_OF[query.period];
+  /** The periods the walk counts by (parts of years, when counted by parts), numbered as found. */
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
+  /** The periods the answer shows, and the one of each period counted (the same numbers unless counted by parts). */
+  const shownPeriods: string[] = [];
+  const shownOf: number[] = [];
   const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
 
   const counts: GroupCounts = { opened: new Numbers(), closed: new Numbers(), within: new Numbers() };
@@ -539,12 +583,16 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const periodAt = (row: number, walk: PassState): void => {
     const day = dayOfRow(created, row);
     walk.nextDayStart = created.dayStarts[day + 1] as number;
-    const key = (keyOfDay as (day: string) => string)(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+    const dayText = new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+    const key = (keyOfDay as (day: string) => string)(dayText);
     let index = periodIndex.get(key);
     if (index === undefined) {
       index = periods.length;
       periods.push(key);
       periodIndex.set(key, index);
+      const shown = shownKeyOfDay(dayText);
+      if (shownPeriods.at(-1) !== shown) shownPeriods.push(shown);
+      shownOf.push(shownPeriods.length - 1);
     }
     walk.period = index;
   };
@@ -579,18 +627,13 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     if (laidValues.length < needed) {
       // Grown to the values the whole range would hold at the rate so far (its rows at most), so that
       // a long scan grows its array once or twice, not leaving an array of garbage at every step.
+      // Counted by parts, the range's rows at once: one array, the size of a second walk's.
       const walked = Math.max(1, recordedRows.atRow - rangeFrom);
-      const expected = Math.ceil((needed * 1.05 * (rangeTo - rangeFrom)) / walked);
-      laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeTo - rangeFrom + 1)), keep);
+      const expected = byParts ? rangeRows + 1 : Math.ceil((needed * 1.05 * rangeRows) / walked);
+      laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeRows + 1)), keep);
     }
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
-  const [rangeFrom, rangeTo] = rowRange(columns, scan);
-  // A recording grows past its first size only for a range whose every row it could hold: a longer
-  // one (40 million requests) walks its rows again where a period (or no period) holds more than that
-  // size, rather than keeping the largest arrays per thread.
-  const rangeRows = rangeTo - rangeFrom;
-  const bound = rangeRows <= recordedMaximum ? rangeRows : Math.min(recordedMaximum, RECORDED_ROWS_FIRST);
   recordedRows.reset(bound, lay);
   walkRows(counts, { groups: outsideGroups, values: outsideValues });
 
@@ -620,7 +663,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);
   for (let g = 0; g < groupCount; g++) {
     const at = g * PACKED_FIELDS;
-    numbers[at] = table.periods.array[g] as number;
+    numbers[at] = byParts ? (shownOf[table.periods.array[g] as number] as number) : (table.periods.array[g] as number);
     numbers[at + 1] = counts.opened.array[g] as number;
     numbers[at + 2] = counts.closed.array[g] as number;
     numbers[at + 3] = counts.within.array[g] as number;
@@ -654,23 +697,31 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     for (let f = 1; f <= 3; f++) keyNumbers[k * PACKED_FIELDS + f] = (keyNumbers[k * PACKED_FIELDS + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
   }
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
+  /** The middles and p90 of the groups keyGroups[first, end) together, into `into` (PACKED_FIELDS) from its fifth field. */
+  const rankGroups = (first: number, end: number, into: Float64Array, at: number): void => {
+    if (end - first === 1) {
+      const g = keyGroups[first] as number;
+      rankGroup(g);
+      into.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), at + 4);
+      return;
+    }
+    const ranges = new Numbers(2 * (end - first));
+    const groupsOutside: number[] = [];
+    for (let at = first; at < end; at++) {
+      const g = keyGroups[at] as number;
+      ranges.push(start[g] as number);
+      ranges.push(start[g + 1] as number);
+      for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) groupsOutside.push(outside[o] as number);
+    }
+    middlesAndP90(values, unionSet(ranges, groupsOutside), into, at + 4);
+  };
   for (let k = 0; k < keyCount; k++) {
     const first = keyFrom[k] as number;
     const end = keyFrom[k + 1] as number;
-    if (end - first === 1) {
+    if (bySelection) rankGroups(first, end, keyNumbers, k * PACKED_FIELDS);
+    else if (end - first === 1) {
       const g = keyGroups[first] as number;
-      if (bySelection) rankGroup(g);
       keyNumbers.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), k * PACKED_FIELDS + 4);
-    } else if (bySelection) {
-      const ranges = new Numbers(2 * (end - first));
-      const keyOutside: number[] = [];
-      for (let at = first; at < end; at++) {
-        const g = keyGroups[at] as number;
-        ranges.push(start[g] as number);
-        ranges.push(start[g + 1] as number);
-        for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) keyOutside.push(outside[o] as number);
-      }
-      middlesAndP90(values, unionSet(ranges, keyOutside), keyNumbers, k * PACKED_FIELDS + 4);
     }
   }
   const keys: KeyRange[] = [];
@@ -703,23 +754,41 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   });
   const kept = order.slice(0, query.limit);
 
-  // The kept keys' groups, each key's in time order.
+  // The kept keys' groups, each key's in time order; counted by parts, a row per period shown: the
+  // key's groups that follow each other in it (its parts), their numbers summed and ranked together.
   const width = query.by.length;
+  /** The end of the key's groups from keyGroups[at] shown in the same period (the next group's, unless counted by parts). */
+  const shownEnd = (at: number, end: number): number => {
+    if (!byParts) return at + 1;
+    const shown = numbers[(keyGroups[at] as number) * PACKED_FIELDS] as number;
+    let next = at + 1;
+    while (next < end && numbers[(keyGroups[next] as number) * PACKED_FIELDS] === shown) next++;
+    return next;
+  };
   let rowCount = 0;
-  for (const k of kept) rowCount += (keys[k] as KeyRange).end - (keys[k] as KeyRange).first;
+  for (const k of kept) {
+    const { first, end } = keys[k] as KeyRange;
+    for (let at = first; at < end; at = shownEnd(at, end)) rowCount++;
+  }
   const codes = new Int32Array(rowCount * width);
   const rowsOut = new Float64Array(rowCount * PACKED_FIELDS);
   const isKept = new Uint8Array(groupCount);
   let row = 0;
   for (const k of kept) {
     const { first, end, key } = keys[k] as KeyRange;
-    for (let at = first; at < end; at++, row++) {
-      const g = keyGroups[at] as number;
-      isKept[g] = 1;
-      rankGroup(g);
+    for (let from = first; from < end; row++) {
+      const next = shownEnd(from, end);
+      const into = row * PACKED_FIELDS;
+      rowsOut[into] = numbers[(keyGroups[from] as number) * PACKED_FIELDS] as number;
+      for (let at = from; at < next; at++) {
+        const g = keyGroups[at] as number;
+        isKept[g] = 1;
+        for (let f = 1; f <= 3; f++) rowsOut[into + f] = (rowsOut[into + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+      }
+      rankGroups(from, next, rowsOut, into);
+      from = next;
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
-      rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
     }
   }
 
@@ -747,5 +816,5 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     middlesAndP90(values, unionSet(ranges, periodOutside), periodNumbers, 4);
     for (const number of periodNumbers) others.push(number);
   }
-  return { periods: periods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
+  return { periods: (byParts ? shownPeriods : periods).join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
 }
