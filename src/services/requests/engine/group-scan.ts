@@ -285,6 +285,8 @@ interface PassState {
   /** The first row of the next day (the period may change there); +Infinity without a period. */
   nextDayStart: number;
   period: number;
+  /** The first group of the period: a key's latest group is of the period when it is this one or later. */
+  periodFirst: number;
   lastKey: number;
   lastPeriod: number;
   group: number;
@@ -450,9 +452,8 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
   let step = recorded.overflowed ? 0 : 1;
   let place = recorded.length * step;
   let full = step === 1 ? recorded.capacity : -1;
-  let { nextDayStart, period, lastKey, lastPeriod, group } = walk;
+  let { nextDayStart, period, periodFirst, lastKey, lastPeriod, group } = walk;
   const { direct, base, secondCodes } = table.lookup;
-  let groupPeriods = table.periods.array;
   let opened = counts.opened.array;
   let closed = counts.closed.array;
   let within = counts.within.array;
@@ -463,7 +464,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
       walk.periodAt(row, walk);
       if (walk.period !== period) {
         recorded.periodFrom = place;
-        recorded.periodFirstGroup = counts.opened.length;
+        recorded.periodFirstGroup = periodFirst = counts.opened.length;
       }
       ({ nextDayStart, period } = walk);
     }
@@ -483,11 +484,13 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     const firstCode = first[at] as number;
     const secondCode = (second[at] as number) * secondFactor;
     const key = firstCode * CODE_SPAN + secondCode;
+    // The key's latest group, of this scan when not negative, and of this period when not before its
+    // first group (the groups are numbered as found, and a period's are found after the earlier ones'):
+    // the period of the group is not read.
     const latest = direct === null ? -1 : (direct[firstCode * secondCodes + secondCode] as number) - base;
-    if (latest >= 0 && groupPeriods[latest] === period) group = latest;
+    if (latest >= periodFirst) group = latest;
     else if (direct !== null || key !== lastKey || period !== lastPeriod) {
       group = table.find(firstCode, secondCode, period);
-      groupPeriods = table.periods.array;
       if (group === counts.opened.length) {
         counts.opened.push(0);
         counts.closed.push(0);
@@ -517,7 +520,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     }
   }
   if (step === 1) recorded.length = place;
-  Object.assign(walk, { nextDayStart, period, lastKey, lastPeriod, group });
+  Object.assign(walk, { nextDayStart, period, periodFirst, lastKey, lastPeriod, group });
 }
 
 /**
@@ -599,7 +602,7 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
 
   /** A walk over the matching rows: finds and counts the groups into `into`, records the rows. */
   const walkRows = (into: GroupCounts, outside: { groups: Numbers; values: Numbers }): void => {
-    const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
+    const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;

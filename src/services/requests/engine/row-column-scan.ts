@@ -401,8 +401,11 @@ function selectsWholeRange(scan: RowColumnScan): boolean {
 /** The rows of a block whose code (`codes`: the block's, from row `start`) the mask accepts. */
 function selectRows(codes: CodeArray, mask: Uint8Array, start: number, selected: Int32Array): number {
   let count = 0;
+  // Without a branch (whether a row's code is accepted follows no pattern a processor could predict):
+  // every row is written at the next place, which moves on only past an accepted one.
   for (let i = 0; i < codes.length; i++) {
-    if (mask[codes[i] as number] === 1) selected[count++] = start + i;
+    selected[count] = start + i;
+    count += mask[codes[i] as number] as number;
   }
   return count;
 }
@@ -410,9 +413,11 @@ function selectRows(codes: CodeArray, mask: Uint8Array, start: number, selected:
 /** Of the selected rows of a block, those whose code (`codes`: the block's, from row `start`) the mask accepts. */
 function keepRows(codes: CodeArray, mask: Uint8Array, start: number, selected: Int32Array, count: number): number {
   let kept = 0;
+  // Without a branch, as selectRows.
   for (let i = 0; i < count; i++) {
     const row = selected[i] as number;
-    if (mask[codes[row - start] as number] === 1) selected[kept++] = row;
+    selected[kept] = row;
+    kept += mask[codes[row - start] as number] as number;
   }
   return kept;
 }

@@ -54,63 +54,86 @@ export function selectRank(a: Uint16Array, lo: number, hi: number, k: number): n
 }
 
 /** Values of a set from which its ranks are counted (countedRanks) rather than selected (selectRank). */
-const COUNTED_VALUES = 2_048;
+const COUNTED_VALUES = 128;
 /**
- * Counts of the values' high bytes (256 of them), then of the low bytes of the three ranks' high
- * bytes, then of the other values' low bytes (counted, never read: no branch asks whether a value's
- * high byte is a rank's).
+ * Counts of the values' high bytes (256 of them, in four sets: the values of a range are counted in turn
+ * in each, so that values of one high byte that follow each other add to different counts, not
+ * each waiting for the one before), then of the low bytes of the three ranks' high bytes, then of the
+ * other values' low bytes (counted, never read: no branch asks whether a value's high byte is a rank's).
  */
 const byteCounts = new Int32Array(5 * 256);
 /** Where the low bytes of a value with each high byte are counted: 256, 512 or 768 for a rank's, else 1,024. */
 const lowSlots = new Int32Array(256);
 
+/** The high byte of the value of rank `rank` (from 0), from the counts of the values' high bytes (byteCounts[0, 256)). */
+function highByteOf(rank: number): number {
+  const counts = byteCounts;
+  let before = 0;
+  let high = 0;
+  while (before + (counts[high] as number) <= rank) before += counts[high++] as number;
+  return high;
+}
+
+/** The value of rank `rank` (from 0), from the counts of the values' high bytes and of the low bytes of its high byte's values (at lowSlots[high]). */
+function valueOfRank(rank: number): number {
+  const counts = byteCounts;
+  let before = 0;
+  let high = 0;
+  while (before + (counts[high] as number) <= rank) before += counts[high++] as number;
+  const slot = lowSlots[high] as number;
+  let low = 0;
+  while (before + (counts[slot + low] as number) <= rank) before += counts[slot + low++] as number;
+  return high * 256 + low;
+}
+
 /**
- * The values of three ranks (ascending, from 0) of the values in the ranges of `a` ([ranges[2 i],
- * ranges[2 i + 1]) for i below rangeCount), into `into` from `at`, by counting: the counts of the
- * values' high bytes say which 256 values hold each rank, the counts of their low bytes which value it
- * is. Two passes over the values, none reordered.
+ * The values of three ranks (ascending, from 0: r0, r1, r2) of the values in the ranges of `a`
+ * ([ranges[2 i], ranges[2 i + 1]) for i below rangeCount), into `into` from `at`, by counting: the
+ * counts of the values' high bytes say which 256 values hold each rank, the counts of their low bytes
+ * which value it is. Two passes over the values, none reordered.
  */
-function countedRanks(a: Uint16Array, ranges: Float64Array, rangeCount: number, ranks: readonly number[], into: Float64Array, at: number): void {
+function countedRanks(a: Uint16Array, ranges: Float64Array, rangeCount: number, r0: number, r1: number, r2: number, into: Float64Array, at: number): void {
   const counts = byteCounts;
   counts.fill(0);
   for (let r = 0; r < rangeCount; r++) {
     const hi = ranges[2 * r + 1] as number;
-    for (let i = ranges[2 * r] as number; i < hi; i++) {
+    let i = ranges[2 * r] as number;
+    for (; i + 3 < hi; i += 4) {
+      const b0 = (a[i] as number) >>> 8;
+      const b1 = 256 + ((a[i + 1] as number) >>> 8);
+      const b2 = 512 + ((a[i + 2] as number) >>> 8);
+      const b3 = 768 + ((a[i + 3] as number) >>> 8);
+      counts[b0] = (counts[b0] as number) + 1;
+      counts[b1] = (counts[b1] as number) + 1;
+      counts[b2] = (counts[b2] as number) + 1;
+      counts[b3] = (counts[b3] as number) + 1;
+    }
+    for (; i < hi; i++) {
       const bucket = (a[i] as number) >>> 8;
       counts[bucket] = (counts[bucket] as number) + 1;
     }
   }
-  // Each rank's high byte, and its rank among the values of that byte.
-  const highs: number[] = [];
-  const within: number[] = [];
-  for (const rank of ranks) {
-    let before = 0;
-    let bucket = 0;
-    while (before + (counts[bucket] as number) <= rank) before += counts[bucket++] as number;
-    highs.push(bucket);
-    within.push(rank - before);
+  for (let high = 0; high < 256; high++) {
+    counts[high] = (counts[high] as number) + (counts[256 + high] as number) + (counts[512 + high] as number) + (counts[768 + high] as number);
   }
-  const [h0, h1, h2] = highs as [number, number, number];
+  // Each rank's high byte: the low bytes of its values are counted apart.
+  counts.fill(0, 256);
   const slots = lowSlots;
   slots.fill(1_024);
-  slots[h2] = 768;
-  slots[h1] = 512;
-  slots[h0] = 256;
+  slots[highByteOf(r2)] = 768;
+  slots[highByteOf(r1)] = 512;
+  slots[highByteOf(r0)] = 256;
   for (let r = 0; r < rangeCount; r++) {
     const hi = ranges[2 * r + 1] as number;
     for (let i = ranges[2 * r] as number; i < hi; i++) {
       const value = a[i] as number;
-      const at = (slots[value >>> 8] as number) + (value & 255);
-      counts[at] = (counts[at] as number) + 1;
+      const slot = (slots[value >>> 8] as number) + (value & 255);
+      counts[slot] = (counts[slot] as number) + 1;
     }
   }
-  highs.forEach((high, r) => {
-    const slot = slots[high] as number;
-    let before = 0;
-    let low = 0;
-    while (before + (counts[slot + low] as number) <= (within[r] as number)) before += counts[slot + low++] as number;
-    into[at + r] = high * 256 + low;
-  });
+  into[at] = valueOfRank(r0);
+  into[at + 1] = valueOfRank(r1);
+  into[at + 2] = valueOfRank(r2);
 }
 
 /** The ranks (from 0) of the low and high middles and of the 90th percentile among n values. */
@@ -156,9 +179,9 @@ export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array,
   while (outsideFrom + below < outsideTo && (outside[outsideFrom + below] as number) < 0) below++;
   const inside = n - (outsideTo - outsideFrom);
   // The ranks among the two-byte values (clamped: those outside them are replaced below).
-  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0)));
+  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0))) as [number, number, number];
   if (inside > 0) {
-    if (n >= COUNTED_VALUES) countedRanks(a, ranges, rangeCount, insideRanks, into, at);
+    if (n >= COUNTED_VALUES) countedRanks(a, ranges, rangeCount, insideRanks[0], insideRanks[1], insideRanks[2], into, at);
     else {
       let values = a;
       let lo = ranges[0] as number;
