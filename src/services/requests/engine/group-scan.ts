@@ -124,26 +124,18 @@ interface KeyRange {
   numbers: Float64Array;
 }
 
-/** A growable list of numbers (in a Float64Array, or an Int32Array for `Numbers.int32`). */
-class Numbers<A extends Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> = Float64Array<ArrayBuffer>> {
-  array: A;
+/** A growable list of numbers. */
+class Numbers {
+  array: Float64Array;
   length = 0;
 
-  constructor(
-    capacity = 256,
-    private readonly make: (length: number) => A = (length) => new Float64Array(length) as A,
-  ) {
-    this.array = make(capacity);
-  }
-
-  /** A list of integers of 32 bits. */
-  static int32(capacity = 256): Numbers<Int32Array<ArrayBuffer>> {
-    return new Numbers(capacity, (length) => new Int32Array(length));
+  constructor(capacity = 256) {
+    this.array = new Float64Array(capacity);
   }
 
   push(value: number): void {
     if (this.length === this.array.length) {
-      const larger = this.make(this.array.length * 2);
+      const larger = new Float64Array(this.array.length * 2);
       larger.set(this.array);
       this.array = larger;
     }
@@ -156,7 +148,8 @@ class Numbers<A extends Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> = Fl
  * its period. The rows come in created_at order, so a key's periods come in time order: a key's group
  * is its latest one or a new one. A key is looked up by its place among every pair of codes when the
  * columns' codes make at most DIRECT_KEYS pairs (the thread's direct table), else in an
- * open-addressing table of (key, period). The keys are numbered as found too (`keyOf`: each group's).
+ * open-addressing table of (key, period). Replayed over the same rows (`replay`), the groups are found
+ * again with the same numbers. The keys are numbered as found too (`keyOf`: each group's).
  */
 class GroupTable {
   readonly periods = new Numbers();
@@ -169,7 +162,9 @@ class GroupTable {
   private slots = new Int32Array(1024).fill(-1);
   private readonly direct: Int32Array | null;
   /** The direct table's places hold base + group; a place below base is empty. */
-  private readonly base: number;
+  private base = 0;
+  /** While replaying: the number of the next group to find. */
+  private replayed = -1;
 
   constructor(private readonly secondCodes: number, firstCodes: number, directKeys: number) {
     this.direct = firstCodes * secondCodes <= directKeys ? directTableFor(firstCodes * secondCodes) : null;
@@ -185,7 +180,7 @@ class GroupTable {
     const latest = (table[place] as number) - this.base;
     if (latest >= 0 && this.periods.array[latest] === period) return latest;
     // A place with a group of this scan holds the key's latest group: the new group's key is its.
-    const found = this.add(key, period, latest >= 0 ? (this.keyOf.array[latest] as number) : -1);
+    const found = this.replayed === -1 ? this.add(key, period, latest >= 0 ? (this.keyOf.array[latest] as number) : -1) : this.replayed++;
     table[place] = this.base + found;
     direct.next = Math.max(direct.next, this.base + found + 1);
     return found;
@@ -195,10 +190,17 @@ class GroupTable {
    * The direct table as a pass reads it at every row (`direct` null: keys are hashed), for a lookup
    * without a call: a place holds base + the key's latest group, that group when its period is the row's.
    * Looked up at every row, a key costs less than a guess whether it is the row before's (which keys
-   * that change from row to row would get wrong); a miss asks `find`.
+   * that change from row to row would get wrong); a miss asks `find`. Read again after `replay`.
    */
   get lookup(): { direct: Int32Array | null; base: number; secondCodes: number } {
     return { direct: this.direct, base: this.base, secondCodes: this.secondCodes };
+  }
+
+  /** Starts finding the groups again over the same rows: a group is then the next one in the order they were made. */
+  replay(): void {
+    if (this.direct === null) return;
+    this.base = direct.next;
+    this.replayed = 0;
   }
 
   /** The groups found. */
@@ -311,98 +313,124 @@ interface GroupCounts {
   within: Numbers;
 }
 
-/** The values of a group's first chunk, and of its largest: a group's chunks double from the first up to that. */
-const FIRST_CHUNK = 4;
-const CHUNK_MAXIMUM = 4_096;
+/** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB), for a created range of at most that many rows. */
+export const RECORDED_ROWS_MAXIMUM = 6_000_000;
+/** The rows a thread's recording holds at first (6 MB): grown only for a period of more matching rows. */
+const RECORDED_ROWS_FIRST = 1 << 20;
 
 /**
- * Each group's closed values (days_to_close in hundredths, as the row columns store them), laid by the
- * walk as it meets them, in chunks of one array: a group's first chunk is given when the group is
- * found, and its next one when a value fills it, twice as large (up to `chunkMaximum`), so that a
- * group's values lie in a few ranges of the array (a large group's in ranges of chunkMaximum), and
- * the array holds at most about twice the values. The array is the thread's, kept for its next scans,
- * or the scan's own past what a thread keeps (value-ranks.ts, scanValues); grown to what the whole
- * range would hold at the rate so far when full, so that a long scan grows it once or twice.
+ * The most groups of (key, part of a year) a grouping is counted with by parts: some 150 bytes each,
+ * and as much of garbage; four or eight times as many left the service's RSS past 500 MB after the
+ * groups' traffic at 40 million requests (bench/README.md).
  */
-class LaidValues {
-  values: Uint16Array;
-  /** The places given to chunks: values[0, used). */
-  used = 0;
-  /** Each group's next place, the end of its current chunk, and that chunk's size. */
-  readonly next = Numbers.int32();
-  readonly chunkEnd = Numbers.int32();
-  readonly chunkSize = Numbers.int32();
-  /** The chunks in the order they were given: each one's group, start and end. */
-  readonly chunkGroups = Numbers.int32();
-  readonly chunkStarts = Numbers.int32();
-  readonly chunkEnds = Numbers.int32();
+const PART_GROUPS_MAXIMUM = 1 << 16;
 
-  constructor(
-    private readonly rangeFrom: number,
-    private readonly rangeRows: number,
-    private readonly firstChunk: number,
-    private readonly chunkMaximum: number,
-  ) {
-    this.values = scanValues(Math.min(rangeRows, 1 << 16) + firstChunk);
-  }
+/** The quarter of a day (`2025-Q1`): a part of a year that a grouping may be counted by (countingParts). */
+const quarterOf = (day: string): string => `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
 
-  /** A new group's first chunk (at `row` of the walk). */
-  addGroup(row: number): void {
-    const group = this.next.length;
-    this.next.push(0);
-    this.chunkEnd.push(0);
-    this.chunkSize.push(0);
-    this.addChunk(group, this.firstChunk, row);
-  }
+/**
+ * The parts of a year that a grouping by year or without a period is counted by, each key's parts
+ * merged into its years (or its whole range) afterwards; or null. When its created range holds more
+ * rows than a recording may (40 million requests), the groups of each part, complete once the walk
+ * has left it, are laid from the recording, and the rows walked once instead of twice. Quarters when
+ * a quarter's rows fit half the recording (`bound`), else months; null when its keys times its parts
+ * could make more than PART_GROUPS_MAXIMUM groups.
+ */
+function countingParts(columns: SharedRowColumns, query: GroupScan, rangeFrom: number, rangeTo: number, recordedMaximum: number, bound: number): ((day: string) => string) | null {
+  const rows = rangeTo - rangeFrom;
+  if ((query.period !== null && query.period !== 'year') || rows <= recordedMaximum) return null;
+  const keys = query.ranks.reduce((product, ranks) => product * ranks.length, 1);
+  const days = dayOfRow(columns.created, rangeTo - 1) - dayOfRow(columns.created, rangeFrom) + 1;
+  const quarters = Math.floor(days / 90) + 2;
+  if (rows / quarters <= bound / 2 && keys * quarters <= PART_GROUPS_MAXIMUM) return quarterOf;
+  return keys * (Math.floor(days / 28) + 2) <= PART_GROUPS_MAXIMUM ? PERIOD_KEY_OF.month : null;
+}
 
-  /** The group's next chunk, its current one full (at `row` of the walk). */
-  grow(group: number, row: number): void {
-    this.addChunk(group, Math.min(this.chunkMaximum, 2 * (this.chunkSize.array[group] as number)), row);
-  }
+/**
+ * The group and days_to_close of matching rows in the order of the rows, as the first pass found them,
+ * so that their values are laid from them instead of finding every row's group again. When full, the
+ * rows of the periods before the current one (whose groups are complete: the rows come in created_at
+ * order) are laid and dropped; a period of more rows than it holds grows it to the scan's bound;
+ * past that, it stops (`overflowed`) and the scan walks its rows again, recording them as it goes (every
+ * group then complete, any row laid). The arrays are the thread's, kept for its next scans.
+ */
+class RecordedRows {
+  groups = new Int32Array(1);
+  values = new Uint16Array(1);
+  /** The rows recorded and not yet laid. */
+  length = 0;
+  overflowed = false;
+  /** Where the current period's rows start among those recorded, and its first group. */
+  periodFrom = 0;
+  periodFirstGroup = 0;
+  /** The rows the scan may hold at once now: at most its bound, and the arrays' length. */
+  capacity = 0;
+  /** The row the walk had reached when the recording was last full. */
+  atRow = 0;
+  private bound = 0;
+  /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
+  private lay: (rows: number, groups: number) => void = () => undefined;
+
+  /** Whether every group is complete (a second walk, after the first counted them all): any recorded row may be laid. */
+  private complete = false;
 
   /**
-   * Each group's ranges of values, in the order they were laid: ranges[2 r] to ranges[2 r + 1] for r
-   * from rangeFrom[g] to rangeFrom[g + 1] (a group's last chunk up to its next place).
+   * Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer);
+   * `complete`: every group is, as in a second walk.
    */
-  ranges(groupCount: number): { ranges: Float64Array; rangeFrom: Int32Array } {
-    const chunks = this.chunkGroups.length;
-    const groups = this.chunkGroups.array;
-    const starts = this.chunkStarts.array;
-    const ends = this.chunkEnds.array;
-    const rangeFrom = new Int32Array(groupCount + 1);
-    for (let c = 0; c < chunks; c++) rangeFrom[(groups[c] as number) + 1] = (rangeFrom[(groups[c] as number) + 1] as number) + 1;
-    for (let g = 0; g < groupCount; g++) rangeFrom[g + 1] = (rangeFrom[g + 1] as number) + (rangeFrom[g] as number);
-    const filled = rangeFrom.slice(0, groupCount);
-    const ranges = new Float64Array(2 * chunks);
-    for (let c = 0; c < chunks; c++) {
-      const g = groups[c] as number;
-      const r = filled[g] as number;
-      filled[g] = r + 1;
-      ranges[2 * r] = starts[c] as number;
-      // A group's last chunk ends at its next place; the others are full.
-      ranges[2 * r + 1] = r + 1 === (rangeFrom[g + 1] as number) ? (this.next.array[g] as number) : (ends[c] as number);
-    }
-    return { ranges, rangeFrom };
+  reset(bound: number, lay: (rows: number, groups: number) => void, complete = false): void {
+    Object.assign(this, { length: 0, overflowed: false, periodFrom: 0, periodFirstGroup: 0, bound, lay, complete });
+    const first = Math.min(bound, RECORDED_ROWS_FIRST);
+    if (this.groups.length < first) this.resize(first);
+    this.capacity = Math.min(bound, this.groups.length);
   }
 
-  private addChunk(group: number, size: number, row: number): void {
-    const needed = this.used + size;
-    if (needed > this.values.length) {
-      // To what the whole range would take at the rate so far (at most twice its rows, a group's chunks
-      // being at most twice its values, plus a first chunk per group), and at least a quarter more, so
-      // that a long scan grows its array once or twice, never by a chunk at a time.
-      const walked = Math.max(1, row - this.rangeFrom);
-      const expected = Math.ceil((needed * 1.1 * this.rangeRows) / walked);
-      const most = 2 * this.rangeRows + this.next.length * this.firstChunk + this.chunkMaximum;
-      this.values = grownValues(this.values, Math.max(Math.ceil(needed * 1.25), Math.min(expected, most)), this.used);
+  /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else none (overflowed). */
+  makeRoom(): boolean {
+    const laid = this.complete ? this.length : this.periodFrom;
+    if (laid > 0) {
+      this.lay(laid, this.periodFirstGroup);
+      this.groups.copyWithin(0, laid, this.length);
+      this.values.copyWithin(0, laid, this.length);
+      this.length -= laid;
+      this.periodFrom = 0;
+      return true;
     }
-    this.chunkGroups.push(group);
-    this.chunkStarts.push(this.used);
-    this.chunkEnds.push(needed);
-    this.next.array[group] = this.used;
-    this.chunkEnd.array[group] = needed;
-    this.chunkSize.array[group] = size;
-    this.used = needed;
+    if (this.capacity >= this.bound) {
+      this.overflowed = true;
+      return false;
+    }
+    if (this.groups.length < this.bound) this.resize(this.bound);
+    this.capacity = this.bound;
+    return true;
+  }
+
+  private resize(size: number): void {
+    const groups = new Int32Array(Math.max(1, size));
+    const values = new Uint16Array(Math.max(1, size));
+    groups.set(this.groups.subarray(0, this.length));
+    values.set(this.values.subarray(0, this.length));
+    this.groups = groups;
+    this.values = values;
+  }
+}
+const recordedRows = new RecordedRows();
+
+/**
+ * Lays the first `rows` recorded rows: each closed row's days_to_close at its group's next place
+ * (`next`, moved on). Without a branch: a row not closed is written at the spare place at the end of
+ * `values` (past the values, never read) and moves no place.
+ */
+function layRecorded(recorded: RecordedRows, rows: number, next: Float64Array, values: Uint16Array): void {
+  const { groups, values: recordedValues } = recorded;
+  const spare = values.length - 1;
+  for (let i = 0; i < rows; i++) {
+    const group = groups[i] as number;
+    const value = recordedValues[i] as number;
+    const place = next[group] as number;
+    const isClosed = (value - NOT_CLOSED) >>> 31;
+    values[place + (spare - place) * (1 - isClosed)] = value;
+    next[group] = place + isClosed;
   }
 }
 
@@ -413,27 +441,45 @@ class LaidValues {
  */
 
 /**
- * The walk over a block: each row's group found (made when new, with its first chunk of values) and
- * counted, and its days_to_close laid in its group's chunk when closed; the values OUTSIDE stands for
- * listed apart.
+ * The first pass over a block: each row's group found (made when new) and counted, and its group and
+ * days_to_close recorded (while `recorded` holds them); the values OUTSIDE stands for listed apart.
  */
-function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, laid: LaidValues, outsideGroups: Numbers, outsideValues: Numbers): void {
+function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, recorded: RecordedRows, outsideGroups: Numbers, outsideValues: Numbers): void {
   const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
+  let recordedGroups = recorded.groups;
+  let recordedValues = recorded.values;
+  // Once the recording has stopped, the rows are counted only (`step` 0: every row written at 0; `full` never reached).
+  let step = recorded.overflowed ? 0 : 1;
+  let place = recorded.length * step;
+  let full = step === 1 ? recorded.capacity : -1;
   let { nextDayStart, period, periodFirst, lastKey, lastPeriod, group } = walk;
   const { direct, base, secondCodes } = table.lookup;
   let opened = counts.opened.array;
   let closed = counts.closed.array;
   let within = counts.within.array;
-  let values = laid.values;
-  let next = laid.next.array;
-  let chunkEnd = laid.chunkEnd.array;
   for (let i = 0; i < count; i++) {
     const row = rows[i] as number;
     const at = row - blockStart;
     if (row >= nextDayStart) {
       walk.periodAt(row, walk);
-      if (walk.period !== period) periodFirst = counts.opened.length;
+      if (walk.period !== period) {
+        recorded.periodFrom = place;
+        recorded.periodFirstGroup = periodFirst = counts.opened.length;
+      }
       ({ nextDayStart, period } = walk);
+    }
+    if (place === full) {
+      recorded.length = place;
+      recorded.atRow = row;
+      if (recorded.makeRoom()) {
+        recordedGroups = recorded.groups;
+        recordedValues = recorded.values;
+        place = recorded.length;
+        full = recorded.capacity;
+      } else {
+        step = place = 0;
+        full = -1;
+      }
     }
     const firstCode = first[at] as number;
     const secondCode = (second[at] as number) * secondFactor;
@@ -452,10 +498,6 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
         opened = counts.opened.array;
         closed = counts.closed.array;
         within = counts.within.array;
-        laid.addGroup(row);
-        values = laid.values;
-        next = laid.next.array;
-        chunkEnd = laid.chunkEnd.array;
       }
       lastKey = key;
       lastPeriod = period;
@@ -464,20 +506,11 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     const value = hundredths[at] as number;
     // Counted without a branch (whether a request is closed, or within 14 days, follows no pattern a
     // processor could predict): NOT_CLOSED and OUTSIDE stand above 1,400.
-    const isClosed = (value - NOT_CLOSED) >>> 31;
-    closed[group] = (closed[group] as number) + isClosed;
+    closed[group] = (closed[group] as number) + ((value - NOT_CLOSED) >>> 31);
     within[group] = (within[group] as number) + (((WITHIN_HUNDREDTHS - value) >>> 31) ^ 1);
-    // Laid without a branch too: every value is written at its group's next place, which moves on
-    // only past a closed one (the place is always in the group's chunk: a full chunk is followed at once).
-    const place = next[group] as number;
-    values[place] = value;
-    next[group] = place + isClosed;
-    if (place + isClosed === chunkEnd[group]) {
-      laid.grow(group, row);
-      values = laid.values;
-      next = laid.next.array;
-      chunkEnd = laid.chunkEnd.array;
-    }
+    recordedGroups[place] = group;
+    recordedValues[place] = value;
+    place += step;
     if (value === OUTSIDE) {
       // The value OUTSIDE stands for is within 14 days when below 0.
       const hundredthsOutside = outsideHundredthsOf(daysToClose, row);
@@ -486,6 +519,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
       outsideValues.push(hundredthsOutside);
     }
   }
+  if (step === 1) recorded.length = place;
   Object.assign(walk, { nextDayStart, period, periodFirst, lastKey, lastPeriod, group });
 }
 
@@ -520,57 +554,119 @@ function inKeyOrder(keys: Float64Array, count: number): Int32Array {
 
 /**
  * The groups of the matching rows, ordered and limited, with the numbers of those left out (see the
- * file's comment); keys are looked up directly up to `directKeys` pairs of codes, and a group's
- * values laid in chunks from `firstChunk` up to `chunkMaximum` values.
+ * file's comment); keys are looked up directly up to `directKeys` pairs of codes, and up to
+ * `recordedMaximum` rows recorded by the first pass.
  */
-export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, firstChunk = FIRST_CHUNK, chunkMaximum = CHUNK_MAXIMUM): PackedGroups {
+export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM): PackedGroups {
   const { created, daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
-  const keyOfDay = query.period === null ? null : PERIOD_KEY_OF[query.period];
-  /** The periods, numbered as found. */
+  const rangeRows = rangeTo - rangeFrom;
+  // A recording grows past its first size only for a range whose every row it could hold: a longer
+  // one (40 million requests) is counted by parts of years where it can be (countingParts), and walks
+  // its rows again where a period holds more than that size, rather than keeping the largest arrays
+  // per thread.
+  const bound = rangeRows <= recordedMaximum ? rangeRows : Math.min(recordedMaximum, RECORDED_ROWS_FIRST);
+  const parts = countingParts(columns, query, rangeFrom, rangeTo, recordedMaximum, bound);
+  const byParts = parts !== null;
+  const keyOfDay = parts ?? (query.period === null ? null : PERIOD_KEY_OF[query.period]);
+  const shownKeyOfDay = query.period === null ? () => '' : PERIOD_KEY_OF[query.period];
+  /** The periods the walk counts by (parts of years, when counted by parts), numbered as found. */
   const periods: string[] = [];
   const periodIndex = new Map<string, number>();
+  /** The periods the answer shows, and the one of each period counted (the same numbers unless counted by parts). */
+  const shownPeriods: string[] = [];
+  const shownOf: number[] = [];
   const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
 
   const counts: GroupCounts = { opened: new Numbers(), closed: new Numbers(), within: new Numbers() };
-  const laid = new LaidValues(rangeFrom, rangeTo - rangeFrom, firstChunk, chunkMaximum);
   const outsideGroups = new Numbers();
   const outsideValues = new Numbers();
   /** The period of a row at or after the next day's start: its day's key, numbered as found. */
   const periodAt = (row: number, walk: PassState): void => {
     const day = dayOfRow(created, row);
     walk.nextDayStart = created.dayStarts[day + 1] as number;
-    const key = (keyOfDay as (day: string) => string)(new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10));
+    const dayText = new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+    const key = (keyOfDay as (day: string) => string)(dayText);
     let index = periodIndex.get(key);
     if (index === undefined) {
       index = periods.length;
       periods.push(key);
       periodIndex.set(key, index);
+      const shown = shownKeyOfDay(dayText);
+      if (shownPeriods.at(-1) !== shown) shownPeriods.push(shown);
+      shownOf.push(shownPeriods.length - 1);
     }
     walk.period = index;
   };
 
-  const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
-  forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
-    const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
-    const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
-    const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
-    const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
-    countRows(walk, block, table, counts, daysToClose, laid, outsideGroups, outsideValues);
-  });
+  /** A walk over the matching rows: finds and counts the groups into `into`, records the rows. */
+  const walkRows = (into: GroupCounts, outside: { groups: Numbers; values: Numbers }): void => {
+    const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
+    forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
+      const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
+      const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
+      const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
+      const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
+      countRows(walk, block, table, into, daysToClose, recordedRows, outside.groups, outside.values);
+    });
+  };
 
   // The groups as they were found: in the order of their periods (the rows come in created_at order), so
-  // a period's groups follow each other. A group's values lie in its ranges of `values`.
+  // a period's groups follow each other. Their values are laid in that order too: a group's are
+  // values[start[g], start[g + 1]), and the second pass writes near where it wrote before.
+  // From the recorded rows, a period's groups are laid once complete (`lay`: those below `groups`).
+  const laidStart = new Numbers();
+  const laidNext = new Numbers();
+  laidStart.push(0);
+  let laidValues = scanValues(1);
+  const lay = (rows: number, groups: number): void => {
+    const keep = laidStart.array[laidStart.length - 1] as number;
+    for (let g = laidStart.length - 1; g < groups; g++) {
+      laidNext.push(laidStart.array[g] as number);
+      laidStart.push((laidStart.array[g] as number) + (counts.closed.array[g] as number));
+    }
+    const needed = (laidStart.array[groups] as number) + 1;
+    if (laidValues.length < needed) {
+      // Grown to the values the whole range would hold at the rate so far (its rows at most), so that
+      // a long scan grows its array once or twice, not leaving an array of garbage at every step.
+      // Counted by parts, the range's rows at once: one array, the size of a second walk's.
+      const walked = Math.max(1, recordedRows.atRow - rangeFrom);
+      const expected = byParts ? rangeRows + 1 : Math.ceil((needed * 1.05 * rangeRows) / walked);
+      laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeRows + 1)), keep);
+    }
+    layRecorded(recordedRows, rows, laidNext.array, laidValues);
+  };
+  recordedRows.reset(bound, lay);
+  walkRows(counts, { groups: outsideGroups, values: outsideValues });
+
   const groupCount = table.count;
-  const values = laid.values;
-  const { ranges, rangeFrom: groupRangeFrom } = laid.ranges(groupCount);
+  let start: Float64Array;
+  let values: Uint16Array;
+  if (recordedRows.overflowed) {
+    // The second walk finds the same groups (counted again apart) and lays the rows it records whenever they fill the recording.
+    start = new Float64Array(groupCount + 1);
+    for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
+    values = scanValues((start[groupCount] as number) + 1);
+    const next = start.slice(0, groupCount);
+    const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
+    recordedRows.reset(Math.max(1, bound), layAll, true);
+    table.replay();
+    walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
+    layAll(recordedRows.length);
+  } else {
+    // The walk has passed every row of the range: the values are all counted.
+    recordedRows.atRow = rangeTo;
+    lay(recordedRows.length, groupCount);
+    start = laidStart.array.subarray(0, groupCount + 1);
+    values = laidValues;
+  }
 
   // Each group's numbers, in PACKED_FIELDS.
   const numbers = new Float64Array(groupCount * PACKED_FIELDS);
   for (let g = 0; g < groupCount; g++) {
     const at = g * PACKED_FIELDS;
-    numbers[at] = table.periods.array[g] as number;
+    numbers[at] = byParts ? (shownOf[table.periods.array[g] as number] as number) : (table.periods.array[g] as number);
     numbers[at + 1] = counts.opened.array[g] as number;
     numbers[at + 2] = counts.closed.array[g] as number;
     numbers[at + 3] = counts.within.array[g] as number;
@@ -578,28 +674,12 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const { outside, outsideFrom } = outsideByGroup(outsideGroups, outsideValues, groupCount);
   // A group's middles and p90 are selected when they are needed: those of the kept keys' groups, and
   // of every key of one group when the order is by median or p90 (a group left out is counted in
-  // `others` only). Its values stay in its ranges of `values`, in another order.
+  // `others` only). Its values stay in its part of `values`, in another order.
   const ranked = new Uint8Array(groupCount);
   const rankGroup = (g: number): void => {
     if (ranked[g] === 1) return;
     ranked[g] = 1;
-    const from = groupRangeFrom[g] as number;
-    const to = groupRangeFrom[g + 1] as number;
-    const [oFrom, oTo] = [outsideFrom[g] as number, outsideFrom[g + 1] as number];
-    if (to - from === 1) rangeMiddlesAndP90(values, ranges[2 * from] as number, ranges[2 * from + 1] as number, outside, oFrom, oTo, numbers, g * PACKED_FIELDS + 4);
-    else middlesAndP90(values, { ranges: ranges.subarray(2 * from, 2 * to), rangeCount: to - from, inPlace: false, outside, outsideFrom: oFrom, outsideTo: oTo }, numbers, g * PACKED_FIELDS + 4);
-  };
-  /** Adds a group's ranges of values to `into`, a range that follows the one before joined to it. */
-  const pushRanges = (into: Numbers, g: number): void => {
-    for (let r = groupRangeFrom[g] as number; r < (groupRangeFrom[g + 1] as number); r++) {
-      const [from, to] = [ranges[2 * r] as number, ranges[2 * r + 1] as number];
-      if (from === to) continue;
-      if (into.length > 0 && into.array[into.length - 1] === from) into.array[into.length - 1] = to;
-      else {
-        into.push(from);
-        into.push(to);
-      }
-    }
+    rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
   };
 
   // The keys (numbered as found), each with its groups in time order (keyGroups[keyFrom[k], keyFrom[k + 1]))
@@ -628,14 +708,15 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
       into.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), at + 4);
       return;
     }
-    const keyRanges = new Numbers(2 * (end - first));
+    const ranges = new Numbers(2 * (end - first));
     const groupsOutside: number[] = [];
     for (let at = first; at < end; at++) {
       const g = keyGroups[at] as number;
-      pushRanges(keyRanges, g);
+      ranges.push(start[g] as number);
+      ranges.push(start[g + 1] as number);
       for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) groupsOutside.push(outside[o] as number);
     }
-    middlesAndP90(values, unionSet(keyRanges, groupsOutside), into, at + 4);
+    middlesAndP90(values, unionSet(ranges, groupsOutside), into, at + 4);
   };
   for (let k = 0; k < keyCount; k++) {
     const first = keyFrom[k] as number;
@@ -676,21 +757,39 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   });
   const kept = order.slice(0, query.limit);
 
-  // The kept keys' groups, each key's in time order.
+  // The kept keys' groups, each key's in time order; counted by parts, a row per period shown: the
+  // key's groups that follow each other in it (its parts), their numbers summed and ranked together.
   const width = query.by.length;
+  /** The end of the key's groups from keyGroups[at] shown in the same period (the next group's, unless counted by parts). */
+  const shownEnd = (at: number, end: number): number => {
+    if (!byParts) return at + 1;
+    const shown = numbers[(keyGroups[at] as number) * PACKED_FIELDS] as number;
+    let next = at + 1;
+    while (next < end && numbers[(keyGroups[next] as number) * PACKED_FIELDS] === shown) next++;
+    return next;
+  };
   let rowCount = 0;
-  for (const k of kept) rowCount += (keys[k] as KeyRange).end - (keys[k] as KeyRange).first;
+  for (const k of kept) {
+    const { first, end } = keys[k] as KeyRange;
+    for (let at = first; at < end; at = shownEnd(at, end)) rowCount++;
+  }
   const codes = new Int32Array(rowCount * width);
   const rowsOut = new Float64Array(rowCount * PACKED_FIELDS);
   const isKept = new Uint8Array(groupCount);
   let row = 0;
   for (const k of kept) {
     const { first, end, key } = keys[k] as KeyRange;
-    for (let at = first; at < end; at++, row++) {
-      const g = keyGroups[at] as number;
-      isKept[g] = 1;
-      rankGroup(g);
-      rowsOut.set(numbers.subarray(g * PACKED_FIELDS, (g + 1) * PACKED_FIELDS), row * PACKED_FIELDS);
+    for (let from = first; from < end; row++) {
+      const next = shownEnd(from, end);
+      const into = row * PACKED_FIELDS;
+      rowsOut[into] = numbers[(keyGroups[from] as number) * PACKED_FIELDS] as number;
+      for (let at = from; at < next; at++) {
+        const g = keyGroups[at] as number;
+        isKept[g] = 1;
+        for (let f = 1; f <= 3; f++) rowsOut[into + f] = (rowsOut[into + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+      }
+      rankGroups(from, next, rowsOut, into);
+      from = next;
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
     }
@@ -703,17 +802,22 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const period = numbers[g * PACKED_FIELDS] as number;
     const periodNumbers = new Float64Array(PACKED_FIELDS);
     periodNumbers[0] = period;
-    const periodRanges = new Numbers(8);
+    const ranges = new Numbers(8);
     const periodOutside: number[] = [];
     for (; g < groupCount && numbers[g * PACKED_FIELDS] === period; g++) {
       if (isKept[g] === 1) continue;
       for (let f = 1; f <= 3; f++) periodNumbers[f] = (periodNumbers[f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
-      pushRanges(periodRanges, g);
+      // Ranges that follow each other are one.
+      if (ranges.length > 0 && ranges.array[ranges.length - 1] === start[g]) ranges.array[ranges.length - 1] = start[g + 1] as number;
+      else {
+        ranges.push(start[g] as number);
+        ranges.push(start[g + 1] as number);
+      }
       for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) periodOutside.push(outside[o] as number);
     }
     if ((periodNumbers[1] as number) === 0) continue;
-    middlesAndP90(values, unionSet(periodRanges, periodOutside), periodNumbers, 4);
+    middlesAndP90(values, unionSet(ranges, periodOutside), periodNumbers, 4);
     for (const number of periodNumbers) others.push(number);
   }
-  return { periods: periods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
+  return { periods: (byParts ? shownPeriods : periods).join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
 }
