@@ -260,6 +260,8 @@ export function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [numbe
  */
 const scratch = {
   selected: new Int32Array(BLOCK),
+  /** Whether each selected row of a block passes a check (keepPassing). */
+  passes: new Uint8Array(BLOCK),
   /** One mask per equality filter (1 for each accepted code), all zeros between scans. */
   masks: [] as Uint8Array[],
   /** One mask per column of `q`, all zeros between scans. */
@@ -274,12 +276,16 @@ const scratch = {
  */
 type RowCheck = (selected: Int32Array, count: number, blockStart: number, blockEnd: number) => number;
 
-/** Keeps the selected rows of a block for which `passes(row, i)` holds (`i`: the row's index in the block). */
-function keepWhere(selected: Int32Array, count: number, blockStart: number, passes: (i: number, row: number) => boolean): number {
+/**
+ * Keeps the selected rows of a block whose place in `passes` holds 1 (0: dropped), without a branch:
+ * each check of rowChecksOf first sets the places of its rows, in a loop of its own with no call and,
+ * where it can, no branch (whether a row passes follows no pattern a processor could predict).
+ */
+function keepPassing(selected: Int32Array, count: number, passes: Uint8Array): number {
   let kept = 0;
   for (let s = 0; s < count; s++) {
-    const row = selected[s] as number;
-    if (passes(row - blockStart, row)) selected[kept++] = row;
+    selected[kept] = selected[s] as number;
+    kept += passes[s] as number;
   }
   return kept;
 }
@@ -295,29 +301,35 @@ const inBox = (box: ScanBox, latitude: number, longitude: number): boolean =>
 function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks: Uint8Array[]): RowCheck[] {
   const checks: RowCheck[] = [];
   const { bytes } = columns;
+  const passes = scratch.passes;
   const { anyOf } = scan;
   if (anyOf !== undefined) {
     checks.push((selected, count, blockStart, blockEnd) => {
-      const codes = anyOf.map(({ column }, a) => readRows(bytes, columns.codes[column], blockStart, blockEnd, ANY_OF_USE + a));
-      return keepWhere(selected, count, blockStart, (i) => {
-        for (let a = 0; a < codes.length; a++) if ((anyOfMasks[a] as Uint8Array)[(codes[a] as CodeArray)[i] as number] === 1) return true;
-        return false;
+      passes.fill(0, 0, count);
+      anyOf.forEach(({ column }, a) => {
+        const codes = readRows(bytes, columns.codes[column], blockStart, blockEnd, ANY_OF_USE + a);
+        const mask = anyOfMasks[a] as Uint8Array;
+        for (let s = 0; s < count; s++) passes[s] = (passes[s] as number) | (mask[codes[(selected[s] as number) - blockStart] as number] as number);
       });
+      return keepPassing(selected, count, passes);
     });
   }
   const { closed, closedFrom, closedTo } = scan;
   if (closed !== undefined || closedFrom !== undefined || closedTo !== undefined) {
     const from = closedFrom ?? Number.NEGATIVE_INFINITY;
     const to = closedTo ?? Number.POSITIVE_INFINITY;
-    const ranged = closedFrom !== undefined || closedTo !== undefined;
+    // 1 where any row passes the part of the check: closed or not when `closed` is not set, any closed_at when not ranged.
+    const eitherClosed = closed === undefined ? 1 : 0;
+    const wanted = closed === true ? 1 : 0;
+    const notRanged = closedFrom === undefined && closedTo === undefined ? 1 : 0;
     checks.push((selected, count, blockStart, blockEnd) => {
       const seconds = readSeconds(bytes, columns.closed, blockStart, blockEnd, CLOSED_USE);
-      return keepWhere(selected, count, blockStart, (i) => {
-        const second = seconds[i] as number;
-        const isClosed = second !== NOT_CLOSED_SECONDS;
-        if (closed !== undefined && isClosed !== closed) return false;
-        return !ranged || (isClosed && second >= from && second < to);
-      });
+      for (let s = 0; s < count; s++) {
+        const second = seconds[(selected[s] as number) - blockStart] as number;
+        const isClosed = +(second !== NOT_CLOSED_SECONDS);
+        passes[s] = (eitherClosed | +(isClosed === wanted)) & (notRanged | (isClosed & +(second >= from) & +(second < to)));
+      }
+      return keepPassing(selected, count, passes);
     });
   }
   const { daysMin, daysMax } = scan;
@@ -326,13 +338,14 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
     const max = daysMax ?? Number.POSITIVE_INFINITY;
     checks.push((selected, count, blockStart, blockEnd) => {
       const hundredths = readRows(bytes, columns.daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE);
-      return keepWhere(selected, count, blockStart, (i, row) => {
-        const stored = hundredths[i] as number;
-        if (stored === NOT_CLOSED) return false;
+      for (let s = 0; s < count; s++) {
+        const row = selected[s] as number;
+        const stored = hundredths[row - blockStart] as number;
         // hundredths / 100 is the stored number itself (row-columns.ts): compared as SQL compares it.
         const days = (stored === OUTSIDE ? outsideHundredthsOf(columns.daysToClose, row) : stored) / 100;
-        return days >= min && days <= max;
-      });
+        passes[s] = +(stored !== NOT_CLOSED) & +(days >= min) & +(days <= max);
+      }
+      return keepPassing(selected, count, passes);
     });
   }
   const { box, near } = scan;
@@ -340,12 +353,15 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
     checks.push((selected, count, blockStart, blockEnd) => {
       const latitudes = readDegrees(bytes, columns.latitude, blockStart, blockEnd, LATITUDE_USE);
       const longitudes = readDegrees(bytes, columns.longitude, blockStart, blockEnd, LONGITUDE_USE);
-      return keepWhere(selected, count, blockStart, (i) => {
+      for (let s = 0; s < count; s++) {
+        const i = (selected[s] as number) - blockStart;
         const latitude = latitudes[i] as number;
         const longitude = longitudes[i] as number;
-        if (box !== undefined && !inBox(box, latitude, longitude)) return false;
-        return near === undefined || (inBox(near.box, latitude, longitude) && greatCircleMeters(near.latitude, near.longitude, latitude, longitude) <= near.radiusM);
-      });
+        // The distance is measured only in the box around the circle, a row out of it dropped first.
+        const inBoxes = (box === undefined || inBox(box, latitude, longitude)) && (near === undefined || inBox(near.box, latitude, longitude));
+        passes[s] = +(inBoxes && (near === undefined || greatCircleMeters(near.latitude, near.longitude, latitude, longitude) <= near.radiusM));
+      }
+      return keepPassing(selected, count, passes);
     });
   }
   return checks;
