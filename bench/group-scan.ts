@@ -8,10 +8,13 @@
  *   (src/services/requests/engine/group-scan.ts): random groupings (1 or 2 of the 9 columns, no
  *   period or any of the four, every order), the whole range;
  * - `--scan buckets`: the period numbers of `/v1/stats/daily`, `weekly` and `monthly` that no summary
- *   holds (row-column-scan.ts, scanBuckets): a random unit, the whole range or a random part of it.
- * Either with a filter on borough, status or channel 2 times in 5.
+ *   holds (row-column-scan.ts, scanBuckets): a random unit, the whole range or a random part of it;
+ * - `--scan counts`: the count of the rows that the filter operators' checks keep (row-column-scan.ts,
+ *   scanCount over every row): one to three of closed, a closed_at range, a days_to_close range, `q`
+ *   (one to three codes of complaint type, descriptor or location type) and `near` (100 to 5,000 m).
+ * Groups and buckets with a filter on borough, status or channel 2 times in 5.
  *
- *   npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets] [--before CHECKOUT] [--queries 60] [--seed 7]
+ *   npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7]
  *
  * CHECKOUT: a folder holding an earlier commit's sources (`git worktree add --detach ../before C`,
  * with a link to this node_modules); without it, this engine alone.
@@ -27,6 +30,7 @@ import type { PackedGroups } from '../src/services/requests/engine/group-scan.js
 import type { PackedBuckets } from '../src/services/requests/engine/period-stats.js';
 import type { RowColumnScan, SharedRowColumns } from '../src/services/requests/engine/row-column-scan.js';
 import { releaseRowColumns } from '../src/services/requests/engine/row-columns-memory.js';
+import { boxAround } from '../src/services/requests/great-circle.js';
 import { loadSqliteRowColumns } from '../src/services/requests/engine/sqlite-row-columns.js';
 import { percentile, REPO_ROOT } from './support.js';
 
@@ -39,11 +43,12 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '7' },
   },
 });
-if (values.file === undefined || (values.scan !== 'groups' && values.scan !== 'buckets')) {
-  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets] [--before CHECKOUT] [--queries 60] [--seed 7]');
+if (values.file === undefined || !['groups', 'buckets', 'counts'].includes(values.scan)) {
+  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7]');
   process.exit(2);
 }
 const byBuckets = values.scan === 'buckets';
+const byCounts = values.scan === 'counts';
 
 /** A scan as drawn, the same for every engine. */
 interface Drawn {
@@ -55,7 +60,12 @@ interface Drawn {
 type Engine = (columns: SharedRowColumns, drawn: Drawn) => (string | Uint8Array)[];
 type ScanGroups = (columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan) => PackedGroups;
 type ScanBuckets = (columns: SharedRowColumns, scan: RowColumnScan, unit: SummaryUnit) => PackedBuckets;
+type ScanCount = (columns: SharedRowColumns, scan: RowColumnScan) => number;
 const engineOf = async (root: string): Promise<Engine> => {
+  if (byCounts) {
+    const { scanCount } = (await import(resolve(root, 'src/services/requests/engine/row-column-scan.ts'))) as { scanCount: ScanCount };
+    return (columns, drawn) => [String(scanCount(columns, drawn.scan))];
+  }
   if (byBuckets) {
     const { scanBuckets } = (await import(resolve(root, 'src/services/requests/engine/row-column-scan.ts'))) as { scanBuckets: ScanBuckets };
     return (columns, drawn) => {
@@ -82,6 +92,29 @@ const times = engines.map(() => [] as number[]);
 const hashes = engines.map(() => createHash('sha256'));
 const HISTORY_FROM = Date.UTC(2010, 0, 1) / 1000;
 const HISTORY_TO = Date.UTC(2026, 0, 1) / 1000;
+/** One to three of the filter operators' checks, drawn into `scan` (its equality filters left off). */
+const drawOperators = (scan: RowColumnScan): void => {
+  scan.filters = [];
+  const kinds = ['closed', 'closed range', 'days', 'q', 'near'] as const;
+  const chosen = new Set(Array.from({ length: random.int(1, 3) }, () => random.pick(kinds)));
+  if (chosen.has('closed')) scan.closed = random.chance(0.7);
+  if (chosen.has('closed range')) {
+    scan.closedFrom = random.int(HISTORY_FROM, HISTORY_TO);
+    scan.closedTo = scan.closedFrom + random.int(1, 366) * 86_400;
+  }
+  if (chosen.has('days')) {
+    scan.daysMin = random.int(0, 30);
+    scan.daysMax = scan.daysMin + random.int(1, 60);
+  }
+  if (chosen.has('q')) {
+    const column = random.pick(['complaint_type', 'descriptor', 'location_type'] as const);
+    scan.anyOf = [{ column, accepted: Array.from({ length: random.int(1, 3) }, () => random.int(1, columns.values[column].length - 1)) }];
+  }
+  if (chosen.has('near')) {
+    const [latitude, longitude, radiusM] = [40.55 + random.next() * 0.35, -74.2 + random.next() * 0.45, random.int(100, 5_000)];
+    scan.near = { latitude, longitude, radiusM, box: boxAround(latitude, longitude, radiusM) };
+  }
+};
 for (let q = 0; q < Number(values.queries); q++) {
   const by = [...new Set([random.pick(GROUP_COLUMNS), random.pick(GROUP_COLUMNS)])].slice(0, random.int(1, 2));
   const filtered = random.int(1, 5) <= 2;
@@ -95,6 +128,7 @@ for (let q = 0; q < Number(values.queries); q++) {
     limit: 20,
     ranks: by.map((name) => Uint32Array.from(columns.values[name], (_, code) => code)),
   };
+  if (byCounts) drawOperators(scan);
   let unit: SummaryUnit = 'day';
   if (byBuckets) {
     unit = random.pick(['day', 'week', 'month'] as const);
@@ -115,7 +149,7 @@ for (let q = 0; q < Number(values.queries); q++) {
 }
 releaseRowColumns(columns.bytes);
 
-console.log(`${columns.rows.toLocaleString('en-US')} requests, ${values.queries} ${byBuckets ? 'period number scans' : 'groupings'} (seed ${values.seed}), ms in one thread:\n`);
+console.log(`${columns.rows.toLocaleString('en-US')} requests, ${values.queries} ${byBuckets ? 'period number scans' : byCounts ? 'counts of the operators\' rows' : 'groupings'} (seed ${values.seed}), ms in one thread:\n`);
 console.log('| engine | p50 | p99 | max | total | answers (SHA-256) |\n|---|---:|---:|---:|---:|---|');
 engines.forEach(([name], e) => {
   const sorted = [...(times[e] as number[])].sort((a, b) => a - b);
