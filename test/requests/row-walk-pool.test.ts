@@ -57,7 +57,7 @@ describe('row columns in the walk pool across a refresh', () => {
   });
 
   it('columns named by a running or a waiting job are kept until it ends, then dropped', async () => {
-    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000 });
+    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000, cheapestFirstMs: 500 });
     await pool.start();
     const rows = 20_000_000;
     const before = pool.shareRowColumns(columnsOf(rows));
@@ -126,7 +126,7 @@ describe('a worker ended at its job deadline', () => {
   });
 
   it('is given no job while it stops: the next job waits for its replacement and is answered', async () => {
-    const limits = { workers: 1, queue: 8, deadlineMs: 50 };
+    const limits = { workers: 1, queue: 8, deadlineMs: 50, cheapestFirstMs: 500 };
     pool = new RowWalkPool(null, limits);
     await pool.start();
     const slow = pool.shareRowColumns(columnsOf(20_000_000));
@@ -136,5 +136,40 @@ describe('a worker ended at its job deadline', () => {
     // seen: that worker must not take the job (it would fail with 503 database_unavailable).
     limits.deadlineMs = 10_000;
     expect(await pool.answer('count', { scan: countOf(slow) })).toEqual({ kind: 'count', count: 20_000_000 });
+  });
+});
+
+describe('the order of the waiting jobs', () => {
+  let pool: RowWalkPool | null = null;
+  afterEach(async () => {
+    await pool?.close();
+    pool = null;
+  });
+
+  /** A count whose plan expects `rows` rows: the same answer whatever it expects. */
+  const expecting = (columns: number, rows: number): RowColumnScan => ({ ...countOf(columns), expected: { rangeRows: rows, matchedRows: rows, rangeDays: 1 } });
+
+  /** The order in which the three waiting counts (expecting 3 million, 10 and 2,000 rows) are answered, behind a slow one. */
+  async function answerOrder(cheapestFirstMs: number): Promise<string[]> {
+    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000, cheapestFirstMs });
+    await pool.start();
+    const columns = pool.shareRowColumns(columnsOf(2_000_000));
+    const answered: string[] = [];
+    const running = pool.run('count', { scan: slowerCountOf(columns) });
+    const waiting = [
+      ['expecting 3 million', 3_000_000],
+      ['expecting 10', 10],
+      ['expecting 2,000', 2_000],
+    ].map(([name, rows]) => pool!.run('count', { scan: expecting(columns, rows as number) }).then(() => answered.push(name as string)));
+    await Promise.all([running, ...waiting]);
+    return answered;
+  }
+
+  it('a free worker takes the waiting scan whose plan expects the least work first', async () => {
+    expect(await answerOrder(60_000)).toEqual(['expecting 10', 'expecting 2,000', 'expecting 3 million']);
+  });
+
+  it('a job that has waited cheapestFirstMs is passed no more: the oldest goes first', async () => {
+    expect(await answerOrder(0)).toEqual(['expecting 3 million', 'expecting 10', 'expecting 2,000']);
   });
 });

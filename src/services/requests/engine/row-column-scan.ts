@@ -92,6 +92,16 @@ export interface ScanBox {
   maxLatitude: number;
 }
 
+/** What a plan expects of its scan (expected-work.ts), for the walk pool's order of jobs. */
+export interface ScanExpectation {
+  /** The rows of the created_at range: each is checked by the filters. */
+  rangeRows: number;
+  /** The rows guessed to match every filter: each is counted, bucketed or grouped. */
+  matchedRows: number;
+  /** The days the range spans (the periods of a grouping). */
+  rangeDays: number;
+}
+
 /**
  * A scan as a job states it: the shared row columns by the number they were sent with (a message
  * that carries shared memory costs milliseconds of the sender's thread, so a job names it instead),
@@ -126,6 +136,8 @@ export interface RowColumnScan {
   page?: { after: number | null; fetch: number };
   /** The grouping (groups only: group-scan.ts). */
   groups?: GroupScan;
+  /** What the plan expects the scan to read and match (expected-work.ts): the walk pool runs the cheapest waiting scan first. */
+  expected?: ScanExpectation;
 }
 
 /** Rows checked per block: the selected rows of a block are one reused array. */

@@ -33,13 +33,22 @@ import { boxAround } from '../great-circle.js';
 import { CREATED_DAYS, NOT_CLOSED, OUTSIDE, type RowColumnBytes, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 import type { ValueCount } from '../store/service-request-store.js';
 import { withinDeadline } from '../../../platform/deadline.js';
+import { expectedScanRows } from './expected-work.js';
 
 export interface RowColumns extends SharedRowColumns {
   rows: number;
   /** Each coded column's values by code (code 0: null). */
   values: Record<CodedColumn, FilterValue[]>;
   codeOf: Record<CodedColumn, Map<FilterValue, number>>;
+  /**
+   * Each coded column's rows per code among every CODE_SAMPLE_STRIDE-th row: the share of the rows
+   * a filter's codes hold, guessed before a scan (expectedScanRows).
+   */
+  sampledCodeRows: Record<CodedColumn, Float64Array>;
 }
+
+/** Every how many rows the load counts a coded column's codes (RowColumns.sampledCodeRows). */
+const CODE_SAMPLE_STRIDE = 8;
 
 /** The row columns' bytes: the file's descriptor is closed, or the memory dropped, once no thread reads them. */
 export function releaseRowColumns(bytes: RowColumnBytes): void {
@@ -221,6 +230,7 @@ export class RowColumnsAssembly {
       longitude,
       values,
       codeOf: Object.fromEntries(CODED_COLUMNS.map((column) => [column, new Map(values[column].map((value, code) => [value, code]))])) as Record<CodedColumn, Map<FilterValue, number>>,
+      sampledCodeRows: Object.fromEntries(CODED_COLUMNS.map((column) => [column, new Float64Array(values[column].length)])) as Record<CodedColumn, Float64Array>,
     }, storedChunks.filter((chunk) => isStoredColumn(chunk.column_name)));
   }
 
@@ -249,20 +259,38 @@ export class RowColumnsAssembly {
       const into = Buffer.from(this.wideChunk, 0, byteLength);
       return { into, done: () => writeBytes(this.columns.bytes, into, target.offset + at * keptBytes) };
     }
-    const target = this.columns.codes[columnName as CodedColumn];
+    const column = columnName as CodedColumn;
+    const target = this.columns.codes[column];
     const position = target.offset + at * target.bytesPerRow;
     const into = Buffer.from(this.wideChunk, 0, byteLength);
-    if (listed.bytes_per_row === target.bytesPerRow) return { into, done: () => writeBytes(this.columns.bytes, into, position) };
+    if (listed.bytes_per_row === target.bytesPerRow) {
+      const done = (): void => {
+        this.sampleCodes(column, target.bytesPerRow === 1 ? into : new Uint16Array(this.wideChunk, 0, listed.row_count));
+        writeBytes(this.columns.bytes, into, position);
+      };
+      return { into, done };
+    }
     if (listed.bytes_per_row === 1 && target.bytesPerRow === 2) {
       // A chunk whose codes all fit in one byte, of a column that needs two.
       const wide = this.narrowChunk.subarray(0, byteLength);
       const done = (): void => {
+        this.sampleCodes(column, into);
         wide.set(into);
         this.writeNarrow(wide, position);
       };
       return { into, done };
     }
     return null;
+  }
+
+  /** Counts the codes of every CODE_SAMPLE_STRIDE-th row of a chunk (a chunk's rows are a multiple of it but for the last). */
+  private sampleCodes(column: CodedColumn, codes: ArrayLike<number>): void {
+    const counts = this.columns.sampledCodeRows[column];
+    for (let i = 0; i < codes.length; i += CODE_SAMPLE_STRIDE) {
+      const code = codes[i] as number;
+      // A code past the column's values fails the scans' own checks, not this count.
+      if (code < counts.length) counts[code] = (counts[code] as number) + 1;
+    }
   }
 
   /**
@@ -392,7 +420,7 @@ export function rowColumnScanOf(columns: RowColumns, shared: number, filters: Li
   if (filters.q !== null && search === null) throw new Error('q is resolved (resolveSearch) before its scan is made');
   const seconds = (bound: string | null): number | undefined => (bound === null ? undefined : boundSeconds(bound));
   const defined = <T extends object>(parts: T): Partial<T> => Object.fromEntries(Object.entries(parts).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
-  return {
+  const scan: RowColumnScan = {
     columns: shared,
     filters: equality.map(({ column, accepted }) => ({ column, accepted })),
     from: filters.created_from === null ? null : boundSeconds(filters.created_from),
@@ -409,6 +437,8 @@ export function rowColumnScanOf(columns: RowColumns, shared: number, filters: Li
       facet,
     }),
   };
+  scan.expected = expectedScanRows(columns, scan);
+  return scan;
 }
 
 /** A planned scan made a count per map cell of `multiple` grid cells across (RowColumnScan.cells); null stays null. */

@@ -9,6 +9,7 @@ import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-colu
 import { releaseRowColumns } from './row-columns-memory.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
+import { expectedScanWork } from './expected-work.js';
 
 /**
  * The SQLite walks over rows (count, facets, the buckets of the statistics, the list pages that
@@ -20,14 +21,20 @@ import { DatabaseUnavailableError } from '../store/service-request-store.js';
  * Bounded: at most `queue` jobs wait for a worker; one more is refused at once with 503 `overloaded`
  * (Retry-After), and so is a job not answered within `deadlineMs` of its arrival. SQLite cannot be
  * interrupted from another thread, so a worker whose job passed the deadline is ended and replaced.
+ *
+ * Cheapest first: a free worker takes the waiting scan whose plan expects the least work
+ * (expected-work.ts), so that short questions are not answered after long ones that arrived just
+ * before them; a job that has waited `cheapestFirstMs` is passed no more: the oldest such job goes
+ * first. Statements (no plan to guess from) go in order of arrival, after the scans.
  */
 export interface RowWalkPoolLimits {
   workers: number;
   queue: number;
   deadlineMs: number;
+  cheapestFirstMs: number;
 }
 
-export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000 };
+export const ROW_WALK_LIMITS: RowWalkPoolLimits = { workers: 2, queue: 32, deadlineMs: 5_000, cheapestFirstMs: 250 };
 
 /**
  * What a worker is asked: a statement of sqlite-queries.ts and how to read its rows, or a scan of the
@@ -80,6 +87,9 @@ export class RowWalkError extends Error {
 
 interface PendingJob {
   job: RowWalkJob;
+  /** When it arrived (performance.now()) and the work its plan expects (infinity: a statement). */
+  arrived: number;
+  work: number;
   resolve: (answer: RowWalkAnswer) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
@@ -270,7 +280,8 @@ export class RowWalkPool {
           }
           const read = 'scan' in work ? { scan: work.scan } : { sql: work.sql, parameters: work.parameters as (string | number | null)[] };
           const job: RowWalkJob = { id: this.nextId++, kind, ...read, ...(unit === undefined ? {} : { unit }) };
-          const pending: PendingJob = { job, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
+          const expected = 'scan' in work ? expectedScanWork(kind, work.scan) : Number.POSITIVE_INFINITY;
+          const pending: PendingJob = { job, arrived: performance.now(), work: expected, resolve, reject, timer: setTimeout(() => this.expire(pending), this.limits.deadlineMs) };
           this.waiting.push(pending);
           this.dispatch();
         }),
@@ -299,10 +310,19 @@ export class RowWalkPool {
     for (const worker of this.workers) {
       if (this.waiting.length === 0) return;
       if (worker.running !== null || worker.retiring) continue;
-      const pending = this.waiting.shift() as PendingJob;
+      const [pending] = this.waiting.splice(this.nextWaiting(), 1) as [PendingJob];
       worker.running = pending;
       worker.thread.postMessage(pending.job);
     }
+  }
+
+  /** The waiting job to run next: the oldest when it has waited cheapestFirstMs, else the least expected work (the first of equals). */
+  private nextWaiting(): number {
+    const oldest = this.waiting[0] as PendingJob;
+    if (performance.now() - oldest.arrived >= this.limits.cheapestFirstMs) return 0;
+    let next = 0;
+    for (let at = 1; at < this.waiting.length; at++) if ((this.waiting[at] as PendingJob).work < (this.waiting[next] as PendingJob).work) next = at;
+    return next;
   }
 
   private async stopWorkers(): Promise<void> {
