@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './error-registry.js';
@@ -29,6 +30,36 @@ export interface WorkBudgetLimits {
   queue: number;
   /** A job that has waited this long is answered 503 overloaded (every wait has a bound). */
   maxWaitMs: number;
+}
+
+/** A place that work running in an async context holds (WorkBudget.holding): given back while it waits away from it. */
+interface HeldPlace {
+  release: () => void;
+  /** The waits in `awayFromPlace` running: the place is given back at the first and taken again after the last. */
+  away: number;
+  /** The place being taken again (settled when it is held, or refused). */
+  taking: Promise<void>;
+  takeAgain: () => Promise<void>;
+}
+
+const heldPlaces = new AsyncLocalStorage<HeldPlace>();
+
+/**
+ * Waits for `wait` (a job queued for another thread) with the work budget's place of the work that
+ * runs it (WorkBudget.holding) given back meanwhile, and taken again, first in the queue, before going
+ * on; outside `holding`, merely waits.
+ */
+export async function awayFromPlace<T>(wait: Promise<T>): Promise<T> {
+  const place = heldPlaces.getStore();
+  if (place === undefined) return wait;
+  await place.taking;
+  if (place.away++ === 0) place.release();
+  try {
+    return await wait;
+  } finally {
+    if (--place.away === 0) place.taking = place.takeAgain();
+    await place.taking;
+  }
 }
 
 /** Seconds a client is told to wait after a 503 overloaded (Retry-After). */
@@ -125,20 +156,37 @@ export class WorkBudget {
    * A place for work that no single request owns (an answer built once for every request asking for
    * it, EtagCaching.sendKept): resolves, when a place is given, with the function that gives it back;
    * rejects with 503 overloaded as `admit` refuses. The caller must release it (its work is bounded).
+   * `returning`: work that held a place and gave it back while it waited elsewhere (`awayFromPlace`):
+   * it waits first in the queue, and a full queue does not refuse it.
    */
-  acquire(): Promise<() => void> {
+  acquire(returning = false): Promise<() => void> {
     return new Promise((resolve, reject) => {
       let release: (() => void) | undefined;
       this.enter(
         null,
         (given) => (release = given),
         (error) => (error === undefined ? resolve(release as () => void) : reject(error)),
+        returning,
       );
     });
   }
 
+  /**
+   * Runs `work` holding a place, as `acquire`, except while it waits in `awayFromPlace` (a job queued
+   * for a walk worker): the places bound the work of this thread, not the waits for other threads.
+   */
+  async holding<T>(work: () => Promise<T>): Promise<T> {
+    const place: HeldPlace = { release: await this.acquire(), away: 0, taking: Promise.resolve(), takeAgain: async () => void (place.release = await this.acquire(true)) };
+    try {
+      return await heldPlaces.run(place, work);
+    } finally {
+      await place.taking.catch(() => undefined);
+      place.release();
+    }
+  }
+
   /** Starts (on the next turn) or queues a job; the queued entry, or null when it started or was refused. */
-  private enter(owner: BudgetOwner | null, hold: Waiting['hold'], start: Waiting['start']): Waiting | null {
+  private enter(owner: BudgetOwner | null, hold: Waiting['hold'], start: Waiting['start'], returning = false): Waiting | null {
     if (this.running < this.limits.concurrency && this.waiting.length === 0 && this.underShare(owner)) {
       // Even a free place starts on the next turn: requests read in one I/O phase (a flood arrives
       // as a burst) each start after the others of the burst, and the unbudgeted ones, are read.
@@ -146,7 +194,7 @@ export class WorkBudget {
       setImmediate(start);
       return null;
     }
-    if (this.waiting.length >= this.limits.queue) {
+    if (this.waiting.length >= this.limits.queue && !returning) {
       const flood = this.floodToRefuse(owner);
       if (flood === undefined) {
         start(overloaded());
@@ -155,7 +203,8 @@ export class WorkBudget {
       if (this.leave(flood)) flood.start(overloaded());
     }
     const waiting: Waiting = { owner, hold, start, gone: false, timer: undefined };
-    this.waiting.push(waiting);
+    if (returning) this.waiting.unshift(waiting);
+    else this.waiting.push(waiting);
     if (owner !== null) this.shareOf(owner.id).waiting += 1;
     waiting.timer = setTimeout(() => {
       if (this.leave(waiting)) start(overloaded());

@@ -6,7 +6,7 @@ import { createServiceApp } from '../../src/platform/app.js';
 import type { PlatformApp } from '../../src/platform/platform-app.js';
 import { errorResponses } from '../../src/platform/error-registry.js';
 import { readPlatformSettings } from '../../src/platform/settings.js';
-import { mapInPieces, TimeSlice, TIME_SLICE_MS, WorkBudget, type WorkBudgetLimits } from '../../src/platform/work-budget.js';
+import { awayFromPlace, mapInPieces, TimeSlice, TIME_SLICE_MS, WorkBudget, type WorkBudgetLimits } from '../../src/platform/work-budget.js';
 import { expectError } from '../support/http.js';
 import { createKey, keyFilePath } from '../support/key-files.js';
 
@@ -182,6 +182,43 @@ describe('work budgets', () => {
     expect(budget.load).toEqual({ running: 1, waiting: 0 });
     releaseSecond();
     expect(budget.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('work held by `holding` gives its place back while it waits away from it (a walk worker queue), and takes one again first in the queue, even a full one', async () => {
+    const budget = new WorkBudget('shared builds', { concurrency: 1, queue: 1, maxWaitMs: 5_000 });
+    const steps: string[] = [];
+    let endWait = (): void => undefined;
+    const waited = new Promise<void>((resolve) => (endWait = resolve));
+    let endSecond = (): void => undefined;
+    const secondHeld = new Promise<void>((resolve) => (endSecond = resolve));
+    const first = budget.holding(async () => {
+      steps.push('first holds');
+      // Two waits at once give the place back once and take it again once.
+      await Promise.all([awayFromPlace(waited), awayFromPlace(waited)]);
+      steps.push('first holds again');
+    });
+    await turns();
+    const second = budget.holding(async () => {
+      steps.push('second holds');
+      await secondHeld;
+    });
+    await turns();
+    expect(steps).toEqual(['first holds', 'second holds']);
+    const third = budget.holding(() => Promise.resolve(void steps.push('third holds')));
+    await turns();
+    expect(budget.load).toEqual({ running: 1, waiting: 1 });
+    endWait();
+    await turns();
+    // The queue is full (the third), yet the first is taken in, before the third.
+    expect(budget.load).toEqual({ running: 1, waiting: 2 });
+    endSecond();
+    await Promise.all([first, second, third]);
+    expect(steps).toEqual(['first holds', 'second holds', 'first holds again', 'third holds']);
+    expect(budget.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('outside `holding`, a wait away from a place merely waits', async () => {
+    expect(await awayFromPlace(Promise.resolve(7))).toBe(7);
   });
 
   it('a shared build that waited its longest for a place is refused 503 overloaded', async () => {

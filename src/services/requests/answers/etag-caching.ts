@@ -64,17 +64,13 @@ export class EtagCaching {
     let body: Buffer | undefined = typeof etag === 'string' ? this.kept.get(etag) : undefined;
     if (body === undefined) {
       const { workBudget, budgetsSharedBuilds } = reply.request.routeOptions.config;
-      const serialized = async (): Promise<Buffer> => {
-        const release = budgetsSharedBuilds === true && workBudget !== undefined ? await workBudget.acquire() : undefined;
-        try {
-          const answer = await build();
-          // Serializing years of days is a step of its own: the build's last step may just have run.
-          await nextTurn();
-          return Buffer.from(await serializeInSteps(answer, (part) => reply.serialize(part) as string));
-        } finally {
-          release?.();
-        }
+      const assembled = async (): Promise<Buffer> => {
+        const answer = await build();
+        // Serializing years of days is a step of its own: the build's last step may just have run.
+        await nextTurn();
+        return Buffer.from(await serializeInSteps(answer, (part) => reply.serialize(part) as string));
       };
+      const serialized = (): Promise<Buffer> => (budgetsSharedBuilds === true && workBudget !== undefined ? workBudget.holding(assembled) : assembled());
       if (typeof etag !== 'string') body = await serialized();
       else {
         let building = this.building.get(etag);

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../../shared/module-worker.js';
 import { ApiError } from '../../../platform/error-registry.js';
-import { OVERLOADED_RETRY_AFTER_SECONDS } from '../../../platform/work-budget.js';
+import { OVERLOADED_RETRY_AFTER_SECONDS, awayFromPlace } from '../../../platform/work-budget.js';
 import type { WhereClause } from '../store/filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
 import type { PackedGroups } from './group-scan.js';
@@ -271,7 +271,8 @@ export class RowWalkPool {
   run(kind: RowWalkJob['kind'], work: RowWalkWork, unit?: SummaryUnit): Promise<RowWalkAnswer> {
     if (this.closed) return Promise.reject(new Error('the row walk pool is closed'));
     if (this.waiting.length >= this.limits.queue) return Promise.reject(overloaded());
-    return this.start().then(
+    // The build that asked gives its work budget's place back while the job waits and runs (WorkBudget.holding).
+    return awayFromPlace(this.start().then(
       () =>
         new Promise<RowWalkAnswer>((resolve, reject) => {
           if ('scan' in work && work.scan.columns < this.retiredBelow) {
@@ -285,7 +286,7 @@ export class RowWalkPool {
           this.waiting.push(pending);
           this.dispatch();
         }),
-    );
+    ));
   }
 
   /** A job past its deadline: out of the queue, or its worker ended (and replaced). */

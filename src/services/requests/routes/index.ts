@@ -26,12 +26,12 @@ export function registerServiceRequestRoutes(app: PlatformApp, dependencies: Req
   // compress them); exports stream for seconds; counts, facets and statistics walk the matching rows.
   const pages = budgeted(new WorkBudget('pages', { concurrency: 4, queue: 64, maxWaitMs: 2_000 }));
   const exports = budgeted(new WorkBudget('exports', { concurrency: 2, queue: 32, maxWaitMs: 10_000 }));
-  // Row walks run off the event loop (the walk workers, the database): eight builds at once per walk
-  // worker, so that the waiting scans wait in the walk pool, which runs the cheapest first (the
-  // database's own aggregates stay one per worker: PostgresServiceRequestStore.aggregateRows); a build
-  // waits for a place at most as long as a walk may run. The builds take the places, not the
+  // Row walks run off the event loop (the walk workers, the database): two builds at once, one per
+  // walk worker; a build gives its place back while its scan waits in the walk pool (which runs the
+  // cheapest waiting scan first) and takes one again, first in the queue, for the rest of its work.
+  // A build waits for a place at most as long as a walk may run. The builds take the places, not the
   // requests: the ones asking for an answer being built join it.
-  const rowWalks = budgetedBuilds(new WorkBudget('row walks', { concurrency: ROW_WALK_LIMITS.workers * 8, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs }));
+  const rowWalks = budgetedBuilds(new WorkBudget('row walks', { concurrency: ROW_WALK_LIMITS.workers, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs }));
   registerHealthRoutes(app, {
     unavailableCode: 'database_unavailable',
     check: () => dependencies.store.ping(),

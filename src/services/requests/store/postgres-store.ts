@@ -25,8 +25,7 @@ import { groupsFromRowColumns } from '../engine/group-answers.js';
 import { pageSecondsFromRowColumns } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
-import { ROW_WALK_LIMITS, RowWalkPool } from '../engine/sqlite-row-walks.js';
-import { WorkBudget } from '../../../platform/work-budget.js';
+import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import { cellScan, facetOfCodes, releaseRowColumns, rowColumnScanOf, rowColumnsLoaded, type RowColumns } from '../engine/row-columns-memory.js';
 import { loadPostgresRowColumns } from '../engine/postgres-row-columns.js';
 import { unpackBuckets } from '../engine/period-stats.js';
@@ -76,8 +75,6 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private readonly snapshotListeners: (() => void)[] = [];
   /** The threads that scan the row columns: count, facets and statistics that no summary answers. */
   private readonly rowScans: RowWalkPool;
-  /** The aggregates the database answers itself take a place of this (aggregateRows). */
-  private readonly databaseAggregates = new WorkBudget('database aggregates', { concurrency: ROW_WALK_LIMITS.workers, queue: 32, maxWaitMs: ROW_WALK_LIMITS.deadlineMs });
   /** The row columns of a snapshot schema, once loaded and sent to the scan threads as `shared`. */
   private rowColumns: { schema: string; columns: RowColumns; shared: number } | null = null;
   private readonly rowColumnsMaxBytes: number | undefined;
@@ -204,21 +201,6 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   /**
-   * Rows of an aggregate the database answers itself (a snapshot without row columns): as many at once
-   * as the walk pool has workers, the others waiting their turn within its deadline. The row walks
-   * budget lets more builds in than that (for the pool's cheapest-first order), and the database's
-   * connections are shared with the pages.
-   */
-  private async aggregateRows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly SqlParameter[] }): Promise<T[]> {
-    const release = await this.databaseAggregates.acquire();
-    try {
-      return await this.rows<T>(sqlOf);
-    } finally {
-      release();
-    }
-  }
-
-  /**
    * Runs `work` on the snapshot in use. Loads may land faster than the pointer is read again (two
    * loads within one check drop the schema this replica still reads), and a hot standby cancels a
    * statement that stands in the way of replaying such a drop. Either way the snapshot in use is
@@ -279,7 +261,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private async countRows(filters: ListFilters): Promise<number> {
     const scanned = await this.rowScans.scan('count', () => this.scanOf(filters));
     if (scanned !== null) return scanned.answer.count;
-    const [row] = await this.aggregateRows<{ count: number }>((snapshot) => countQuery(filters, PostgresServiceRequestStore.requests(snapshot)));
+    const [row] = await this.rows<{ count: number }>((snapshot) => countQuery(filters, PostgresServiceRequestStore.requests(snapshot)));
     return row?.count ?? 0;
   }
 
@@ -288,7 +270,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     if (summarised !== null) return summarised;
     const scanned = await this.rowScans.scan('facet', () => this.scanOf(filters, column));
     if (scanned !== null) return facetOfCodes(scanned.plan.columns, column, scanned.answer.rows as [number, number][]);
-    return this.aggregateRows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)));
+    return this.rows<ValueCount>((snapshot) => facetQuery(column, filters, PostgresServiceRequestStore.requests(snapshot)));
   }
 
   periodSummaries(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary> | null> {
@@ -302,14 +284,14 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   async bucketsFromRows(filters: ListFilters, unit: SummaryUnit): Promise<Map<string, BucketSummary>> {
     const scanned = await this.rowScans.scan('buckets', () => this.scanOf(filters), unit);
     if (scanned !== null) return unpackBuckets(scanned.answer.buckets);
-    const rows = await this.aggregateRows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
+    const rows = await this.rows<{ bucket: string } & BucketSummary>((snapshot) => bucketsQuery(filters, unit, PostgresServiceRequestStore.requests(snapshot)));
     return new Map(rows.map(({ bucket, ...numbers }) => [bucket, numbers]));
   }
 
   async cellCounts(filters: ListFilters, multiple: number): Promise<[number, number][]> {
     const scanned = await this.rowScans.scan('cells', async () => cellScan(await this.scanOf(filters), multiple));
     if (scanned !== null) return scanned.answer.rows;
-    const rows = await this.aggregateRows<{ cell: number; count: number }>((snapshot) => cellCountsQuery(filters, multiple, PostgresServiceRequestStore.requests(snapshot)));
+    const rows = await this.rows<{ cell: number; count: number }>((snapshot) => cellCountsQuery(filters, multiple, PostgresServiceRequestStore.requests(snapshot)));
     return rows.map((row) => [row.cell, row.count]);
   }
 
