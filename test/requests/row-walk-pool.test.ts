@@ -172,4 +172,18 @@ describe('the order of the waiting jobs', () => {
   it('a job that has waited cheapestFirstMs is passed no more: the oldest goes first', async () => {
     expect(await answerOrder(0)).toEqual(['expecting 3 million', 'expecting 10', 'expecting 2,000']);
   });
+
+  it('SQL statements (no plan to expect from) go after every waiting scan, in their order of arrival', async () => {
+    pool = new RowWalkPool(null, { workers: 1, queue: 8, deadlineMs: 10_000, cheapestFirstMs: 60_000 });
+    await pool.start();
+    const columns = pool.shareRowColumns(columnsOf(2_000_000));
+    const answered: string[] = [];
+    const running = pool.run('count', { scan: slowerCountOf(columns) });
+    // This pool opens no file: a statement is answered by its failure, in the order the worker took it.
+    const statement = (name: string): Promise<unknown> => pool!.run('count', { sql: '', parameters: [] }).then(() => answered.push(name), () => answered.push(name));
+    const scan = (name: string, rows: number): Promise<unknown> => pool!.run('count', { scan: expecting(columns, rows) }).then(() => answered.push(name));
+    const waiting = [statement('first statement'), scan('expecting 3 million', 3_000_000), statement('second statement'), scan('expecting 10', 10)];
+    await Promise.all([running, ...waiting]);
+    expect(answered).toEqual(['expecting 10', 'expecting 3 million', 'first statement', 'second statement']);
+  });
 });
