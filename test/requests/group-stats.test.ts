@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { PACKED_FIELDS, scanGroups } from '../../src/services/requests/engine/group-scan.js';
+import { valueCountedCells } from '../../src/services/requests/engine/group-value-counts.js';
 import { groupsOfPacked } from '../../src/services/requests/engine/group-answers.js';
 import type { RowColumns } from '../../src/services/requests/engine/row-columns-memory.js';
 import { GROUP_COLUMNS, GROUP_MEASURES, GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
@@ -12,6 +13,7 @@ import { releaseRowColumns } from '../../src/services/requests/engine/row-column
 import { loadSqliteRowColumns } from '../../src/services/requests/engine/sqlite-row-columns.js';
 import { sharedSmallSyntheticSnapshot } from '../support/shared-synthetic-snapshot.js';
 import { describeGroupStats } from './support/group-stats-suite.js';
+import { COUNTED_BY_VALUE, RECORDED } from './support/group-scan-ways.js';
 import { checkRowsBound, GROUP_ROWS_MAXIMUM } from '../../src/services/requests/routes/group-stats.js';
 import type { GroupQuery } from '../../src/services/requests/engine/group-query.js';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
@@ -85,6 +87,18 @@ describe('the groups a scan finds', () => {
       const recorded = scanGroups(columns, scan, query);
       for (const bound of [0, 1, 64, random.int(2, columns.rows)]) expect(scanGroups(columns, scan, query, undefined, bound)).toEqual(recorded);
     });
+  });
+
+  it('counted by value (a grouping of very few cells) are the groups a recording gives, for any columns, period, order, limit and filter', async () => {
+    let counted = 0;
+    await forRandomGroupings(17, 60, (columns, query, random) => {
+      const column = random.pick(['borough', 'status', 'channel'] as const);
+      const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];
+      const scan = { columns: 0, filters, from: null, to: null };
+      if (valueCountedCells(columns, scan, query, COUNTED_BY_VALUE) > 0) counted++;
+      expect(scanGroups(columns, scan, query, undefined, undefined, COUNTED_BY_VALUE)).toEqual(scanGroups(columns, scan, query, undefined, undefined, RECORDED));
+    });
+    expect(counted).toBeGreaterThanOrEqual(15);
   });
 });
 

@@ -18,7 +18,9 @@ import {
 } from '../../src/snapshot/index.js';
 import { RowColumnsAssembly, releaseRowColumns, type RowColumns, type StoredChunk } from '../../src/services/requests/engine/row-columns-memory.js';
 import { firstRowFrom, readDegrees, readRows, readSeconds, scanBuckets, scanCount, type RowColumnScan, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
-import { PACKED_FIELDS, PERIOD_KEY_OF, scanGroups } from '../../src/services/requests/engine/group-scan.js';
+import { PERIOD_KEY_OF } from '../../src/services/requests/engine/group-walk.js';
+import { PACKED_FIELDS, scanGroups } from '../../src/services/requests/engine/group-scan.js';
+import { COUNTED_BY_VALUE, RECORDED } from './support/group-scan-ways.js';
 import { GROUP_PERIODS, type GroupScan } from '../../src/services/requests/engine/group-query.js';
 import { bucketSummaryOf, unpackBuckets } from '../../src/services/requests/engine/period-stats.js';
 import type { BucketSummary } from '../../src/services/requests/store/service-request-store.js';
@@ -234,7 +236,7 @@ describe.each([
   const days: string[] = [];
   const dayOf = (row: number): string => (days[row] ??= new Date((seconds[row] as number) * 1000).toISOString().slice(0, 10));
 
-  it('the groups of a scan, by a column and any period, have the counts, middles and p90 of the stored hundredths (those two bytes do not hold included, below 0 too), the groups left out too', () => {
+  it('the groups of a scan, by a column and any period, recorded or counted by value, have the counts, middles and p90 of the stored hundredths (those two bytes do not hold included, below 0 too), the groups left out too', () => {
     const column = CODED_COLUMNS[0] as CodedColumn;
     for (const period of [null, ...GROUP_PERIODS]) {
       // The stored hundredths of each period, by code.
@@ -255,10 +257,10 @@ describe.each([
         if (byCode === undefined) stored.set(key, (byCode = [[], [], [], [], []]));
         byCode[firstCodes[row] as number]?.push(value);
       }
-      for (const order of ['opened', 'median_days_to_close'] as const) {
+      for (const [order, byteCounted] of (['opened', 'median_days_to_close', 'p90_days_to_close'] as const).flatMap((order) => [RECORDED, COUNTED_BY_VALUE].map((way) => [order, way] as const))) {
         const limit = random.int(1, 3);
         const query: GroupScan = { by: [column], period, order, descending: random.chance(0.5), limit, ranks: [Uint32Array.of(0, 1, 2, 3, 4)] };
-        const packed = scanGroups(inOrder, { columns: 1, filters: [], from: null, to: null }, query);
+        const packed = scanGroups(inOrder, { columns: 1, filters: [], from: null, to: null }, query, undefined, undefined, byteCounted);
         const periods = packed.periods.split('\n');
         const keptCodes = new Set(packed.codes);
         const leftOut = (key: string): number[] => (stored.get(key) ?? []).flatMap((values, code) => (keptCodes.has(code) ? [] : values));

@@ -19,6 +19,9 @@ export const GROUP_COLUMNS = [
 ] as const satisfies readonly CodedColumn[];
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 
+/** Codes are below 2^16: a key of a grouping is its first code * CODE_SPAN + its second (0 for one column), below 2^32. */
+export const CODE_SPAN = 65_536;
+
 /** The most columns one grouping names. */
 export const GROUP_COLUMNS_MAXIMUM = 2;
 

@@ -3,19 +3,21 @@
  * columns, optionally per day, ISO week, month or year, counted by a walk worker over the row columns
  * (row-column-scan.ts), never on the event loop.
  *
- * A scan passes twice over the selected rows: the first counts each group's requests (and finds the
- * groups), recording each row's group and days_to_close (RecordedRows); the second lays every closed
- * request's days_to_close (in hundredths) into one array where each group's values are contiguous,
- * from the recorded rows (or, past what a thread records, by walking the rows again: a grouping by
- * year or without a period over more rows is counted by quarter or month and merged instead, see
- * countingParts), the groups in the order they were found: that of their periods (the rows come in
- * created_at order), so the second pass writes near where it wrote before, and a period's groups, and
- * their values, follow each other. The median (mean of the two middle values) and the 90th percentile
- * (nearest rank: the value at position ceil(0.9 n) of the sorted values) of a group are then exact
- * selections in its part of that array (a large group's by counting its values' bytes), never a sort
- * of every value, and never an approximation, made only for the groups the answer shows (or orders
- * by); those of several groups (a key over its periods, the groups left out) are counted or selected
- * from their parts, never copied whole.
+ * A grouping of very few cells (a key in a period: one column without a period, say) is counted by
+ * value in one walk (group-value-counts.ts). Any other scan passes twice over the selected rows: the
+ * first counts each group's requests (and finds the groups), recording each row's group and
+ * days_to_close (RecordedRows); the second lays every closed request's days_to_close (in hundredths)
+ * into one array where each group's values are contiguous, from the recorded rows (or, past what a
+ * thread records, by walking the rows again: a grouping by year or without a period over more rows is
+ * counted by quarter or month and merged instead, see countingParts), the groups in the order they
+ * were found: that of their periods (the rows come in created_at order), so the second pass writes
+ * near where it wrote before, and a period's groups, and their values, follow each other. The median
+ * (mean of the two middle values) and the 90th percentile (nearest rank: the value at position
+ * ceil(0.9 n) of the sorted values) of a group are then exact selections in its part of that array (a
+ * large group's by counting its values' bytes), never a sort of every value, and never an
+ * approximation, made only for the groups the answer shows (or orders by); those of several groups (a
+ * key over its periods, the groups left out) are counted or selected from their parts, never copied
+ * whole.
  *
  * The array holds each value in two bytes, as the row columns store it (OUTSIDE for the few that two
  * bytes do not hold, which the scan lists apart per group: OUTSIDE is above every value two bytes hold,
@@ -27,21 +29,16 @@
  * so the keys are numbered as they are found too, and every step after the passes reads the groups in
  * sequence, never gathering them in another order (a grouping by day may find two million).
  *
- * The worker orders the keys (the answer's `order`, ties by key), keeps the first `limit`, and counts
- * the groups left out (`others`) in the same pass: their median needs their values, which only the
- * worker holds.
+ * Either way the groups found (FoundGroups) are answered alike (packedAnswer): the worker orders the
+ * keys (the answer's `order`, ties by key), keeps the first `limit`, and counts the groups left out
+ * (`others`) in the same pass: their median needs their values, which only the worker holds.
  */
-import { DAY_SECONDS, medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
-import type { GroupMeasure, GroupPeriod, GroupScan } from './group-query.js';
-import { BUCKET_KEY_OF } from './period-stats.js';
-import { grownValues, middlesAndP90, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
+import { medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
+import { countGroupsByValue, VALUE_COUNTED, valueCountedCells } from './group-value-counts.js';
+import { firstPeriodWalk, PERIOD_KEY_OF, periodNumbering, type FoundGroups, type PeriodWalk } from './group-walk.js';
+import { CODE_SPAN, type GroupMeasure, type GroupScan } from './group-query.js';
+import { grownValues, middlesAndP90, outsideBySet, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
 import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
-
-/** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
-export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
-  ...BUCKET_KEY_OF,
-  year: (day) => day.slice(0, 4),
-};
 
 /** Numbers per packed row: period index, opened, closed, closed within 14 days, low and high middle, p90 (hundredths; NaN for none). */
 export const PACKED_FIELDS = 7;
@@ -58,37 +55,13 @@ export interface PackedGroups {
   others: Float64Array<ArrayBuffer>;
 }
 
-/** Codes are below 2^16: a key is (first code, second code) in 32 bits. */
-const CODE_SPAN = 65_536;
+
 
 
 /** The set of several groups (`ranges`: theirs; `outside`: their values that two bytes do not hold, in any order), left as it is. */
 function unionSet(ranges: Numbers, outside: number[]): ValueSet {
   const sortedOutside = Int32Array.from(outside).sort();
   return { ranges: ranges.array, rangeCount: ranges.length / 2, inPlace: false, outside: sortedOutside, outsideFrom: 0, outsideTo: sortedOutside.length };
-}
-
-/**
- * The values that two bytes do not hold of each group, listed in the order of the rows (`groups`: the
- * group of each, `values`: its value), by group: outside[outsideFrom[g], outsideFrom[g + 1]), sorted.
- */
-function outsideByGroup(groups: Numbers, values: Numbers, groupCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
-  const outsideFrom = new Int32Array(groupCount + 1);
-  const outside = new Int32Array(groups.length);
-  if (groups.length === 0) return { outside, outsideFrom };
-  for (let i = 0; i < groups.length; i++) {
-    const g = (groups.array[i] as number) + 1;
-    outsideFrom[g] = (outsideFrom[g] as number) + 1;
-  }
-  for (let g = 0; g < groupCount; g++) outsideFrom[g + 1] = (outsideFrom[g + 1] as number) + (outsideFrom[g] as number);
-  const filled = outsideFrom.slice(0, groupCount);
-  for (let i = 0; i < groups.length; i++) {
-    const g = groups.array[i] as number;
-    outside[filled[g] as number] = values.array[i] as number;
-    filled[g] = (filled[g] as number) + 1;
-  }
-  for (let g = 0; g < groupCount; g++) if ((outsideFrom[g + 1] as number) - (outsideFrom[g] as number) > 1) outside.subarray(outsideFrom[g], outsideFrom[g + 1]).sort();
-  return { outside, outsideFrom };
 }
 
 /** The number a measure orders by, as the answer shows it (null: none, ordered last). */
@@ -112,16 +85,6 @@ function measureOf(measure: GroupMeasure, numbers: Float64Array, at: number): nu
       return Number.isNaN(p90) ? null : p90 / 100;
     }
   }
-}
-
-/** A key: its groups (in time order), codes and numbers over the whole range. */
-interface KeyRange {
-  /** Its groups: keyGroups[first, end), in time order. */
-  first: number;
-  end: number;
-  /** Its codes: first * 65,536 + second. */
-  key: number;
-  numbers: Float64Array;
 }
 
 /** A growable list of numbers. */
@@ -281,17 +244,14 @@ function slotOf(key: number, period: number): number {
 }
 
 /** What a pass over the rows carries from one block to the next. */
-interface PassState {
-  /** The first row of the next day (the period may change there); +Infinity without a period. */
-  nextDayStart: number;
-  period: number;
+interface PassState extends PeriodWalk {
   /** The first group of the period: a key's latest group is of the period when it is this one or later. */
   periodFirst: number;
   lastKey: number;
   lastPeriod: number;
   group: number;
   /** Sets `period` and `nextDayStart` for the row at or after nextDayStart. */
-  periodAt: (row: number, walk: PassState) => void;
+  periodAt: (row: number, walk: PeriodWalk) => void;
 }
 
 /** A block's matching rows and the columns a pass reads, from the block's first row. */
@@ -528,7 +488,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
  * of equal keys in their own order: a stable sort by the second code, then by the first, each by
  * counting (linear).
  */
-function inKeyOrder(keys: Float64Array, count: number): Int32Array {
+function inKeyOrder(keys: ArrayLike<number>, count: number): Int32Array {
   let order = new Int32Array(count);
   for (let g = 0; g < count; g++) order[g] = g;
   let sorted = new Int32Array(count);
@@ -554,11 +514,23 @@ function inKeyOrder(keys: Float64Array, count: number): Int32Array {
 
 /**
  * The groups of the matching rows, ordered and limited, with the numbers of those left out (see the
- * file's comment); keys are looked up directly up to `directKeys` pairs of codes, and up to
- * `recordedMaximum` rows recorded by the first pass.
+ * file's comment): counted by value when the grouping has very few cells (`valueCounted`,
+ * group-value-counts.ts), else recorded, keys looked up directly up to `directKeys` pairs of
+ * codes, and up to `recordedMaximum` rows recorded by the first pass.
  */
-export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM): PackedGroups {
-  const { created, daysToClose, bytes } = columns;
+export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM, valueCounted = VALUE_COUNTED): PackedGroups {
+  const cells = valueCountedCells(columns, scan, query, valueCounted);
+  const found = cells > 0 ? countGroupsByValue(columns, scan, query, cells) : recordGroups(columns, scan, query, directKeys, recordedMaximum);
+  try {
+    return packedAnswer(query, found);
+  } finally {
+    found.release();
+  }
+}
+
+/** The groups of the matching rows as the recording walks find them (see the file's comment). */
+function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys: number, recordedMaximum: number): FoundGroups {
+  const { daysToClose, bytes } = columns;
   const stored = query.by.map((column) => columns.codes[column]);
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
   const rangeRows = rangeTo - rangeFrom;
@@ -570,39 +542,17 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
   const parts = countingParts(columns, query, rangeFrom, rangeTo, recordedMaximum, bound);
   const byParts = parts !== null;
   const keyOfDay = parts ?? (query.period === null ? null : PERIOD_KEY_OF[query.period]);
-  const shownKeyOfDay = query.period === null ? () => '' : PERIOD_KEY_OF[query.period];
-  /** The periods the walk counts by (parts of years, when counted by parts), numbered as found. */
-  const periods: string[] = [];
-  const periodIndex = new Map<string, number>();
-  /** The periods the answer shows, and the one of each period counted (the same numbers unless counted by parts). */
-  const shownPeriods: string[] = [];
-  const shownOf: number[] = [];
+  // The periods the walk counts by (parts of years, when counted by parts), numbered as found, and those the answer shows.
+  const { periods, shownPeriods, shownOf, periodAt } = periodNumbering(columns.created, keyOfDay, query.period === null ? () => '' : PERIOD_KEY_OF[query.period]);
   const table = new GroupTable(query.ranks[1]?.length ?? 1, query.ranks[0]?.length ?? 1, directKeys);
 
   const counts: GroupCounts = { opened: new Numbers(), closed: new Numbers(), within: new Numbers() };
   const outsideGroups = new Numbers();
   const outsideValues = new Numbers();
-  /** The period of a row at or after the next day's start: its day's key, numbered as found. */
-  const periodAt = (row: number, walk: PassState): void => {
-    const day = dayOfRow(created, row);
-    walk.nextDayStart = created.dayStarts[day + 1] as number;
-    const dayText = new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10);
-    const key = (keyOfDay as (day: string) => string)(dayText);
-    let index = periodIndex.get(key);
-    if (index === undefined) {
-      index = periods.length;
-      periods.push(key);
-      periodIndex.set(key, index);
-      const shown = shownKeyOfDay(dayText);
-      if (shownPeriods.at(-1) !== shown) shownPeriods.push(shown);
-      shownOf.push(shownPeriods.length - 1);
-    }
-    walk.period = index;
-  };
 
   /** A walk over the matching rows: finds and counts the groups into `into`, records the rows. */
   const walkRows = (into: GroupCounts, outside: { groups: Numbers; values: Numbers }): void => {
-    const walk: PassState = { nextDayStart: keyOfDay === null ? Number.POSITIVE_INFINITY : 0, period: 0, periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
+    const walk: PassState = { ...firstPeriodWalk(keyOfDay), periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
@@ -662,31 +612,72 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     values = laidValues;
   }
 
-  // Each group's numbers, in PACKED_FIELDS.
-  const numbers = new Float64Array(groupCount * PACKED_FIELDS);
-  for (let g = 0; g < groupCount; g++) {
-    const at = g * PACKED_FIELDS;
-    numbers[at] = byParts ? (shownOf[table.periods.array[g] as number] as number) : (table.periods.array[g] as number);
-    numbers[at + 1] = counts.opened.array[g] as number;
-    numbers[at + 2] = counts.closed.array[g] as number;
-    numbers[at + 3] = counts.within.array[g] as number;
-  }
-  const { outside, outsideFrom } = outsideByGroup(outsideGroups, outsideValues, groupCount);
-  // A group's middles and p90 are selected when they are needed: those of the kept keys' groups, and
-  // of every key of one group when the order is by median or p90 (a group left out is counted in
-  // `others` only). Its values stay in its part of `values`, in another order.
-  const ranked = new Uint8Array(groupCount);
-  const rankGroup = (g: number): void => {
-    if (ranked[g] === 1) return;
-    ranked[g] = 1;
-    rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, numbers, g * PACKED_FIELDS + 4);
+  const { outside, outsideFrom } = outsideBySet(outsideGroups.array, outsideValues.array, outsideGroups.length, groupCount);
+  /** The middles and p90 of sets of groups, each selected (or counted) in its groups' parts of `values`, left in another order there. */
+  const rankSets = (setOf: Int32Array, setCount: number, into: Float64Array): void => {
+    const setFrom = new Int32Array(setCount + 1);
+    for (let g = 0; g < groupCount; g++) if ((setOf[g] as number) >= 0) setFrom[(setOf[g] as number) + 1] = (setFrom[(setOf[g] as number) + 1] as number) + 1;
+    for (let set = 0; set < setCount; set++) setFrom[set + 1] = (setFrom[set + 1] as number) + (setFrom[set] as number);
+    const setGroups = new Int32Array(setFrom[setCount] as number);
+    const filled = setFrom.slice(0, setCount);
+    for (let g = 0; g < groupCount; g++) {
+      const set = setOf[g] as number;
+      if (set < 0) continue;
+      setGroups[filled[set] as number] = g;
+      filled[set] = (filled[set] as number) + 1;
+    }
+    const ranges = new Numbers(8);
+    const setOutside: number[] = [];
+    for (let set = 0; set < setCount; set++) {
+      const first = setFrom[set] as number;
+      const end = setFrom[set + 1] as number;
+      if (end - first === 1) {
+        const g = setGroups[first] as number;
+        rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, into, 3 * set);
+        continue;
+      }
+      ranges.length = 0;
+      setOutside.length = 0;
+      for (let at = first; at < end; at++) {
+        const g = setGroups[at] as number;
+        // Ranges that follow each other are one.
+        if (ranges.length > 0 && ranges.array[ranges.length - 1] === start[g]) ranges.array[ranges.length - 1] = start[g + 1] as number;
+        else {
+          ranges.push(start[g] as number);
+          ranges.push(start[g + 1] as number);
+        }
+        for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) setOutside.push(outside[o] as number);
+      }
+      middlesAndP90(values, unionSet(ranges, setOutside), into, 3 * set);
+    }
   };
+  const shownPeriodOf = new Float64Array(groupCount);
+  for (let g = 0; g < groupCount; g++) shownPeriodOf[g] = byParts ? (shownOf[table.periods.array[g] as number] as number) : (table.periods.array[g] as number);
+  return {
+    count: groupCount,
+    shownPeriodOf,
+    keyOf: table.keyOf.array,
+    keyCodes: table.keyCodes.array,
+    keyCount: table.keyCodes.length,
+    opened: counts.opened.array,
+    closed: counts.closed.array,
+    within: counts.within.array,
+    shownPeriods: byParts ? shownPeriods : periods,
+    rankSets,
+    release: () => undefined,
+  };
+}
 
+/**
+ * The answer of the groups found: the keys ordered by the answer's `order` (ties by key), the first
+ * `limit` kept with their groups, a row per key and period shown, and the numbers of the groups left
+ * out, per period. The middles and p90 are ranked only for what the answer shows or orders by.
+ */
+function packedAnswer(query: GroupScan, found: FoundGroups): PackedGroups {
+  const { count: groupCount, keyOf, keyCount, shownPeriodOf } = found;
   // The keys (numbered as found), each with its groups in time order (keyGroups[keyFrom[k], keyFrom[k + 1]))
   // and its numbers over the whole range: its group's without a period; with one, summed (and, for an
-  // order by median or p90, counted or selected over its groups' values). Listed in the order of their codes.
-  const keyCount = table.keyCodes.length;
-  const keyOf = table.keyOf.array;
+  // order by median or p90, ranked over its groups' values together).
   const keyFrom = new Int32Array(keyCount + 1);
   for (let g = 0; g < groupCount; g++) keyFrom[(keyOf[g] as number) + 1] = (keyFrom[(keyOf[g] as number) + 1] as number) + 1;
   for (let k = 0; k < keyCount; k++) keyFrom[k + 1] = (keyFrom[k + 1] as number) + (keyFrom[k] as number);
@@ -697,54 +688,34 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     const k = keyOf[g] as number;
     keyGroups[filled[k] as number] = g;
     filled[k] = (filled[k] as number) + 1;
-    for (let f = 1; f <= 3; f++) keyNumbers[k * PACKED_FIELDS + f] = (keyNumbers[k * PACKED_FIELDS + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+    keyNumbers[k * PACKED_FIELDS + 1] = (keyNumbers[k * PACKED_FIELDS + 1] as number) + (found.opened[g] as number);
+    keyNumbers[k * PACKED_FIELDS + 2] = (keyNumbers[k * PACKED_FIELDS + 2] as number) + (found.closed[g] as number);
+    keyNumbers[k * PACKED_FIELDS + 3] = (keyNumbers[k * PACKED_FIELDS + 3] as number) + (found.within[g] as number);
   }
   const bySelection = query.order === 'median_days_to_close' || query.order === 'p90_days_to_close';
-  /** The middles and p90 of the groups keyGroups[first, end) together, into `into` (PACKED_FIELDS) from its fifth field. */
-  const rankGroups = (first: number, end: number, into: Float64Array, at: number): void => {
-    if (end - first === 1) {
-      const g = keyGroups[first] as number;
-      rankGroup(g);
-      into.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), at + 4);
-      return;
-    }
-    const ranges = new Numbers(2 * (end - first));
-    const groupsOutside: number[] = [];
-    for (let at = first; at < end; at++) {
-      const g = keyGroups[at] as number;
-      ranges.push(start[g] as number);
-      ranges.push(start[g + 1] as number);
-      for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) groupsOutside.push(outside[o] as number);
-    }
-    middlesAndP90(values, unionSet(ranges, groupsOutside), into, at + 4);
-  };
-  for (let k = 0; k < keyCount; k++) {
-    const first = keyFrom[k] as number;
-    const end = keyFrom[k + 1] as number;
-    if (bySelection) rankGroups(first, end, keyNumbers, k * PACKED_FIELDS);
-    else if (end - first === 1) {
-      const g = keyGroups[first] as number;
-      keyNumbers.set(numbers.subarray(g * PACKED_FIELDS + 4, (g + 1) * PACKED_FIELDS), k * PACKED_FIELDS + 4);
-    }
-  }
-  const keys: KeyRange[] = [];
-  for (const k of inKeyOrder(table.keyCodes.array, keyCount)) {
-    keys.push({ first: keyFrom[k] as number, end: keyFrom[k + 1] as number, key: table.keyCodes.array[k] as number, numbers: keyNumbers.subarray(k * PACKED_FIELDS, (k + 1) * PACKED_FIELDS) });
+  if (bySelection) {
+    const keySets = new Int32Array(groupCount);
+    for (let g = 0; g < groupCount; g++) keySets[g] = keyOf[g] as number;
+    const keyRanks = new Float64Array(keyCount * 3);
+    found.rankSets(keySets, keyCount, keyRanks);
+    for (let k = 0; k < keyCount; k++) keyNumbers.set(keyRanks.subarray(3 * k, 3 * k + 3), k * PACKED_FIELDS + 4);
   }
 
   // The order: the measure (none last, whatever the direction), then the key's values in order (null last).
+  const keys = inKeyOrder(found.keyCodes, keyCount);
   const measures = new Float64Array(keyCount);
   const firstRanks = new Float64Array(keyCount);
   const secondRanks = new Float64Array(keyCount);
   const [ranks1, ranks2] = query.ranks;
-  for (let k = 0; k < keyCount; k++) {
-    const range = keys[k] as KeyRange;
-    measures[k] = measureOf(query.order, range.numbers, 0) ?? Number.NaN;
-    firstRanks[k] = ranks1 === undefined ? 0 : (ranks1[Math.floor(range.key / CODE_SPAN)] as number);
-    secondRanks[k] = ranks2 === undefined ? 0 : (ranks2[range.key % CODE_SPAN] as number);
+  for (let at = 0; at < keyCount; at++) {
+    const k = keys[at] as number;
+    const codes = found.keyCodes[k] as number;
+    measures[at] = measureOf(query.order, keyNumbers, k * PACKED_FIELDS) ?? Number.NaN;
+    firstRanks[at] = ranks1 === undefined ? 0 : (ranks1[Math.floor(codes / CODE_SPAN)] as number);
+    secondRanks[at] = ranks2 === undefined ? 0 : (ranks2[codes % CODE_SPAN] as number);
   }
   const direction = query.descending ? -1 : 1;
-  const order = Array.from({ length: keyCount }, (_, k) => k);
+  const order = Array.from({ length: keyCount }, (_, at) => at);
   order.sort((a, b) => {
     const x = measures[a] as number;
     const y = measures[b] as number;
@@ -755,69 +726,76 @@ export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query
     if (!xMissing && x !== y) return (x - y) * direction;
     return (firstRanks[a] as number) - (firstRanks[b] as number) || (secondRanks[a] as number) - (secondRanks[b] as number);
   });
-  const kept = order.slice(0, query.limit);
+  const kept = order.slice(0, query.limit).map((at) => keys[at] as number);
 
-  // The kept keys' groups, each key's in time order; counted by parts, a row per period shown: the
-  // key's groups that follow each other in it (its parts), their numbers summed and ranked together.
-  const width = query.by.length;
-  /** The end of the key's groups from keyGroups[at] shown in the same period (the next group's, unless counted by parts). */
+  // The kept keys' groups, each key's in time order, a row per period shown (counted by parts: the
+  // key's groups that follow each other in it); every other group is counted in its period's others.
+  // Each row and each period's others is a set of groups whose middles and p90 are ranked together,
+  // except the row of a key shown in one row, whose numbers the order has ranked already.
+  /** The end of the key's groups from keyGroups[at] shown in the same period. */
   const shownEnd = (at: number, end: number): number => {
-    if (!byParts) return at + 1;
-    const shown = numbers[(keyGroups[at] as number) * PACKED_FIELDS] as number;
+    const shown = shownPeriodOf[keyGroups[at] as number] as number;
     let next = at + 1;
-    while (next < end && numbers[(keyGroups[next] as number) * PACKED_FIELDS] === shown) next++;
+    while (next < end && shownPeriodOf[keyGroups[next] as number] === shown) next++;
     return next;
   };
-  let rowCount = 0;
+  /** The key whose ranks each row takes, or -1: the row's own. */
+  const rowKeys: number[] = [];
   for (const k of kept) {
-    const { first, end } = keys[k] as KeyRange;
-    for (let at = first; at < end; at = shownEnd(at, end)) rowCount++;
+    const first = keyFrom[k] as number;
+    const end = keyFrom[k + 1] as number;
+    const oneRow = shownEnd(first, end) === end;
+    for (let at = first; at < end; at = shownEnd(at, end)) rowKeys.push(bySelection && oneRow ? k : -1);
   }
+  const rowCount = rowKeys.length;
+  const periodCount = Math.max(1, found.shownPeriods.length);
+  const setOf = new Int32Array(groupCount);
+  for (let g = 0; g < groupCount; g++) setOf[g] = rowCount + (shownPeriodOf[g] as number);
+  const width = query.by.length;
   const codes = new Int32Array(rowCount * width);
   const rowsOut = new Float64Array(rowCount * PACKED_FIELDS);
-  const isKept = new Uint8Array(groupCount);
   let row = 0;
   for (const k of kept) {
-    const { first, end, key } = keys[k] as KeyRange;
-    for (let from = first; from < end; row++) {
+    const end = keyFrom[k + 1] as number;
+    const key = found.keyCodes[k] as number;
+    for (let from = keyFrom[k] as number; from < end; row++) {
       const next = shownEnd(from, end);
       const into = row * PACKED_FIELDS;
-      rowsOut[into] = numbers[(keyGroups[from] as number) * PACKED_FIELDS] as number;
+      rowsOut[into] = shownPeriodOf[keyGroups[from] as number] as number;
       for (let at = from; at < next; at++) {
         const g = keyGroups[at] as number;
-        isKept[g] = 1;
-        for (let f = 1; f <= 3; f++) rowsOut[into + f] = (rowsOut[into + f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
+        setOf[g] = rowKeys[row] === -1 ? row : -1;
+        rowsOut[into + 1] = (rowsOut[into + 1] as number) + (found.opened[g] as number);
+        rowsOut[into + 2] = (rowsOut[into + 2] as number) + (found.closed[g] as number);
+        rowsOut[into + 3] = (rowsOut[into + 3] as number) + (found.within[g] as number);
       }
-      rankGroups(from, next, rowsOut, into);
       from = next;
       codes[row * width] = Math.floor(key / CODE_SPAN);
       if (width > 1) codes[row * width + 1] = key % CODE_SPAN;
     }
   }
-
-  // The groups left out, per period (numbered from 0 in time order, as the groups were found): their
-  // counts summed, their ranks counted or selected over their values where they lie.
-  const others = new Numbers(PACKED_FIELDS);
-  for (let g = 0; g < groupCount; ) {
-    const period = numbers[g * PACKED_FIELDS] as number;
-    const periodNumbers = new Float64Array(PACKED_FIELDS);
-    periodNumbers[0] = period;
-    const ranges = new Numbers(8);
-    const periodOutside: number[] = [];
-    for (; g < groupCount && numbers[g * PACKED_FIELDS] === period; g++) {
-      if (isKept[g] === 1) continue;
-      for (let f = 1; f <= 3; f++) periodNumbers[f] = (periodNumbers[f] as number) + (numbers[g * PACKED_FIELDS + f] as number);
-      // Ranges that follow each other are one.
-      if (ranges.length > 0 && ranges.array[ranges.length - 1] === start[g]) ranges.array[ranges.length - 1] = start[g + 1] as number;
-      else {
-        ranges.push(start[g] as number);
-        ranges.push(start[g + 1] as number);
-      }
-      for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) periodOutside.push(outside[o] as number);
-    }
-    if ((periodNumbers[1] as number) === 0) continue;
-    middlesAndP90(values, unionSet(ranges, periodOutside), periodNumbers, 4);
-    for (const number of periodNumbers) others.push(number);
+  const setRanks = new Float64Array((rowCount + periodCount) * 3);
+  found.rankSets(setOf, rowCount + periodCount, setRanks);
+  for (let r = 0; r < rowCount; r++) {
+    const k = rowKeys[r] as number;
+    rowsOut.set(k === -1 ? setRanks.subarray(3 * r, 3 * r + 3) : keyNumbers.subarray(k * PACKED_FIELDS + 4, (k + 1) * PACKED_FIELDS), r * PACKED_FIELDS + 4);
   }
-  return { periods: (byParts ? shownPeriods : periods).join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
+
+  // The groups left out, per period shown (numbered from 0 in time order): their counts summed.
+  const otherCounts = new Float64Array(periodCount * 3);
+  for (let g = 0; g < groupCount; g++) {
+    if ((setOf[g] as number) < rowCount) continue;
+    const at = 3 * (shownPeriodOf[g] as number);
+    otherCounts[at] = (otherCounts[at] as number) + (found.opened[g] as number);
+    otherCounts[at + 1] = (otherCounts[at + 1] as number) + (found.closed[g] as number);
+    otherCounts[at + 2] = (otherCounts[at + 2] as number) + (found.within[g] as number);
+  }
+  const others = new Numbers(PACKED_FIELDS);
+  for (let period = 0; period < periodCount; period++) {
+    if ((otherCounts[3 * period] as number) === 0) continue;
+    others.push(period);
+    for (let f = 0; f < 3; f++) others.push(otherCounts[3 * period + f] as number);
+    for (let f = 0; f < 3; f++) others.push(setRanks[3 * (rowCount + period) + f] as number);
+  }
+  return { periods: found.shownPeriods.join('\n'), codes, numbers: rowsOut, others: others.array.slice(0, others.length) };
 }

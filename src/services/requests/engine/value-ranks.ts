@@ -170,16 +170,12 @@ export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array,
   const { ranges, rangeCount, outside, outsideFrom, outsideTo } = set;
   let n = 0;
   for (let r = 0; r < rangeCount; r++) n += (ranges[2 * r + 1] as number) - (ranges[2 * r] as number);
-  if (n === 0) {
+  const plan = rankPlanOf(n, outside, outsideFrom, outsideTo);
+  if (plan === null) {
     into[at] = into[at + 1] = into[at + 2] = Number.NaN;
     return;
   }
-  const ranks = middleAndP90Ranks(n);
-  let below = 0;
-  while (outsideFrom + below < outsideTo && (outside[outsideFrom + below] as number) < 0) below++;
-  const inside = n - (outsideTo - outsideFrom);
-  // The ranks among the two-byte values (clamped: those outside them are replaced below).
-  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0))) as [number, number, number];
+  const { inside, insideRanks } = plan;
   if (inside > 0) {
     if (n >= COUNTED_VALUES) countedRanks(a, ranges, rangeCount, insideRanks[0], insideRanks[1], insideRanks[2], into, at);
     else {
@@ -204,10 +200,64 @@ export function middlesAndP90(a: Uint16Array, set: ValueSet, into: Float64Array,
       }
     }
   }
+  placeOutsideRanks(plan, outside, outsideFrom, into, at);
+}
+
+/**
+ * Where the middles and p90 of a set of n values lie (null for none): their ranks among the n, the
+ * count of its values that two bytes do not hold below every two-byte value (the negative ones of
+ * outside[outsideFrom, outsideTo), sorted) and of its two-byte values, and the ranks among those
+ * (clamped: placeOutsideRanks replaces those that fall among the outside values).
+ */
+export function rankPlanOf(n: number, outside: Int32Array, outsideFrom: number, outsideTo: number): RankPlan | null {
+  if (n === 0) return null;
+  const ranks = middleAndP90Ranks(n);
+  let below = 0;
+  while (outsideFrom + below < outsideTo && (outside[outsideFrom + below] as number) < 0) below++;
+  const inside = n - (outsideTo - outsideFrom);
+  const insideRanks = ranks.map((rank) => Math.min(Math.max(rank - below, 0), Math.max(inside - 1, 0))) as [number, number, number];
+  return { ranks, below, inside, insideRanks };
+}
+
+/** The places of a set's middles and p90 among its values (rankPlanOf). */
+export interface RankPlan {
+  ranks: [number, number, number];
+  below: number;
+  inside: number;
+  insideRanks: [number, number, number];
+}
+
+/** The middles and p90 (into[at, at + 3)) that lie among a set's values that two bytes do not hold, read from them; the others are left as selected. */
+export function placeOutsideRanks(plan: RankPlan, outside: Int32Array, outsideFrom: number, into: Float64Array, at: number): void {
+  const { ranks, below, inside } = plan;
   ranks.forEach((rank, r) => {
     if (rank < below) into[at + r] = outside[outsideFrom + rank] as number;
     else if (rank - below >= inside) into[at + r] = outside[outsideFrom + rank - inside] as number;
   });
+}
+
+/**
+ * The values that two bytes do not hold of a scan's sets (of groups), listed in the order of the rows
+ * (`sets`: the set of each, `values`: its value, `length` of them; a set below 0: none), by set:
+ * outside[outsideFrom[s], outsideFrom[s + 1]), sorted.
+ */
+export function outsideBySet(sets: ArrayLike<number>, values: ArrayLike<number>, length: number, setCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
+  const outsideFrom = new Int32Array(setCount + 1);
+  for (let i = 0; i < length; i++) {
+    const s = sets[i] as number;
+    if (s >= 0) outsideFrom[s + 1] = (outsideFrom[s + 1] as number) + 1;
+  }
+  for (let s = 0; s < setCount; s++) outsideFrom[s + 1] = (outsideFrom[s + 1] as number) + (outsideFrom[s] as number);
+  const outside = new Int32Array(outsideFrom[setCount] as number);
+  const filled = outsideFrom.slice(0, setCount);
+  for (let i = 0; i < length; i++) {
+    const s = sets[i] as number;
+    if (s < 0) continue;
+    outside[filled[s] as number] = values[i] as number;
+    filled[s] = (filled[s] as number) + 1;
+  }
+  for (let s = 0; s < setCount; s++) if ((outsideFrom[s + 1] as number) - (outsideFrom[s] as number) > 1) outside.subarray(outsideFrom[s], outsideFrom[s + 1]).sort();
+  return { outside, outsideFrom };
 }
 
 /**
