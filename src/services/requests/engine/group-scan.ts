@@ -35,10 +35,10 @@
  */
 import { medianOfMiddles, shareClosedWithin } from '../../../snapshot/index.js';
 import { countGroupsByValue, VALUE_COUNTED, valueCountedCells } from './group-value-counts.js';
-import { firstPeriodWalk, PERIOD_KEY_OF, periodNumbering, type FoundGroups, type PeriodWalk } from './group-walk.js';
+import { firstPeriodWalk, PERIOD_KEY_OF, periodNumbering, type FoundGroups, type PeriodWalk, type RowBlock } from './group-walk.js';
 import { CODE_SPAN, type GroupMeasure, type GroupScan } from './group-query.js';
-import { grownValues, middlesAndP90, outsideBySet, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { grownValues, itemsBySet, middlesAndP90, outsideBySet, rangeMiddlesAndP90, scanValues, type ValueSet } from './value-ranks.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, WITHIN_HUNDREDTHS, GROUP_USES, forEachMatchingRow, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
 
 /** Numbers per packed row: period index, opened, closed, closed within 14 days, low and high middle, p90 (hundredths; NaN for none). */
 export const PACKED_FIELDS = 7;
@@ -252,18 +252,6 @@ interface PassState extends PeriodWalk {
   group: number;
   /** Sets `period` and `nextDayStart` for the row at or after nextDayStart. */
   periodAt: (row: number, walk: PeriodWalk) => void;
-}
-
-/** A block's matching rows and the columns a pass reads, from the block's first row. */
-interface RowBlock {
-  rows: Int32Array;
-  count: number;
-  blockStart: number;
-  first: CodeArray;
-  /** The second column's codes (the first's again for one column, with secondFactor 0). */
-  second: CodeArray;
-  secondFactor: number;
-  hundredths: Uint16Array;
 }
 
 /** Each group's opened, closed and closed within 14 days, by its number. */
@@ -615,17 +603,7 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
   const { outside, outsideFrom } = outsideBySet(outsideGroups.array, outsideValues.array, outsideGroups.length, groupCount);
   /** The middles and p90 of sets of groups, each selected (or counted) in its groups' parts of `values`, left in another order there. */
   const rankSets = (setOf: Int32Array, setCount: number, into: Float64Array): void => {
-    const setFrom = new Int32Array(setCount + 1);
-    for (let g = 0; g < groupCount; g++) if ((setOf[g] as number) >= 0) setFrom[(setOf[g] as number) + 1] = (setFrom[(setOf[g] as number) + 1] as number) + 1;
-    for (let set = 0; set < setCount; set++) setFrom[set + 1] = (setFrom[set + 1] as number) + (setFrom[set] as number);
-    const setGroups = new Int32Array(setFrom[setCount] as number);
-    const filled = setFrom.slice(0, setCount);
-    for (let g = 0; g < groupCount; g++) {
-      const set = setOf[g] as number;
-      if (set < 0) continue;
-      setGroups[filled[set] as number] = g;
-      filled[set] = (filled[set] as number) + 1;
-    }
+    const { from: setFrom, order: setGroups } = itemsBySet(setOf, groupCount, setCount);
     const ranges = new Numbers(8);
     const setOutside: number[] = [];
     for (let set = 0; set < setCount; set++) {

@@ -20,10 +20,10 @@
  * groups are the cells that hold a request, numbered in that order.
  */
 import { DAY_SECONDS } from '../../../snapshot/index.js';
-import { firstPeriodWalk, PERIOD_KEY_OF, periodNumbering, type FoundGroups, type PeriodWalk } from './group-walk.js';
+import { firstPeriodWalk, PERIOD_KEY_OF, periodNumbering, type FoundGroups, type PeriodWalk, type RowBlock } from './group-walk.js';
 import { CODE_SPAN, type GroupPeriod, type GroupScan } from './group-query.js';
-import { dayOfRow, DAYS_TO_CLOSE_USE, forEachMatchingRow, GROUP_USES, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, WITHIN_HUNDREDTHS, type CodeArray, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
-import { outsideBySet, placeOutsideRanks, rankPlanOf } from './value-ranks.js';
+import { dayOfRow, DAYS_TO_CLOSE_USE, forEachMatchingRow, GROUP_USES, NOT_CLOSED, OUTSIDE, outsideHundredthsOf, readRows, rowRange, WITHIN_HUNDREDTHS, type DaysToCloseColumn, type RowColumnScan, type SharedRowColumns, type StoredArray } from './row-column-scan.js';
+import { itemsBySet, outsideBySet, placeOutsideRanks, rankPlanOf } from './value-ranks.js';
 
 /** Which groupings are counted by value: those of at most `cellsMaximum` cells, with `rowsPerCellMinimum` rows of the created range a cell or more. */
 export interface ValueCounted {
@@ -78,19 +78,11 @@ function zeroCounts(cells: number): Int32Array {
   return keptCounts;
 }
 
-/** A block's matching rows and what a walk reads of them, from the block's first row. */
-interface CellBlock {
-  rows: Int32Array;
-  count: number;
-  blockStart: number;
-  first: CodeArray;
-  /** The second column's codes (the first's again for one column, with secondFactor 0). */
-  second: CodeArray;
-  secondFactor: number;
+/** A block as a walk by cell reads it: with the pairs of codes a grouping's keys may take. */
+interface CellBlock extends RowBlock {
   secondCodes: number;
   /** The cells of a period: the keys a grouping may take. */
   keys: number;
-  hundredths: Uint16Array;
 }
 
 /** A walk over the rows and the period of its rows. */
@@ -195,17 +187,7 @@ export function countGroupsByValue(columns: SharedRowColumns, scan: RowColumnSca
 
   const rankSets = (setOf: Int32Array, setCount: number, into: Float64Array): void => {
     // Each set's groups, closed requests, values that two bytes do not hold, and high bytes' counts summed.
-    const setFrom = new Int32Array(setCount + 1);
-    for (let g = 0; g < groupCount; g++) if ((setOf[g] as number) >= 0) setFrom[(setOf[g] as number) + 1] = (setFrom[(setOf[g] as number) + 1] as number) + 1;
-    for (let set = 0; set < setCount; set++) setFrom[set + 1] = (setFrom[set + 1] as number) + (setFrom[set] as number);
-    const setGroups = new Int32Array(setFrom[setCount] as number);
-    const filled = setFrom.slice(0, setCount);
-    for (let g = 0; g < groupCount; g++) {
-      const set = setOf[g] as number;
-      if (set < 0) continue;
-      setGroups[filled[set] as number] = g;
-      filled[set] = (filled[set] as number) + 1;
-    }
+    const { from: setFrom, order: setGroups } = itemsBySet(setOf, groupCount, setCount);
     const outsideSets = outsideCells.map((cell) => setOf[groupOfCell[cell] as number] as number);
     const { outside, outsideFrom } = outsideBySet(outsideSets, outsideValues, outsideSets.length, setCount);
     const setHigh = new Int32Array(256);

@@ -8,7 +8,7 @@
 import { DAY_SECONDS } from '../../../snapshot/index.js';
 import type { GroupPeriod } from './group-query.js';
 import { BUCKET_KEY_OF } from './period-stats.js';
-import { dayOfRow, type CreatedColumn } from './row-column-scan.js';
+import { dayOfRow, type CodeArray, type CreatedColumn } from './row-column-scan.js';
 
 /** The period key of a day: the day, its ISO week and month as the weekly and monthly numbers key them, its year. */
 export const PERIOD_KEY_OF: Readonly<Record<GroupPeriod, (day: string) => string>> = {
@@ -90,4 +90,16 @@ export interface FoundGroups {
   rankSets: (setOf: Int32Array, setCount: number, into: Float64Array) => void;
   /** Gives back what the thread keeps for its next scans, once the answer is made. */
   release: () => void;
+}
+
+/** A block's matching rows and the columns a walk of a grouping reads, from the block's first row. */
+export interface RowBlock {
+  rows: Int32Array;
+  count: number;
+  blockStart: number;
+  first: CodeArray;
+  /** The second column's codes (the first's again for one column, with secondFactor 0). */
+  second: CodeArray;
+  secondFactor: number;
+  hundredths: Uint16Array;
 }

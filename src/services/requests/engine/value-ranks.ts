@@ -237,25 +237,32 @@ export function placeOutsideRanks(plan: RankPlan, outside: Int32Array, outsideFr
 }
 
 /**
+ * The items 0 to length - 1 by set (`sets`: the set of each; below 0: none), each set's in their
+ * order: order[from[s], from[s + 1]) those of set s, for s below setCount (a counting sort).
+ */
+export function itemsBySet(sets: ArrayLike<number>, length: number, setCount: number): { from: Int32Array; order: Int32Array } {
+  const from = new Int32Array(setCount + 1);
+  for (let i = 0; i < length; i++) if ((sets[i] as number) >= 0) from[(sets[i] as number) + 1] = (from[(sets[i] as number) + 1] as number) + 1;
+  for (let s = 0; s < setCount; s++) from[s + 1] = (from[s + 1] as number) + (from[s] as number);
+  const order = new Int32Array(from[setCount] as number);
+  const filled = from.slice(0, setCount);
+  for (let i = 0; i < length; i++) {
+    const s = sets[i] as number;
+    if (s < 0) continue;
+    order[filled[s] as number] = i;
+    filled[s] = (filled[s] as number) + 1;
+  }
+  return { from, order };
+}
+
+/**
  * The values that two bytes do not hold of a scan's sets (of groups), listed in the order of the rows
  * (`sets`: the set of each, `values`: its value, `length` of them; a set below 0: none), by set:
  * outside[outsideFrom[s], outsideFrom[s + 1]), sorted.
  */
 export function outsideBySet(sets: ArrayLike<number>, values: ArrayLike<number>, length: number, setCount: number): { outside: Int32Array; outsideFrom: Int32Array } {
-  const outsideFrom = new Int32Array(setCount + 1);
-  for (let i = 0; i < length; i++) {
-    const s = sets[i] as number;
-    if (s >= 0) outsideFrom[s + 1] = (outsideFrom[s + 1] as number) + 1;
-  }
-  for (let s = 0; s < setCount; s++) outsideFrom[s + 1] = (outsideFrom[s + 1] as number) + (outsideFrom[s] as number);
-  const outside = new Int32Array(outsideFrom[setCount] as number);
-  const filled = outsideFrom.slice(0, setCount);
-  for (let i = 0; i < length; i++) {
-    const s = sets[i] as number;
-    if (s < 0) continue;
-    outside[filled[s] as number] = values[i] as number;
-    filled[s] = (filled[s] as number) + 1;
-  }
+  const { from: outsideFrom, order } = itemsBySet(sets, length, setCount);
+  const outside = Int32Array.from(order, (i) => values[i] as number);
   for (let s = 0; s < setCount; s++) if ((outsideFrom[s + 1] as number) - (outsideFrom[s] as number) > 1) outside.subarray(outsideFrom[s], outsideFrom[s + 1]).sort();
   return { outside, outsideFrom };
 }
