@@ -2,34 +2,15 @@ import { fstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CODED_COLUMNS, type CodedColumn } from '../../src/snapshot/index.js';
 import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
-import { CREATED_DAYS, type RowColumnScan, type SharedRowColumns, type StoredArray } from '../../src/services/requests/engine/row-column-scan.js';
+import type { RowColumnScan, SharedRowColumns } from '../../src/services/requests/engine/row-column-scan.js';
+import { oneDayRowColumns as columnsOf } from './support/one-day-row-columns.js';
 
 /**
  * The walk pool's row columns across a refresh: the workers keep the columns of a snapshot while a
  * job waiting or running names them, and drop them once none does; a scan planned on dropped columns
  * is planned again on those in use.
  */
-/** Row columns of `rows` rows, all created on the same day, in shared memory. */
-function columnsOf(rows: number): SharedRowColumns {
-  const day = 19_675;
-  const dayArray = (length: number, fill: (d: number) => number): Int32Array => new Int32Array(new SharedArrayBuffer(length * 4)).map((_, d) => fill(d));
-  let size = 0;
-  const place = (bytesPerRow: StoredArray['bytesPerRow']): StoredArray => {
-    const array = { offset: size, bytesPerRow };
-    size += Math.ceil((rows * bytesPerRow) / 8) * 8;
-    return array;
-  };
-  const codes = Object.fromEntries(CODED_COLUMNS.map((column) => [column, place(1)])) as Record<CodedColumn, StoredArray>;
-  const created = { secondsLow: place(2), dayStarts: dayArray(CREATED_DAYS + 1, (d) => (d <= day ? 0 : rows)), lateStarts: dayArray(CREATED_DAYS, (d) => (d < day ? 0 : rows)) };
-  const daysToClose = { hundredths: place(2), outsideRows: new Int32Array(0), outsideHundredths: new Int32Array(0) };
-  const closed = place(4);
-  const latitude = place(8);
-  const longitude = place(8);
-  return { bytes: { memory: new SharedArrayBuffer(Math.max(1, size)) }, codes, created, daysToClose, closed, latitude, longitude };
-}
-
 const countOf = (columns: number): RowColumnScan => ({ columns, filters: [], from: null, to: null });
 /** A scan that reads every row: borough code 0 (no value) accepted. */
 const slowCountOf = (columns: number): RowColumnScan => ({ columns, filters: [{ column: 'borough', accepted: [0] }], from: null, to: null });

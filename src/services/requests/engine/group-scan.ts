@@ -333,6 +333,11 @@ class RecordedRows {
     this.capacity = Math.min(bound, this.groups.length);
   }
 
+  /** Ends a scan's recording: its lay function, which holds the scan's arrays, dropped. */
+  end(): void {
+    this.lay = () => undefined;
+  }
+
   /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else none (overflowed). */
   makeRoom(): boolean {
     const laid = this.complete ? this.length : this.periodFrom;
@@ -575,29 +580,34 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
     }
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
-  recordedRows.reset(bound, lay);
-  walkRows(counts, { groups: outsideGroups, values: outsideValues });
-
-  const groupCount = table.count;
+  let groupCount = 0;
   let start: Float64Array;
   let values: Uint16Array;
-  if (recordedRows.overflowed) {
-    // The second walk finds the same groups (counted again apart) and lays the rows it records whenever they fill the recording.
-    start = new Float64Array(groupCount + 1);
-    for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
-    values = scanValues((start[groupCount] as number) + 1);
-    const next = start.slice(0, groupCount);
-    const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
-    recordedRows.reset(Math.max(1, bound), layAll, true);
-    table.replay();
-    walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
-    layAll(recordedRows.length);
-  } else {
-    // The walk has passed every row of the range: the values are all counted.
-    recordedRows.atRow = rangeTo;
-    lay(recordedRows.length, groupCount);
-    start = laidStart.array.subarray(0, groupCount + 1);
-    values = laidValues;
+  try {
+    recordedRows.reset(bound, lay);
+    walkRows(counts, { groups: outsideGroups, values: outsideValues });
+    groupCount = table.count;
+    if (recordedRows.overflowed) {
+      // The second walk finds the same groups (counted again apart) and lays the rows it records whenever they fill the recording.
+      start = new Float64Array(groupCount + 1);
+      for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
+      values = scanValues((start[groupCount] as number) + 1);
+      const next = start.slice(0, groupCount);
+      const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
+      recordedRows.reset(Math.max(1, bound), layAll, true);
+      table.replay();
+      walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
+      layAll(recordedRows.length);
+    } else {
+      // The walk has passed every row of the range: the values are all counted.
+      recordedRows.atRow = rangeTo;
+      lay(recordedRows.length, groupCount);
+      start = laidStart.array.subarray(0, groupCount + 1);
+      values = laidValues;
+    }
+  } finally {
+    // The recording is the thread's: it must not keep this scan's arrays (its `lay`) until the next one.
+    recordedRows.end();
   }
 
   const { outside, outsideFrom } = outsideBySet(outsideGroups.array, outsideValues.array, outsideGroups.length, groupCount);

@@ -1,0 +1,63 @@
+import { once } from 'node:events';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
+import { startModuleWorker } from '../../src/shared/module-worker.js';
+import type { GroupScan } from '../../src/services/requests/engine/group-query.js';
+import { scanGroups } from '../../src/services/requests/engine/group-scan.js';
+import { GARBAGE_BYTES_MAXIMUM } from '../../src/services/requests/engine/walk-thread-garbage.js';
+import { RECORDED } from './support/group-scan-ways.js';
+import { oneDayRowColumns } from './support/one-day-row-columns.js';
+
+const MB = 1024 * 1024;
+
+/**
+ * What a walk thread holds between jobs: its own arrays, kept for its next scans, and nothing of the
+ * scans before; the garbage of a large job given back at once.
+ */
+describe('the memory a walk thread holds between jobs', () => {
+  const thread = startModuleWorker(import.meta.url, 'support/garbage-worker', null);
+  afterAll(async () => {
+    await thread.terminate();
+  });
+  const job = async (megabytes: number): Promise<{ before: number; collected: boolean; after: number }> => {
+    thread.postMessage(megabytes);
+    const [answer] = (await once(thread, 'message')) as [{ before: number; collected: boolean; after: number }];
+    return answer;
+  };
+
+  it('the garbage of a job that left less than GARBAGE_BYTES_MAXIMUM (32 MB) of array buffers is left to the collector', async () => {
+    expect(GARBAGE_BYTES_MAXIMUM).toBe(32 * MB);
+    expect((await job(8)).collected).toBe(false);
+  });
+
+  it('the garbage of a job that left more is collected at once: the thread holds what it held before the job', async () => {
+    const answer = await job(80);
+    expect(answer.before - answer.after).toBeGreaterThanOrEqual(80 * MB);
+    expect(answer.collected).toBe(true);
+    expect(answer.after).toBeLessThan(16 * MB);
+  });
+
+  it('a recorded grouping keeps none of its arrays once answered: after one of 65,536 groups, the thread holds what it holds after one of a single group', () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const rows = 300_000;
+    const columns = oneDayRowColumns(rows);
+    const random = new SeededRandom(5);
+    const memory = new Uint8Array((columns.bytes as { memory: SharedArrayBuffer }).memory);
+    for (const column of ['council_district', 'incident_zip'] as const) for (let row = 0; row < rows; row++) memory[columns.codes[column].offset + row] = random.int(0, 255);
+    const grouping = (by: GroupScan['by']): GroupScan => ({ by, period: 'day', order: 'opened', descending: true, limit: 10, ranks: by.map(() => Uint32Array.from({ length: 256 }, (_, code) => code)) });
+    const scan = { columns: 0, filters: [], from: null, to: null };
+    const heldAfter = (by: GroupScan['by']): number => {
+      scanGroups(columns, scan, grouping(by), undefined, undefined, RECORDED);
+      // Twice: the buffers the first collection found dead are freed by the time the second ends.
+      collect();
+      collect();
+      return getHeapStatistics().external_memory;
+    };
+    const afterMany = heldAfter(['council_district', 'incident_zip']);
+    const afterOne = heldAfter(['borough']);
+    expect(afterMany - afterOne).toBeLessThan(MB);
+  });
+});
