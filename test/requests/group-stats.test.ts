@@ -79,7 +79,7 @@ describe('the groups a scan finds', () => {
     });
   });
 
-  it('a scan of more rows than its first pass holds at once lays its complete periods as it goes (by year or without a period: counted by quarter or month, then merged), or walks its rows again, to the same groups', async () => {
+  it('a scan of more rows than its recording holds at once lays its complete periods as it goes (by year or without a period: counted by quarter or month, then merged), and a period of more rows in runs, to the same groups', async () => {
     await forRandomGroupings(13, 30, (columns, query, random) => {
       const column = random.pick(['borough', 'status', 'channel'] as const);
       const filters = random.chance(0.5) ? [{ column, accepted: [random.int(1, columns.values[column].length - 1)] }] : [];

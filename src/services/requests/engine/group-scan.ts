@@ -4,20 +4,20 @@
  * (row-column-scan.ts), never on the event loop.
  *
  * A grouping of very few cells (a key in a period: one column without a period, say) is counted by
- * value in one walk (group-value-counts.ts). Any other scan passes twice over the selected rows: the
- * first counts each group's requests (and finds the groups), recording each row's group and
- * days_to_close (RecordedRows); the second lays every closed request's days_to_close (in hundredths)
- * into one array where each group's values are contiguous, from the recorded rows (or, past what a
- * thread records, by walking the rows again: a grouping by year or without a period over more rows is
- * counted by quarter or month and merged instead, see countingParts), the groups in the order they
- * were found: that of their periods (the rows come in created_at order), so the second pass writes
- * near where it wrote before, and a period's groups, and their values, follow each other. The median
- * (mean of the two middle values) and the 90th percentile (nearest rank: the value at position
- * ceil(0.9 n) of the sorted values) of a group are then exact selections in its part of that array (a
- * large group's by counting its values' bytes), never a sort of every value, and never an
- * approximation, made only for the groups the answer shows (or orders by); those of several groups (a
- * key over its periods, the groups left out) are counted or selected from their parts, never copied
- * whole.
+ * value in one walk (group-value-counts.ts). Any other scan walks the selected rows once, counting
+ * each group's requests (and finding the groups) and recording each row's group and days_to_close
+ * (RecordedRows); from the recorded rows, every closed request's days_to_close (in hundredths) is laid
+ * into one array where each group's values are contiguous, a period's groups once the walk has left
+ * the period (a grouping by year or without a period over more rows than a thread records is counted
+ * by quarter or month and merged, see countingParts; a period of more rows than the recording holds
+ * is laid as it goes, each run of its rows a slice per group), the groups in the order they were
+ * found: that of their periods (the rows come in created_at order), so the lays write near where they
+ * wrote before, and a period's groups, and their values, follow each other. The median (mean of the
+ * two middle values) and the 90th percentile (nearest rank: the value at position ceil(0.9 n) of the
+ * sorted values) of a group are then exact selections in its part of that array (a large group's by
+ * counting its values' bytes), never a sort of every value, and never an approximation, made only for
+ * the groups the answer shows (or orders by); those of several groups (a key over its periods, the
+ * groups left out, a group laid in runs) are counted or selected from their parts, never copied whole.
  *
  * The array holds each value in two bytes, as the row columns store it (OUTSIDE for the few that two
  * bytes do not hold, which the scan lists apart per group: OUTSIDE is above every value two bytes hold,
@@ -26,7 +26,7 @@
  * largest scan so far, 6 per matching row up to RECORDED_ROWS_MAXIMUM, plus its groups, and leaves no
  * garbage that grows with the rows. A row finds its group in a table indexed by
  * its codes (the key's latest period), so no row is hashed; a new group's key is that latest group's,
- * so the keys are numbered as they are found too, and every step after the passes reads the groups in
+ * so the keys are numbered as they are found too, and every step after the walk reads the groups in
  * sequence, never gathering them in another order (a grouping by day may find two million).
  *
  * Either way the groups found (FoundGroups) are answered alike (packedAnswer): the worker orders the
@@ -111,8 +111,7 @@ class Numbers {
  * its period. The rows come in created_at order, so a key's periods come in time order: a key's group
  * is its latest one or a new one. A key is looked up by its place among every pair of codes when the
  * columns' codes make at most DIRECT_KEYS pairs (the thread's direct table), else in an
- * open-addressing table of (key, period). Replayed over the same rows (`replay`), the groups are found
- * again with the same numbers. The keys are numbered as found too (`keyOf`: each group's).
+ * open-addressing table of (key, period). The keys are numbered as found too (`keyOf`: each group's).
  */
 class GroupTable {
   readonly periods = new Numbers();
@@ -125,9 +124,7 @@ class GroupTable {
   private slots = new Int32Array(1024).fill(-1);
   private readonly direct: Int32Array | null;
   /** The direct table's places hold base + group; a place below base is empty. */
-  private base = 0;
-  /** While replaying: the number of the next group to find. */
-  private replayed = -1;
+  private readonly base: number;
 
   constructor(private readonly secondCodes: number, firstCodes: number, directKeys: number) {
     this.direct = firstCodes * secondCodes <= directKeys ? directTableFor(firstCodes * secondCodes) : null;
@@ -143,7 +140,7 @@ class GroupTable {
     const latest = (table[place] as number) - this.base;
     if (latest >= 0 && this.periods.array[latest] === period) return latest;
     // A place with a group of this scan holds the key's latest group: the new group's key is its.
-    const found = this.replayed === -1 ? this.add(key, period, latest >= 0 ? (this.keyOf.array[latest] as number) : -1) : this.replayed++;
+    const found = this.add(key, period, latest >= 0 ? (this.keyOf.array[latest] as number) : -1);
     table[place] = this.base + found;
     direct.next = Math.max(direct.next, this.base + found + 1);
     return found;
@@ -153,17 +150,10 @@ class GroupTable {
    * The direct table as a pass reads it at every row (`direct` null: keys are hashed), for a lookup
    * without a call: a place holds base + the key's latest group, that group when its period is the row's.
    * Looked up at every row, a key costs less than a guess whether it is the row before's (which keys
-   * that change from row to row would get wrong); a miss asks `find`. Read again after `replay`.
+   * that change from row to row would get wrong); a miss asks `find`.
    */
   get lookup(): { direct: Int32Array | null; base: number; secondCodes: number } {
     return { direct: this.direct, base: this.base, secondCodes: this.secondCodes };
-  }
-
-  /** Starts finding the groups again over the same rows: a group is then the next one in the order they were made. */
-  replay(): void {
-    if (this.direct === null) return;
-    this.base = direct.next;
-    this.replayed = 0;
   }
 
   /** The groups found. */
@@ -261,7 +251,7 @@ interface GroupCounts {
   within: Numbers;
 }
 
-/** The most rows a walk thread records in a scan's first pass (6 bytes each: 36 MB), for a created range of at most that many rows. */
+/** The most rows a walk thread records at once (6 bytes each: 36 MB), for a created range of at most that many rows. */
 export const RECORDED_ROWS_MAXIMUM = 6_000_000;
 /** The rows a thread's recording holds at first (6 MB): grown only for a period of more matching rows. */
 const RECORDED_ROWS_FIRST = 1 << 20;
@@ -280,7 +270,7 @@ const quarterOf = (day: string): string => `${day.slice(0, 4)}-Q${Math.floor((Nu
  * The parts of a year that a grouping by year or without a period is counted by, each key's parts
  * merged into its years (or its whole range) afterwards; or null. When its created range holds more
  * rows than a recording may (40 million requests), the groups of each part, complete once the walk
- * has left it, are laid from the recording, and the rows walked once instead of twice. Quarters when
+ * has left it, are laid from the recording whole rather than in runs (no slower at 40 million). Quarters when
  * a quarter's rows fit half the recording (`bound`), else months; null when its keys times its parts
  * could make more than PART_GROUPS_MAXIMUM groups.
  */
@@ -295,19 +285,18 @@ function countingParts(columns: SharedRowColumns, query: GroupScan, rangeFrom: n
 }
 
 /**
- * The group and days_to_close of matching rows in the order of the rows, as the first pass found them,
- * so that their values are laid from them instead of finding every row's group again. When full, the
+ * The group and days_to_close of matching rows in the order of the rows, as the walk found them, so
+ * that their values are laid from them instead of finding every row's group again. When full, the
  * rows of the periods before the current one (whose groups are complete: the rows come in created_at
- * order) are laid and dropped; a period of more rows than it holds grows it to the scan's bound;
- * past that, it stops (`overflowed`) and the scan walks its rows again, recording them as it goes (every
- * group then complete, any row laid). The arrays are the thread's, kept for its next scans.
+ * order) are laid and dropped; a period of more rows than it holds grows it to the scan's bound; past
+ * that, every row it holds is laid as a run (the groups of the current period, not yet complete) and
+ * dropped. The arrays are the thread's, kept for its next scans.
  */
 class RecordedRows {
   groups = new Int32Array(1);
   values = new Uint16Array(1);
   /** The rows recorded and not yet laid. */
   length = 0;
-  overflowed = false;
   /** Where the current period's rows start among those recorded, and its first group. */
   periodFrom = 0;
   periodFirstGroup = 0;
@@ -316,18 +305,12 @@ class RecordedRows {
   /** The row the walk had reached when the recording was last full. */
   atRow = 0;
   private bound = 0;
-  /** Lays the recorded rows [0, rows), whose groups are those below `groups`. */
-  private lay: (rows: number, groups: number) => void = () => undefined;
+  /** Lays the recorded rows [0, rows): `complete`, those of complete groups, below `groups`; else a run of the current period's. */
+  private lay: RecordedLay = () => undefined;
 
-  /** Whether every group is complete (a second walk, after the first counted them all): any recorded row may be laid. */
-  private complete = false;
-
-  /**
-   * Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer);
-   * `complete`: every group is, as in a second walk.
-   */
-  reset(bound: number, lay: (rows: number, groups: number) => void, complete = false): void {
-    Object.assign(this, { length: 0, overflowed: false, periodFrom: 0, periodFirstGroup: 0, bound, lay, complete });
+  /** Starts a scan's recording: at most `bound` rows held at once (its created range's rows, or fewer). */
+  reset(bound: number, lay: RecordedLay): void {
+    Object.assign(this, { length: 0, periodFrom: 0, periodFirstGroup: 0, bound, lay });
     const first = Math.min(bound, RECORDED_ROWS_FIRST);
     if (this.groups.length < first) this.resize(first);
     this.capacity = Math.min(bound, this.groups.length);
@@ -338,24 +321,22 @@ class RecordedRows {
     this.lay = () => undefined;
   }
 
-  /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else none (overflowed). */
-  makeRoom(): boolean {
-    const laid = this.complete ? this.length : this.periodFrom;
+  /** Room for the next row, the recording full: the complete periods' rows laid, else more room, else every row laid as a run. */
+  makeRoom(): void {
+    const laid = this.periodFrom;
     if (laid > 0) {
-      this.lay(laid, this.periodFirstGroup);
+      this.lay(laid, true, this.periodFirstGroup);
       this.groups.copyWithin(0, laid, this.length);
       this.values.copyWithin(0, laid, this.length);
       this.length -= laid;
       this.periodFrom = 0;
-      return true;
+    } else if (this.capacity < this.bound) {
+      if (this.groups.length < this.bound) this.resize(this.bound);
+      this.capacity = this.bound;
+    } else {
+      this.lay(this.length, false, this.periodFirstGroup);
+      this.length = 0;
     }
-    if (this.capacity >= this.bound) {
-      this.overflowed = true;
-      return false;
-    }
-    if (this.groups.length < this.bound) this.resize(this.bound);
-    this.capacity = this.bound;
-    return true;
   }
 
   private resize(size: number): void {
@@ -368,6 +349,8 @@ class RecordedRows {
   }
 }
 const recordedRows = new RecordedRows();
+/** Lays the first `rows` recorded rows: `complete`, those of the groups below `groups`, every one complete; else a run of groups from `groups` on. */
+type RecordedLay = (rows: number, complete: boolean, groups: number) => void;
 
 /**
  * Lays the first `rows` recorded rows: each closed row's days_to_close at its group's next place
@@ -394,17 +377,15 @@ function layRecorded(recorded: RecordedRows, rows: number, next: Float64Array, v
  */
 
 /**
- * The first pass over a block: each row's group found (made when new) and counted, and its group and
- * days_to_close recorded (while `recorded` holds them); the values OUTSIDE stands for listed apart.
+ * The walk over a block: each row's group found (made when new) and counted, and its group and
+ * days_to_close recorded; the values OUTSIDE stands for listed apart.
  */
 function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: GroupCounts, daysToClose: DaysToCloseColumn, recorded: RecordedRows, outsideGroups: Numbers, outsideValues: Numbers): void {
   const { rows, count, blockStart, first, second, secondFactor, hundredths } = block;
   let recordedGroups = recorded.groups;
   let recordedValues = recorded.values;
-  // Once the recording has stopped, the rows are counted only (`step` 0: every row written at 0; `full` never reached).
-  let step = recorded.overflowed ? 0 : 1;
-  let place = recorded.length * step;
-  let full = step === 1 ? recorded.capacity : -1;
+  let place = recorded.length;
+  let full = recorded.capacity;
   let { nextDayStart, period, periodFirst, lastKey, lastPeriod, group } = walk;
   const { direct, base, secondCodes } = table.lookup;
   let opened = counts.opened.array;
@@ -424,15 +405,11 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     if (place === full) {
       recorded.length = place;
       recorded.atRow = row;
-      if (recorded.makeRoom()) {
-        recordedGroups = recorded.groups;
-        recordedValues = recorded.values;
-        place = recorded.length;
-        full = recorded.capacity;
-      } else {
-        step = place = 0;
-        full = -1;
-      }
+      recorded.makeRoom();
+      recordedGroups = recorded.groups;
+      recordedValues = recorded.values;
+      place = recorded.length;
+      full = recorded.capacity;
     }
     const firstCode = first[at] as number;
     const secondCode = (second[at] as number) * secondFactor;
@@ -463,7 +440,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
     within[group] = (within[group] as number) + (((WITHIN_HUNDREDTHS - value) >>> 31) ^ 1);
     recordedGroups[place] = group;
     recordedValues[place] = value;
-    place += step;
+    place += 1;
     if (value === OUTSIDE) {
       // The value OUTSIDE stands for is within 14 days when below 0.
       const hundredthsOutside = outsideHundredthsOf(daysToClose, row);
@@ -472,7 +449,7 @@ function countRows(walk: PassState, block: RowBlock, table: GroupTable, counts: 
       outsideValues.push(hundredthsOutside);
     }
   }
-  if (step === 1) recorded.length = place;
+  recorded.length = place;
   Object.assign(walk, { nextDayStart, period, periodFirst, lastKey, lastPeriod, group });
 }
 
@@ -509,7 +486,7 @@ function inKeyOrder(keys: ArrayLike<number>, count: number): Int32Array {
  * The groups of the matching rows, ordered and limited, with the numbers of those left out (see the
  * file's comment): counted by value when the grouping has very few cells (`valueCounted`,
  * group-value-counts.ts), else recorded, keys looked up directly up to `directKeys` pairs of
- * codes, and up to `recordedMaximum` rows recorded by the first pass.
+ * codes, and up to `recordedMaximum` rows recorded at once.
  */
 export function scanGroups(columns: SharedRowColumns, scan: RowColumnScan, query: GroupScan, directKeys = DIRECT_KEYS, recordedMaximum = RECORDED_ROWS_MAXIMUM, valueCounted = VALUE_COUNTED): PackedGroups {
   const cells = valueCountedCells(columns, scan, query, valueCounted);
@@ -528,9 +505,8 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
   const [rangeFrom, rangeTo] = rowRange(columns, scan);
   const rangeRows = rangeTo - rangeFrom;
   // A recording grows past its first size only for a range whose every row it could hold: a longer
-  // one (40 million requests) is counted by parts of years where it can be (countingParts), and walks
-  // its rows again where a period holds more than that size, rather than keeping the largest arrays
-  // per thread.
+  // one (40 million requests) is counted by parts of years where it can be (countingParts), and lays
+  // a period of more rows than that size in runs, rather than keeping the largest arrays per thread.
   const bound = rangeRows <= recordedMaximum ? rangeRows : Math.min(recordedMaximum, RECORDED_ROWS_FIRST);
   const parts = countingParts(columns, query, rangeFrom, rangeTo, recordedMaximum, bound);
   const byParts = parts !== null;
@@ -543,37 +519,68 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
   const outsideGroups = new Numbers();
   const outsideValues = new Numbers();
 
-  /** A walk over the matching rows: finds and counts the groups into `into`, records the rows. */
-  const walkRows = (into: GroupCounts, outside: { groups: Numbers; values: Numbers }): void => {
+  /** The walk over the matching rows: finds and counts the groups, records the rows. */
+  const walkRows = (): void => {
     const walk: PassState = { ...firstPeriodWalk(keyOfDay), periodFirst: 0, lastKey: -1, lastPeriod: -1, group: -1, periodAt };
     forEachMatchingRow(columns, scan, (rows, count, blockStart, blockEnd) => {
       const first = readRows(bytes, stored[0] as StoredArray, blockStart, blockEnd, GROUP_USES[0]);
       const second = stored.length > 1 ? readRows(bytes, stored[1] as StoredArray, blockStart, blockEnd, GROUP_USES[1]) : first;
       const hundredths = readRows(bytes, daysToClose.hundredths, blockStart, blockEnd, DAYS_TO_CLOSE_USE) as Uint16Array;
       const block: RowBlock = { rows, count, blockStart, first, second, secondFactor: stored.length > 1 ? 1 : 0, hundredths };
-      countRows(walk, block, table, into, daysToClose, recordedRows, outside.groups, outside.values);
+      countRows(walk, block, table, counts, daysToClose, recordedRows, outsideGroups, outsideValues);
     });
   };
 
   // The groups as they were found: in the order of their periods (the rows come in created_at order), so
-  // a period's groups follow each other. Their values are laid in that order too: a group's are
-  // values[start[g], start[g + 1]), and the second pass writes near where it wrote before.
-  // From the recorded rows, a period's groups are laid once complete (`lay`: those below `groups`).
+  // a period's groups follow each other. Their values are laid in that order too, from the recorded rows,
+  // a period's groups once complete: a group's are values[start[g], start[g + 1]), and the lays write
+  // near where they wrote before. A period of more rows than the recording may hold (no period at all,
+  // over 40 million requests) is laid as it goes: each run of its rows a slice per group
+  // (`runSlices`), the group's values laid when its period is complete only the rest.
   const laidStart = new Numbers();
+  /** Where each group's next value goes while a lay runs. */
   const laidNext = new Numbers();
-  laidStart.push(0);
+  /** Each group's values laid in runs, and the runs' slices: group, from, to. */
+  const runLaid = new Map<number, number>();
+  const runSlices = new Numbers();
+  let laidEnd = 0;
   let laidValues = scanValues(1);
-  const lay = (rows: number, groups: number): void => {
-    const keep = laidStart.array[laidStart.length - 1] as number;
-    for (let g = laidStart.length - 1; g < groups; g++) {
-      laidNext.push(laidStart.array[g] as number);
-      laidStart.push((laidStart.array[g] as number) + (counts.closed.array[g] as number));
+  const lay: RecordedLay = (rows, complete, groups) => {
+    const keep = laidEnd;
+    if (complete) {
+      const runs = runLaid.size > 0;
+      for (let g = laidStart.length; g < groups; g++) {
+        laidStart.push(laidEnd);
+        if (g < laidNext.length) laidNext.array[g] = laidEnd;
+        else laidNext.push(laidEnd);
+        laidEnd += (counts.closed.array[g] as number) - (runs ? (runLaid.get(g) ?? 0) : 0);
+      }
+    } else {
+      const found = table.count;
+      while (laidNext.length < found) laidNext.push(0);
+      // A run: the closed rows of each group (from `groups`, the current period's first) counted, then a slice each.
+      const runCounts = new Int32Array(found - groups);
+      const { groups: recordedGroups, values: recordedValues } = recordedRows;
+      for (let i = 0; i < rows; i++) {
+        const at = (recordedGroups[i] as number) - groups;
+        runCounts[at] = (runCounts[at] as number) + (((recordedValues[i] as number) - NOT_CLOSED) >>> 31);
+      }
+      runCounts.forEach((count, at) => {
+        if (count === 0) return;
+        const g = groups + at;
+        runSlices.push(g);
+        runSlices.push(laidEnd);
+        runSlices.push(laidEnd + count);
+        runLaid.set(g, (runLaid.get(g) ?? 0) + count);
+        laidNext.array[g] = laidEnd;
+        laidEnd += count;
+      });
     }
-    const needed = (laidStart.array[groups] as number) + 1;
+    const needed = laidEnd + 1;
     if (laidValues.length < needed) {
       // Grown to the values the whole range would hold at the rate so far (its rows at most), so that
       // a long scan grows its array once or twice, not leaving an array of garbage at every step.
-      // Counted by parts, the range's rows at once: one array, the size of a second walk's.
+      // Counted by parts, the range's rows at once.
       const walked = Math.max(1, recordedRows.atRow - rangeFrom);
       const expected = byParts ? rangeRows + 1 : Math.ceil((needed * 1.05 * rangeRows) / walked);
       laidValues = grownValues(laidValues, Math.max(needed, Math.min(expected, rangeRows + 1)), keep);
@@ -581,34 +588,24 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
     layRecorded(recordedRows, rows, laidNext.array, laidValues);
   };
   let groupCount = 0;
-  let start: Float64Array;
-  let values: Uint16Array;
   try {
-    recordedRows.reset(bound, lay);
-    walkRows(counts, { groups: outsideGroups, values: outsideValues });
+    recordedRows.reset(Math.max(1, bound), lay);
+    walkRows();
     groupCount = table.count;
-    if (recordedRows.overflowed) {
-      // The second walk finds the same groups (counted again apart) and lays the rows it records whenever they fill the recording.
-      start = new Float64Array(groupCount + 1);
-      for (let g = 0; g < groupCount; g++) start[g + 1] = (start[g] as number) + (counts.closed.array[g] as number);
-      values = scanValues((start[groupCount] as number) + 1);
-      const next = start.slice(0, groupCount);
-      const layAll = (rows: number): void => layRecorded(recordedRows, rows, next, values);
-      recordedRows.reset(Math.max(1, bound), layAll, true);
-      table.replay();
-      walkRows({ opened: new Numbers(), closed: new Numbers(), within: new Numbers() }, { groups: new Numbers(), values: new Numbers() });
-      layAll(recordedRows.length);
-    } else {
-      // The walk has passed every row of the range: the values are all counted.
-      recordedRows.atRow = rangeTo;
-      lay(recordedRows.length, groupCount);
-      start = laidStart.array.subarray(0, groupCount + 1);
-      values = laidValues;
-    }
+    // The walk has passed every row of the range: every group is complete.
+    recordedRows.atRow = rangeTo;
+    lay(recordedRows.length, true, groupCount);
   } finally {
     // The recording is the thread's: it must not keep this scan's arrays (its `lay`) until the next one.
     recordedRows.end();
   }
+  const values = laidValues;
+  laidStart.push(laidEnd);
+  const start = laidStart.array;
+  /** The end of a group's values laid whole (start[g + 1] unless runs laid some of them, or of the next group's). */
+  const laidWholeEnd = runLaid.size === 0 ? (g: number): number => start[g + 1] as number : (g: number): number => (start[g] as number) + (counts.closed.array[g] as number) - (runLaid.get(g) ?? 0);
+  // Each group's run slices: runSlices[3 i, 3 i + 3) for i in slicesOf.order[slicesOf.from[g], slicesOf.from[g + 1]).
+  const slicesOf = runLaid.size === 0 ? null : itemsBySet(Int32Array.from({ length: runSlices.length / 3 }, (_, i) => runSlices.array[3 * i] as number), runSlices.length / 3, groupCount);
 
   const { outside, outsideFrom } = outsideBySet(outsideGroups.array, outsideValues.array, outsideGroups.length, groupCount);
   /** The middles and p90 of sets of groups, each selected (or counted) in its groups' parts of `values`, left in another order there. */
@@ -616,24 +613,33 @@ function recordGroups(columns: SharedRowColumns, scan: RowColumnScan, query: Gro
     const { from: setFrom, order: setGroups } = itemsBySet(setOf, groupCount, setCount);
     const ranges = new Numbers(8);
     const setOutside: number[] = [];
+    /** Adds values[from, to) to the set's ranges: ranges that follow each other are one. */
+    const addRange = (from: number, to: number): void => {
+      if (ranges.length > 0 && ranges.array[ranges.length - 1] === from) ranges.array[ranges.length - 1] = to;
+      else if (to > from) {
+        ranges.push(from);
+        ranges.push(to);
+      }
+    };
     for (let set = 0; set < setCount; set++) {
       const first = setFrom[set] as number;
       const end = setFrom[set + 1] as number;
-      if (end - first === 1) {
-        const g = setGroups[first] as number;
-        rangeMiddlesAndP90(values, start[g] as number, start[g + 1] as number, outside, outsideFrom[g] as number, outsideFrom[g + 1] as number, into, 3 * set);
+      const only = setGroups[first] as number;
+      if (end - first === 1 && (slicesOf === null || slicesOf.from[only] === slicesOf.from[only + 1])) {
+        rangeMiddlesAndP90(values, start[only] as number, laidWholeEnd(only), outside, outsideFrom[only] as number, outsideFrom[only + 1] as number, into, 3 * set);
         continue;
       }
       ranges.length = 0;
       setOutside.length = 0;
       for (let at = first; at < end; at++) {
         const g = setGroups[at] as number;
-        // Ranges that follow each other are one.
-        if (ranges.length > 0 && ranges.array[ranges.length - 1] === start[g]) ranges.array[ranges.length - 1] = start[g + 1] as number;
-        else {
-          ranges.push(start[g] as number);
-          ranges.push(start[g + 1] as number);
+        if (slicesOf !== null) {
+          for (let i = slicesOf.from[g] as number; i < (slicesOf.from[g + 1] as number); i++) {
+            const slice = 3 * (slicesOf.order[i] as number);
+            addRange(runSlices.array[slice + 1] as number, runSlices.array[slice + 2] as number);
+          }
         }
+        addRange(start[g] as number, laidWholeEnd(g));
         for (let o = outsideFrom[g] as number; o < (outsideFrom[g + 1] as number); o++) setOutside.push(outside[o] as number);
       }
       middlesAndP90(values, unionSet(ranges, setOutside), into, 3 * set);
