@@ -14,7 +14,9 @@
  *   (one to three codes of complaint type, descriptor or location type) and `near` (100 to 5,000 m).
  * Groups and buckets with a filter on borough, status or channel 2 times in 5.
  *
- *   npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7]
+ *   npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7] [--each]
+ *
+ * `--each`: every scan's time per engine too.
  *
  * CHECKOUT: a folder holding an earlier commit's sources (`git worktree add --detach ../before C`,
  * with a link to this node_modules); without it, this engine alone.
@@ -41,10 +43,11 @@ const { values } = parseArgs({
     before: { type: 'string' },
     queries: { type: 'string', default: '60' },
     seed: { type: 'string', default: '7' },
+    each: { type: 'boolean', default: false },
   },
 });
 if (values.file === undefined || !['groups', 'buckets', 'counts'].includes(values.scan)) {
-  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7]');
+  console.error('usage: npx tsx bench/group-scan.ts --file SNAPSHOT [--scan groups|buckets|counts] [--before CHECKOUT] [--queries 60] [--seed 7] [--each]');
   process.exit(2);
 }
 const byBuckets = values.scan === 'buckets';
@@ -145,6 +148,10 @@ for (let q = 0; q < Number(values.queries); q++) {
     const parts = (engines[e] as [string, Engine])[1](columns, drawn);
     (times[e] as number[]).push(performance.now() - started);
     for (const part of parts) (hashes[e] as ReturnType<typeof createHash>).update(part);
+  }
+  if (values.each) {
+    const what = byBuckets ? unit : byCounts ? 'count' : `${groups.by.join(',')} ${groups.period ?? '-'} ${groups.descending ? '-' : ''}${groups.order}`;
+    console.log(`${what}${scan.filters.length > 0 ? ' (filtered)' : ''}: ${times.map((t) => (t.at(-1) as number).toFixed(0)).join(' / ')} ms`);
   }
 }
 releaseRowColumns(columns.bytes);
