@@ -16,7 +16,7 @@ import { BUCKET_KEY_OF, bucketSummaryOf, packBuckets } from './period-stats.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { scanBuckets, scanCells, scanCount, scanFacet, scanPageSeconds, type SharedRowColumns } from './row-column-scan.js';
 import { scanGroups } from './group-scan.js';
-import { collectLargeGarbage } from './walk-thread-garbage.js';
+import { jobEnded, jobStarted } from './walk-thread-garbage.js';
 
 const port = parentPort;
 if (port === null) throw new Error('sqlite-row-walk-worker runs as a worker thread');
@@ -143,12 +143,13 @@ port.on('message', (job: RowWalkWorkerInput) => {
     send({ kind: 'statements', stats: statements.stats() });
     return;
   }
+  jobStarted();
   try {
     const answer = answerOf(job);
     send({ kind: 'answer', id: job.id, answer });
   } catch (error) {
     send({ kind: 'error', id: job.id, message: error instanceof Error ? error.message : String(error) });
   } finally {
-    collectLargeGarbage();
+    jobEnded();
   }
 });

@@ -1,17 +1,20 @@
 /**
- * A walk thread's garbage given back after a large job. A scan over tens of millions of rows lays its
+ * A walk thread's garbage given back once it is idle. A scan over tens of millions of rows lays its
  * values in an array of its own (value-ranks.ts, scanValues: 80 MB at 40 million requests) and grows
- * its groups' lists: garbage once it ends, which the thread's collector leaves until its next
- * collection, and the thread may then be idle for hours (the service's RSS after the groups' traffic
- * at 40 million requests: 260 to 547 MB, bench/README.md). So after each job the thread collects at
- * once when its array buffers grew past GARBAGE_BYTES_MAXIMUM since its last collection: some 15 to
- * 25 ms, a few percent of a scan that made that much garbage, and never after the small scans.
+ * its groups' lists: garbage once it ends. While jobs follow each other the thread's collector takes
+ * it at its own pace (a collection after each such job cost 5 to 10% of the answers at 40 million
+ * requests, bench/README.md); but an idle thread makes no collection, and may be idle for hours with
+ * that garbage (the service's RSS after the groups' traffic at 40 million requests: 340 to 380 MB,
+ * 270 to 310 with this). So a thread whose array buffers grew past GARBAGE_BYTES_MAXIMUM since its
+ * last collection collects once it has had no job for IDLE_BEFORE_COLLECTION_MS.
  */
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** The most bytes of array buffers a walk thread holds after a job beyond what it held after its last collection. */
+/** The most bytes of array buffers a walk thread holds while idle beyond what it held after its last collection. */
 export const GARBAGE_BYTES_MAXIMUM = 32 * 1024 * 1024;
+/** How long a walk thread has had no job before it collects. */
+export const IDLE_BEFORE_COLLECTION_MS = 20;
 
 /** V8's gc function, from a context made once its flag is set (the flag is the process's; the context is this thread's). */
 setFlagsFromString('--expose-gc');
@@ -21,11 +24,23 @@ const collectGarbage = runInNewContext('gc') as () => void;
 export const heldBytes = (): number => getHeapStatistics().external_memory;
 
 let heldAfterCollection = heldBytes();
+let idleCollection: ReturnType<typeof setTimeout> | undefined;
 
-/** Collects the thread's garbage when its array buffers grew past GARBAGE_BYTES_MAXIMUM since the last collection; whether it did. */
-export function collectLargeGarbage(): boolean {
+/** A job starts: the collection waiting for the thread to be idle waits for the job's end again. */
+export function jobStarted(): void {
+  clearTimeout(idleCollection);
+  idleCollection = undefined;
+}
+
+/** A job ended: a collection once the thread has been idle, when its array buffers grew past GARBAGE_BYTES_MAXIMUM; whether one waits. */
+export function jobEnded(): boolean {
   if (heldBytes() - heldAfterCollection <= GARBAGE_BYTES_MAXIMUM) return false;
-  collectGarbage();
-  heldAfterCollection = heldBytes();
+  clearTimeout(idleCollection);
+  idleCollection = setTimeout(() => {
+    idleCollection = undefined;
+    collectGarbage();
+    heldAfterCollection = heldBytes();
+  }, IDLE_BEFORE_COLLECTION_MS);
+  idleCollection.unref();
   return true;
 }
