@@ -3,7 +3,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
 import type { ServiceRequestRecord } from '../../src/services/requests/store/service-request-store.js';
-import { PostgresServiceRequestStore } from '../../src/services/requests/store/postgres-store.js';
+import { PostgresServiceRequestStore, type PostgresStoreOptions } from '../../src/services/requests/store/postgres-store.js';
 import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../src/snapshot/row-columns.js';
@@ -20,11 +20,11 @@ import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.j
  * against a plain filter of the same rows for random filter combinations, and against its SQL on a
  * snapshot without row columns.
  */
-function storeOf(fixture: FixtureDatabase, rowColumnsMaxBytes?: number): PostgresServiceRequestStore {
+function storeOf(fixture: FixtureDatabase, options: Pick<PostgresStoreOptions, 'rowColumnsMaxBytes' | 'pageScanLoopRows'> = {}): PostgresServiceRequestStore {
   const url = new URL(fixture.databaseUrl);
   const schema = url.searchParams.get('schema') as string;
   url.searchParams.delete('schema');
-  return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0, ...(rowColumnsMaxBytes === undefined ? {} : { rowColumnsMaxBytes }) });
+  return new PostgresServiceRequestStore({ url: url.toString(), schema, snapshotCheckMs: 0, ...options });
 }
 
 /** Runs `work` on a connection of its own, given the schema of the snapshot the fixture's served schema points at (unquoted). */
@@ -96,13 +96,26 @@ describe('row column scans of the PostgreSQL store', () => {
     }
   });
 
-  it('every random page is a plain filter and sort of the rows; a page that checks its rows reads only its rows\' seconds, found in the row columns (300 queries)', async () => {
+  it('every random page is a plain filter and sort of the rows; a page that checks its rows reads only its rows\' seconds, found in the row columns on the event loop (300 queries)', async () => {
     const run = vi.spyOn(RowWalkPool.prototype, 'run');
     try {
       await expectPagesOfTheRows(store, rows, random, 300);
+      expect(run.mock.calls.filter(([kind]) => kind === 'page seconds')).toEqual([]);
+    } finally {
+      run.mockRestore();
+    }
+  });
+
+  it('the same with no rows scanned on the event loop: the seconds are found in the workers (300 queries)', async () => {
+    const inWorkers = storeOf(fixture, { pageScanLoopRows: 0 });
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      await inWorkers.warmUp();
+      await expectPagesOfTheRows(inWorkers, rows, random, 300);
       expect(run.mock.calls.filter(([kind]) => kind === 'page seconds').length).toBeGreaterThan(100);
     } finally {
       run.mockRestore();
+      await inWorkers.close();
     }
   });
 
@@ -159,7 +172,7 @@ describe('row column scans of the PostgreSQL store', () => {
         [rowColumnsMemoryBytes(600, 9), 1],
         [rowColumnsMemoryBytes(600, 9) - 1, 0],
       ] as const) {
-        const bounded = storeOf(fixture, maxBytes);
+        const bounded = storeOf(fixture, { rowColumnsMaxBytes: maxBytes });
         try {
           await bounded.warmUp();
           run.mockClear();

@@ -126,9 +126,10 @@ describe('pages and row walks of the SQLite store', () => {
     expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, { name: 'service_requests', mapCells: true }).sql).not.toContain('INDEXED BY');
   });
 
-  describe('where a page walks: on the event loop only when its index seeks every condition; else in the workers, narrowed by the row columns first', () => {
+  describe('where a page walks: on the event loop when its index seeks every condition; else narrowed by the row columns first, on the event loop while that is short, in the workers past it', () => {
     const box = { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 };
-    const cases: [string, ListFilters, 'event loop' | 'workers' | 'row columns alone'][] = [
+    const inWorkers = sqliteStoreOfRows(rows, { scanRows: 0, walkSteps: 0 });
+    const cases: [string, ListFilters, 'event loop' | 'workers' | 'no walk: the range holds no row'][] = [
       ['no filter', NO_FILTERS, 'event loop'],
       ['one equality filter', { ...NO_FILTERS, borough: ['brooklyn'] }, 'event loop'],
       ['one equality filter of several values and none', { ...NO_FILTERS, borough: ['brooklyn', 'queens', null] }, 'event loop'],
@@ -138,21 +139,44 @@ describe('pages and row walks of the SQLite store', () => {
       ['a small map box (its map cells)', { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.98, maxLatitude: 40.72 } }, 'workers'],
       ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'workers'],
       ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'workers'],
-      ['two equality filters that no row holds after its time range starts', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'], created_from: '2099-01-01' }, 'row columns alone'],
+      ['two equality filters that no row holds after its time range starts', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'], created_from: '2099-01-01' }, 'no walk: the range holds no row'],
     ];
+    /** The jobs the workers were given for a page of `filters`. */
+    async function workerJobs(store: SqliteServiceRequestStore, filters: ListFilters): Promise<string[]> {
+      const run = vi.spyOn(RowWalkPool.prototype, 'run');
+      try {
+        expect(await store.listIds({ filters, after: null, fetch: 51 })).toEqual(byScan(rows, filters, null, 51));
+        return run.mock.calls.map(([kind]) => kind);
+      } finally {
+        run.mockRestore();
+      }
+    }
     for (const [name, filters, where] of cases) {
-      it(`${name}: ${where}`, async () => {
-        const run = vi.spyOn(RowWalkPool.prototype, 'run');
-        try {
-          const ids = await sqlite.store.listIds({ filters, after: null, fetch: 51 });
-          expect(ids).toEqual(byScan(rows, filters, null, 51));
-          const jobs = { 'event loop': [], workers: ['page seconds', 'ids'], 'row columns alone': ['page seconds'] }[where];
-          expect(run.mock.calls.map(([kind]) => kind)).toEqual(jobs);
-        } finally {
-          run.mockRestore();
-        }
+      it(`${name}: ${where === 'event loop' ? where : 'within a block of the row columns, on the event loop'}`, async () => {
+        expect(await workerJobs(sqlite.store, filters)).toEqual([]);
+      });
+      it(`${name}, with no work allowed on the event loop: ${where}`, async () => {
+        const jobs = { 'event loop': [], workers: ['page seconds', 'ids'], 'no walk: the range holds no row': [] }[where];
+        expect(await workerJobs(inWorkers.store, filters)).toEqual(jobs);
       });
     }
+
+    describe('a page past the event loop\'s limits', () => {
+      const twoFilters: ListFilters = { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] };
+      const firstMatch = rows.map((row) => row.created_at).sort().indexOf(rows.filter((row) => row.borough === 'brooklyn' && row.status === 'closed').map((row) => row.created_at).sort()[0] as string);
+      const shortScan = sqliteStoreOfRows(rows, { scanRows: firstMatch + 1, walkSteps: 2_048 });
+      const shortWalk = sqliteStoreOfRows(rows, { scanRows: 65_536, walkSteps: 10 });
+      it('a page whose rows lie beyond the rows the event loop scans is scanned in the workers, then walked on the event loop', async () => {
+        expect(firstMatch).toBeGreaterThan(0);
+        expect(await workerJobs(shortScan.store, twoFilters)).toEqual(['page seconds']);
+      });
+      it('a page whose seconds hold more rows than the event loop walks is walked in the workers', async () => {
+        expect(await workerJobs(shortWalk.store, twoFilters)).toEqual(['ids']);
+      });
+      it('answers every random page as a plain filter and sort of the rows, scanned on the event loop or in the workers (100 queries)', async () => {
+        await expectPagesOfTheRows(shortScan.store, rows, random, 100);
+      });
+    });
 
     it('a page that checks its rows reads only the rows of its rows\' seconds (and of its cursor\'s), as the row columns find them', async () => {
       const filters: ListFilters = { ...NO_FILTERS, borough: ['brooklyn', 'queens'], status: ['closed'] };
@@ -162,7 +186,7 @@ describe('pages and row walks of the SQLite store', () => {
       const run = vi.spyOn(RowWalkPool.prototype, 'run');
       try {
         const page = byScan(rows, filters, after, 21);
-        expect(await sqlite.store.listIds({ filters, after, fetch: 21 })).toEqual(page);
+        expect(await inWorkers.store.listIds({ filters, after, fetch: 21 })).toEqual(page);
         // The cursor's row matches: its second is read again (rows of that second after its id may follow it).
         const seconds = [...new Set([after.created_at, ...page.map((id) => (rowOf.get(id) as ServiceRequestRecord).created_at)])];
         const walk = run.mock.calls.find(([kind]) => kind === 'ids')?.[1] as { parameters: unknown[] };

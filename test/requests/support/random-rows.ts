@@ -9,6 +9,7 @@ import { FACET_COLUMNS, type BucketSummary, type FacetColumn, type ServiceReques
 import type { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
 import { BUCKET_KEY_OF } from '../../../src/services/requests/engine/period-stats.js';
 import type { CursorPosition } from '../../../src/services/requests/cursor.js';
+import type { PageLoopLimits } from '../../../src/services/requests/engine/page-seconds.js';
 import { SqliteServiceRequestStore } from '../../../src/services/requests/store/sqlite-store.js';
 import { createSqliteFixture, type FixtureDatabase } from './fixture-database.js';
 import type { SummaryUnit } from '../../../src/snapshot/index.js';
@@ -230,13 +231,16 @@ export async function expectPagesOfTheRows(store: Pick<ServiceRequestStore, 'lis
   }
 }
 
-/** A SQLite fixture of `rows` and a warmed-up store over it, for the tests of the describe block that calls it. */
-export function sqliteStoreOfRows(rows: ServiceRequestRecord[]): { readonly store: SqliteServiceRequestStore; readonly path: string } {
+/**
+ * A SQLite fixture of `rows` and a warmed-up store over it, for the tests of the describe block that
+ * calls it; `pageLoop`: how much of a page runs on the event loop (the default's otherwise).
+ */
+export function sqliteStoreOfRows(rows: ServiceRequestRecord[], pageLoop?: PageLoopLimits): { readonly store: SqliteServiceRequestStore; readonly path: string } {
   let fixture: FixtureDatabase | undefined;
   let store: SqliteServiceRequestStore | undefined;
   beforeAll(async () => {
     fixture = createSqliteFixture({ rows });
-    store = new SqliteServiceRequestStore(fixture.databaseUrl);
+    store = new SqliteServiceRequestStore(fixture.databaseUrl, {}, pageLoop);
     await store.warmUp();
   });
   afterAll(async () => {

@@ -142,6 +142,8 @@ export interface RowColumnScan {
 
 /** Rows checked per block: the selected rows of a block are one reused array. */
 const BLOCK = 65_536;
+/** The rows of a page scan's first block (forEachMatchingRow, `reach`): a page of rows that many match finds them in it. */
+const PAGE_FIRST_BLOCK = 1_024;
 
 /**
  * The arrays a scan reads a file's blocks into, one per use (each filter, the facet, days_to_close),
@@ -383,9 +385,20 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
  * The filter predicate of the row columns: calls `visit` with the rows of each block [blockStart,
  * blockEnd) that match every filter of the scan (the array is reused: read it before returning), in
  * order, until `visit` returns true. Every scan of the row columns selects its rows here.
+ * `reach.rowsAtMost`: reads at most that many rows from the start of the range; `reach.firstBlock`:
+ * the rows of the first block, each next block twice as many up to BLOCK (a scan that `visit` may stop
+ * after a few rows selects no more rows than it needs). Returns whether the scan ended (`visit`
+ * stopped it, or it read every row of its range); false when `rowsAtMost` cut it.
  */
-export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnScan, visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => unknown): void {
-  const [start, end] = rowRange(columns, scan);
+export function forEachMatchingRow(
+  columns: SharedRowColumns,
+  scan: RowColumnScan,
+  visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => unknown,
+  reach: { rowsAtMost?: number; firstBlock?: number } = {},
+): boolean {
+  const [start, rangeEnd] = rowRange(columns, scan);
+  const end = Math.min(rangeEnd, start + (reach.rowsAtMost ?? Number.POSITIVE_INFINITY));
+  let block = Math.min(BLOCK, reach.firstBlock ?? BLOCK);
   const maskOf = (masks: Uint8Array[], f: number, accepted: readonly number[]): Uint8Array => {
     const mask = (masks[f] ??= new Uint8Array(65_536));
     for (const code of accepted) mask[code] = 1;
@@ -397,8 +410,8 @@ export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnSca
   try {
     const filters = scan.filters.map(({ column }) => columns.codes[column]);
     const selected = scratch.selected;
-    for (let blockStart = start; blockStart < end; blockStart += BLOCK) {
-      const blockEnd = Math.min(end, blockStart + BLOCK);
+    for (let blockStart = start; blockStart < end; blockStart += block, block = Math.min(BLOCK, block * 2)) {
+      const blockEnd = Math.min(end, blockStart + block);
       let count = 0;
       if (masks.length === 0) {
         for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
@@ -408,8 +421,9 @@ export function forEachMatchingRow(columns: SharedRowColumns, scan: RowColumnSca
         for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
       }
       for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
-      if (count > 0 && visit(selected, count, blockStart, blockEnd) === true) break;
+      if (count > 0 && visit(selected, count, blockStart, blockEnd) === true) return true;
     }
+    return end === rangeEnd;
   } finally {
     scan.filters.forEach(({ accepted }, f) => {
       for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;
@@ -470,6 +484,11 @@ export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): numbe
  * are not counted: its id may leave out any of them, so the walk may need the `fetch`-th after them.
  */
 export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan): number[] {
+  return scanPageSecondsWithin(columns, scan, Number.POSITIVE_INFINITY) as number[];
+}
+
+/** scanPageSeconds reading at most `rowsAtMost` rows of the scan's range: null when they did not end it. */
+export function scanPageSecondsWithin(columns: SharedRowColumns, scan: RowColumnScan, rowsAtMost: number): number[] | null {
   if (scan.page === undefined) throw new Error('a page seconds scan needs its page');
   const { after, fetch } = scan.page;
   // The first row after the cursor's second: those before it are at that second or earlier.
@@ -478,7 +497,7 @@ export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan):
   let counted = 0;
   const from = after === null ? scan.from : Math.max(scan.from ?? after, after);
   const { created } = columns;
-  forEachMatchingRow(columns, { ...scan, from }, (rows, count, blockStart, blockEnd) => {
+  const ended = forEachMatchingRow(columns, { ...scan, from }, (rows, count, blockStart, blockEnd) => {
     // The block's seconds of their days, read once (a page scan reads no facet).
     const secondsLow = readRows(columns.bytes, created.secondsLow, blockStart, blockEnd, FACET_USE);
     for (let i = 0; i < count; i++) {
@@ -491,8 +510,8 @@ export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan):
       if (counted === fetch) return true;
     }
     return false;
-  });
-  return seconds;
+  }, { rowsAtMost, firstBlock: PAGE_FIRST_BLOCK });
+  return ended ? seconds : null;
 }
 
 /** [code, rows] of each code of the facet's column that matching rows hold. */

@@ -22,7 +22,7 @@ import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readSe
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
-import { pageSecondsFromRowColumns } from '../engine/page-seconds.js';
+import { PAGE_LOOP_LIMITS, pageSecondsFromRowColumns } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
@@ -39,6 +39,8 @@ export interface PostgresStoreOptions extends StoreMemoryOptions {
   maxConnections?: number;
   /** How long a read pointer is trusted before it is read again (default 1000 ms): the delay before a new snapshot is served. */
   snapshotCheckMs?: number;
+  /** Rows of the row columns a page's scan reads on the event loop (page-seconds.ts; default PAGE_LOOP_LIMITS.scanRows). */
+  pageScanLoopRows?: number;
 }
 
 /** The snapshot being served: where its tables are, and its metadata (read once: a snapshot schema never changes). */
@@ -78,6 +80,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** The row columns of a snapshot schema, once loaded and sent to the scan threads as `shared`. */
   private rowColumns: { schema: string; columns: RowColumns; shared: number } | null = null;
   private readonly rowColumnsMaxBytes: number | undefined;
+  private readonly pageScanLoopRows: number;
   private closed = false;
   /** The load of the row columns of the snapshot served. */
   private rowColumnsLoad: Promise<void> = Promise.resolve();
@@ -114,6 +117,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
     this.snapshotCheckMs = options.snapshotCheckMs ?? 1_000;
     this.rowScans = new RowWalkPool(null);
     this.rowColumnsMaxBytes = options.rowColumnsMaxBytes;
+    this.pageScanLoopRows = options.pageScanLoopRows ?? PAGE_LOOP_LIMITS.scanRows;
   }
 
   /**
@@ -243,14 +247,15 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
             const loaded = this.rowColumns;
             if (loaded === null || loaded.schema !== schema) return null;
             scannedSchema = schema;
-            return { scan: rowColumnScanOf(loaded.columns, loaded.shared, query.filters) };
+            return { columns: loaded.columns, scan: rowColumnScanOf(loaded.columns, loaded.shared, query.filters) };
           },
           query,
+          this.pageScanLoopRows,
         )
       : null;
-    if (seconds !== null && seconds.length === 0) return [];
+    if (seconds !== null && seconds.texts.length === 0) return [];
     // Seconds found in another snapshot's row columns (a refresh meanwhile) are not used.
-    const rows = await this.rows<{ id: number }>((snapshot) => listIdsQuery(query, PostgresServiceRequestStore.requests(snapshot), snapshot.schema === scannedSchema ? seconds : null));
+    const rows = await this.rows<{ id: number }>((snapshot) => listIdsQuery(query, PostgresServiceRequestStore.requests(snapshot), snapshot.schema === scannedSchema ? (seconds?.texts ?? null) : null));
     return rows.map((row) => row.id);
   }
 
