@@ -58,5 +58,7 @@ await app.close();
 const quantile = (list: number[], q: number): string => ([...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0).toFixed(2);
 const line = (label: string, list: number[]): string => `| ${label} | ${list.length} | ${quantile(list, 0.5)} | ${quantile(list, 0.9)} |`;
 console.log(`${paths.length} pages of ${file}\n\n| part | calls | p50 ms | p90 ms |\n|---|---:|---:|---:|`);
+console.log(line('every page, whole', [...byWay.values()].flatMap((figures) => figures.whole)));
 for (const [way, figures] of byWay) console.log(`${line(`whole page, ids found on ${way}`, figures.whole)}\n${line(`its ids, found on ${way}`, figures.ids)}`);
 for (const [label, list] of calls) console.log(line(label, list));
+

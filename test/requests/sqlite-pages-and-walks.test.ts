@@ -8,6 +8,7 @@ import { NO_FILTERS, type FilterValue, type ListFilters } from '../../src/servic
 import type { ServiceRequestRecord } from '../../src/services/requests/store/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
 import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
+import { pageIdsAmong } from '../../src/services/requests/engine/page-seconds.js';
 import { countSql, pageIdsQuery, type FilterValueCounts } from '../../src/services/requests/store/sqlite-queries.js';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { answersOfRows, byScan, expectPagesOfTheRows, randomAggregateQuery, randomRows, sqliteStoreOfRows } from './support/random-rows.js';
@@ -126,20 +127,20 @@ describe('pages and row walks of the SQLite store', () => {
     expect(countSql({ ...NO_FILTERS, status: ['closed'], borough: ['queens', null] }, counts, { name: 'service_requests', mapCells: true }).sql).not.toContain('INDEXED BY');
   });
 
-  describe('where a page walks: on the event loop when its index seeks every condition; else narrowed by the row columns first, on the event loop while that is short, in the workers past it', () => {
+  describe('where a page walks: on the event loop when its index seeks every condition; else the row columns find its rows first (on the event loop within their first rows, in the workers past them), and the (created_at, id) index gives their ids on the event loop, or the workers walk the rows of their seconds when those hold too many', () => {
     const box = { minLongitude: -74.1, minLatitude: 40.6, maxLongitude: -73.9, maxLatitude: 40.8 };
-    const inWorkers = sqliteStoreOfRows(rows, { scanRows: 0, walkSteps: 0 });
-    const cases: [string, ListFilters, 'event loop' | 'workers' | 'no walk: the range holds no row'][] = [
-      ['no filter', NO_FILTERS, 'event loop'],
-      ['one equality filter', { ...NO_FILTERS, borough: ['brooklyn'] }, 'event loop'],
-      ['one equality filter of several values and none', { ...NO_FILTERS, borough: ['brooklyn', 'queens', null] }, 'event loop'],
-      ['a time range', { ...NO_FILTERS, created_from: '2025-01-03', created_to: '2025-01-07' }, 'event loop'],
-      ['a time range and one equality filter', { ...NO_FILTERS, status: ['closed'], created_from: '2025-01-03' }, 'event loop'],
-      ['the map box alone', { ...NO_FILTERS, bbox: box }, 'workers'],
-      ['a small map box (its map cells)', { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.98, maxLatitude: 40.72 } }, 'workers'],
-      ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'workers'],
-      ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'workers'],
-      ['two equality filters that no row holds after its time range starts', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'], created_from: '2099-01-01' }, 'no walk: the range holds no row'],
+    const scannedInWorkers = sqliteStoreOfRows(rows, { scanRows: 0, indexRows: 2_048 });
+    const walkedInWorkers = sqliteStoreOfRows(rows, { scanRows: 65_536, indexRows: 0 });
+    const cases: [string, ListFilters, 'its index' | 'rows checked'][] = [
+      ['no filter', NO_FILTERS, 'its index'],
+      ['one equality filter', { ...NO_FILTERS, borough: ['brooklyn'] }, 'its index'],
+      ['one equality filter of several values and none', { ...NO_FILTERS, borough: ['brooklyn', 'queens', null] }, 'its index'],
+      ['a time range', { ...NO_FILTERS, created_from: '2025-01-03', created_to: '2025-01-07' }, 'its index'],
+      ['a time range and one equality filter', { ...NO_FILTERS, status: ['closed'], created_from: '2025-01-03' }, 'its index'],
+      ['the map box alone', { ...NO_FILTERS, bbox: box }, 'rows checked'],
+      ['a small map box (its map cells)', { ...NO_FILTERS, bbox: { minLongitude: -74.0, minLatitude: 40.7, maxLongitude: -73.98, maxLatitude: 40.72 } }, 'rows checked'],
+      ['the map box and one equality filter', { ...NO_FILTERS, bbox: box, channel: ['phone'] }, 'rows checked'],
+      ['two equality filters', { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] }, 'rows checked'],
     ];
     /** The jobs the workers were given for a page of `filters`. */
     async function workerJobs(store: SqliteServiceRequestStore, filters: ListFilters): Promise<string[]> {
@@ -152,30 +153,40 @@ describe('pages and row walks of the SQLite store', () => {
       }
     }
     for (const [name, filters, where] of cases) {
-      it(`${name}: ${where === 'event loop' ? where : 'within a block of the row columns, on the event loop'}`, async () => {
+      if (where === 'its index') {
+        it(`${name}: its index, on the event loop`, async () => {
+          expect(await workerJobs(sqlite.store, filters)).toEqual([]);
+        });
+        continue;
+      }
+      it(`${name}: its rows found in the row columns and their ids in the (created_at, id) index, on the event loop`, async () => {
         expect(await workerJobs(sqlite.store, filters)).toEqual([]);
       });
-      it(`${name}, with no work allowed on the event loop: ${where}`, async () => {
-        const jobs = { 'event loop': [], workers: ['page seconds', 'ids'], 'no walk: the range holds no row': [] }[where];
-        expect(await workerJobs(inWorkers.store, filters)).toEqual(jobs);
+      it(`${name}, no row scanned on the event loop: its rows found in the workers`, async () => {
+        expect(await workerJobs(scannedInWorkers.store, filters)).toEqual(['page seconds']);
+      });
+      it(`${name}, no index entry read on the event loop: the rows of its seconds walked in the workers`, async () => {
+        expect(await workerJobs(walkedInWorkers.store, filters)).toEqual(['ids']);
       });
     }
 
-    describe('a page past the event loop\'s limits', () => {
-      const twoFilters: ListFilters = { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'] };
-      const firstMatch = rows.map((row) => row.created_at).sort().indexOf(rows.filter((row) => row.borough === 'brooklyn' && row.status === 'closed').map((row) => row.created_at).sort()[0] as string);
-      const shortScan = sqliteStoreOfRows(rows, { scanRows: firstMatch + 1, walkSteps: 2_048 });
-      const shortWalk = sqliteStoreOfRows(rows, { scanRows: 65_536, walkSteps: 10 });
-      it('a page whose rows lie beyond the rows the event loop scans is scanned in the workers, then walked on the event loop', async () => {
-        expect(firstMatch).toBeGreaterThan(0);
-        expect(await workerJobs(shortScan.store, twoFilters)).toEqual(['page seconds']);
-      });
-      it('a page whose seconds hold more rows than the event loop walks is walked in the workers', async () => {
-        expect(await workerJobs(shortWalk.store, twoFilters)).toEqual(['ids']);
-      });
-      it('answers every random page as a plain filter and sort of the rows, scanned on the event loop or in the workers (100 queries)', async () => {
-        await expectPagesOfTheRows(shortScan.store, rows, random, 100);
-      });
+    it('two equality filters that no row holds after its time range starts: no walk', async () => {
+      expect(await workerJobs(sqlite.store, { ...NO_FILTERS, borough: ['brooklyn'], status: ['closed'], created_from: '2099-01-01' })).toEqual([]);
+    });
+
+    it('answers every random page as a plain filter and sort of the rows when its rows are found in the workers, and when its seconds are walked there (100 queries each)', async () => {
+      await expectPagesOfTheRows(scannedInWorkers.store, rows, random, 100);
+      await expectPagesOfTheRows(walkedInWorkers.store, rows, random, 100);
+    });
+
+    it('the ids among the index entries of a page\'s seconds: those at its matching places after its cursor, at most fetch; none when the index holds another number of rows there', () => {
+      const seconds = { texts: ['2025-01-01T10:00:00', '2025-01-01T10:00:01'], rowsAtSeconds: 4, matchingPlaces: [0, 2, 3] };
+      const entries: [string, number][] = [['2025-01-01T10:00:00', 7], ['2025-01-01T10:00:00', 9], ['2025-01-01T10:00:01', 3], ['2025-01-01T10:00:01', 5]];
+      expect(pageIdsAmong(seconds, entries, { filters: NO_FILTERS, after: null, fetch: 51 })).toEqual([7, 3, 5]);
+      expect(pageIdsAmong(seconds, entries, { filters: NO_FILTERS, after: null, fetch: 2 })).toEqual([7, 3]);
+      expect(pageIdsAmong(seconds, entries, { filters: NO_FILTERS, after: { created_at: '2025-01-01T10:00:00', id: 7 }, fetch: 51 })).toEqual([3, 5]);
+      expect(pageIdsAmong(seconds, entries, { filters: NO_FILTERS, after: { created_at: '2025-01-01T10:00:01', id: 3 }, fetch: 51 })).toEqual([5]);
+      expect(pageIdsAmong(seconds, entries.slice(1), { filters: NO_FILTERS, after: null, fetch: 51 })).toBeNull();
     });
 
     it('a page that checks its rows reads only the rows of its rows\' seconds (and of its cursor\'s), as the row columns find them', async () => {
@@ -186,7 +197,7 @@ describe('pages and row walks of the SQLite store', () => {
       const run = vi.spyOn(RowWalkPool.prototype, 'run');
       try {
         const page = byScan(rows, filters, after, 21);
-        expect(await inWorkers.store.listIds({ filters, after, fetch: 21 })).toEqual(page);
+        expect(await walkedInWorkers.store.listIds({ filters, after, fetch: 21 })).toEqual(page);
         // The cursor's row matches: its second is read again (rows of that second after its id may follow it).
         const seconds = [...new Set([after.created_at, ...page.map((id) => (rowOf.get(id) as ServiceRequestRecord).created_at)])];
         const walk = run.mock.calls.find(([kind]) => kind === 'ids')?.[1] as { parameters: unknown[] };

@@ -477,41 +477,56 @@ export function scanCount(columns: SharedRowColumns, scan: RowColumnScan): numbe
   return total;
 }
 
+/** What a page's scan found: the seconds its walk reads, and its matching rows at them. */
+export interface ScannedPageSeconds {
+  /** The created_at wall seconds, rising, each once. */
+  seconds: number[];
+  /** The matching rows seen at those seconds, rising (every matching row of each second but perhaps the last). */
+  rows: number[];
+}
+
 /**
  * The created_at wall seconds of the rows a page reads (the store's walk of its rows reads only the rows
  * of those seconds): those of its matching rows at its cursor's second, and of its first `fetch` matching
  * rows after that second, rising, each once; empty when none matches. The rows at the cursor's second
  * are not counted: its id may leave out any of them, so the walk may need the `fetch`-th after them.
  */
-export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan): number[] {
-  return scanPageSecondsWithin(columns, scan, Number.POSITIVE_INFINITY) as number[];
+export function scanPageSeconds(columns: SharedRowColumns, scan: RowColumnScan): ScannedPageSeconds {
+  return scanPageSecondsWithin(columns, scan, Number.POSITIVE_INFINITY) as ScannedPageSeconds;
 }
 
 /** scanPageSeconds reading at most `rowsAtMost` rows of the scan's range: null when they did not end it. */
-export function scanPageSecondsWithin(columns: SharedRowColumns, scan: RowColumnScan, rowsAtMost: number): number[] | null {
+export function scanPageSecondsWithin(columns: SharedRowColumns, scan: RowColumnScan, rowsAtMost: number): ScannedPageSeconds | null {
   if (scan.page === undefined) throw new Error('a page seconds scan needs its page');
   const { after, fetch } = scan.page;
   // The first row after the cursor's second: those before it are at that second or earlier.
   const afterStart = after === null ? 0 : firstRowFrom(columns, after + 1);
   const seconds: number[] = [];
+  const matching: number[] = [];
   let counted = 0;
   const from = after === null ? scan.from : Math.max(scan.from ?? after, after);
   const { created } = columns;
-  const ended = forEachMatchingRow(columns, { ...scan, from }, (rows, count, blockStart, blockEnd) => {
-    // The block's seconds of their days, read once (a page scan reads no facet).
-    const secondsLow = readRows(columns.bytes, created.secondsLow, blockStart, blockEnd, FACET_USE);
-    for (let i = 0; i < count; i++) {
-      const row = rows[i] as number;
-      const day = dayOfRow(created, row);
-      const second = day * DAY_SECONDS + (secondsLow[row - blockStart] as number) + (row >= (created.lateStarts[day] as number) ? LATE_SECOND : 0);
-      if (seconds.at(-1) !== second) seconds.push(second);
-      if (row < afterStart) continue;
-      counted += 1;
-      if (counted === fetch) return true;
-    }
-    return false;
-  }, { rowsAtMost, firstBlock: PAGE_FIRST_BLOCK });
-  return ended ? seconds : null;
+  const ended = forEachMatchingRow(
+    columns,
+    { ...scan, from },
+    (rows, count, blockStart, blockEnd) => {
+      // The block's seconds of their days, read once (a page scan reads no facet).
+      const secondsLow = readRows(columns.bytes, created.secondsLow, blockStart, blockEnd, FACET_USE);
+      for (let i = 0; i < count; i++) {
+        const row = rows[i] as number;
+        const day = dayOfRow(created, row);
+        const second = day * DAY_SECONDS + (secondsLow[row - blockStart] as number) + (row >= (created.lateStarts[day] as number) ? LATE_SECOND : 0);
+        if (seconds.at(-1) !== second) seconds.push(second);
+        matching.push(row);
+        if (row < afterStart) continue;
+        counted += 1;
+        if (counted === fetch) return true;
+      }
+      return false;
+    },
+    { rowsAtMost, firstBlock: PAGE_FIRST_BLOCK },
+  );
+  return ended ? { seconds, rows: matching } : null;
 }
 
 /** [code, rows] of each code of the facet's column that matching rows hold. */

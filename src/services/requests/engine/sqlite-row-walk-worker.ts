@@ -108,7 +108,7 @@ function answerOf(job: RowWalkJob): RowWalkAnswer {
         if (job.scan.groups === undefined) throw new Error('a groups scan needs its grouping');
         return { kind: 'groups', groups: scanGroups(columns, job.scan, job.scan.groups) };
       case 'page seconds':
-        return { kind: 'page seconds', seconds: scanPageSeconds(columns, job.scan) };
+        return { kind: 'page seconds', ...scanPageSeconds(columns, job.scan) };
       case 'ids':
         throw new Error('a page is not a scan');
     }

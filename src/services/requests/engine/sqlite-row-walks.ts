@@ -5,7 +5,7 @@ import { OVERLOADED_RETRY_AFTER_SECONDS, awayFromPlace } from '../../../platform
 import type { WhereClause } from '../store/filter-sql.js';
 import type { PackedBuckets } from './period-stats.js';
 import type { PackedGroups } from './group-scan.js';
-import type { RowColumnBytes, RowColumnScan, SharedRowColumns } from './row-column-scan.js';
+import type { RowColumnBytes, RowColumnScan, ScannedPageSeconds, SharedRowColumns } from './row-column-scan.js';
 import { releaseRowColumns } from './row-columns-memory.js';
 import type { SummaryUnit } from '../../../snapshot/index.js';
 import { DatabaseUnavailableError } from '../store/service-request-store.js';
@@ -60,7 +60,7 @@ export interface WorkerStatementStats {
 
 export type RowWalkAnswer =
   | { kind: 'ids'; ids: number[] }
-  | { kind: 'page seconds'; seconds: number[] }
+  | ({ kind: 'page seconds' } & ScannedPageSeconds)
   | { kind: 'count'; count: number }
   | { kind: 'facet'; rows: [string | number | null, number][] }
   | { kind: 'buckets'; buckets: PackedBuckets }

@@ -43,8 +43,6 @@ export function leadFilter(filters: ListFilters, counts: FilterValueCounts): Equ
  */
 export interface PageIdsQuery extends WhereClause {
   checksRows: boolean;
-  /** The index walks merged (one per accepted value of the lead filter, or per map cell of the box). */
-  walks: number;
 }
 
 /**
@@ -63,7 +61,7 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     const walk = `SELECT id, created_at FROM ${table} INDEXED BY ${MAP_CELL_INDEX} WHERE ${[`${MAP_CELL} = ?`, ...rest.conditions].join(' AND ')}`;
     const slots = walkSlots(cells.length, MAX_BOX_CELLS);
     for (let slot = 0; slot < slots; slot += 1) parameters.push(cells[slot] ?? null, ...rest.parameters);
-    return { sql: `${Array<string>(slots).fill(walk).join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true, walks: slots };
+    return { sql: `${Array<string>(slots).fill(walk).join(' UNION ALL ')} ORDER BY created_at, id LIMIT ?`, parameters: [...parameters, query.fetch], checksRows: true };
   }
   const lead = leadFilter(query.filters, counts);
   const rest = withCreatedAtIn(conditionsOf(query.filters, query.after, 'sqlite', lead), createdAtIn, 'sqlite');
@@ -71,7 +69,7 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
   const checksRows = pageChecksRows(query.filters);
   if (lead === null) {
     const where = rest.conditions.length === 0 ? '' : ` WHERE ${rest.conditions.join(' AND ')}`;
-    return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch], checksRows, walks: 1 };
+    return { sql: `SELECT id, created_at FROM ${table} INDEXED BY ${LIST_ORDER_INDEX}${where}${order}`, parameters: [...rest.parameters, query.fetch], checksRows };
   }
   const accepted = query.filters[lead] ?? [];
   const values = accepted.filter((value) => value !== null);
@@ -87,7 +85,16 @@ export function pageIdsQuery(query: ListPageQuery, counts: FilterValueCounts, la
     walks.push(walkOn(`${lead} IS NULL`));
     parameters.push(...rest.parameters);
   }
-  return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch], checksRows, walks: walks.length };
+  return { sql: `${walks.join(' UNION ALL ')}${order}`, parameters: [...parameters, query.fetch], checksRows };
+}
+
+/**
+ * Every row created at one of `createdAtIn`, as [created_at, id] in list order: a walk of the
+ * (created_at, id) index alone, one seek per text, no row read (page-seconds.ts, `pageIdsAmong`).
+ */
+export function rowsAtSecondsSql(createdAtIn: readonly string[], table: string): WhereClause {
+  const { conditions, parameters } = withCreatedAtIn({ conditions: [], parameters: [] }, createdAtIn, 'sqlite');
+  return { sql: `SELECT created_at, id FROM ${table} INDEXED BY ${LIST_ORDER_INDEX} WHERE ${conditions.join(' AND ')} ORDER BY created_at, id`, parameters };
 }
 
 /**

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
-import { bucketRowsSql, cellCountsSql, countSql, facetSql, pageIdsQuery, sqliteRowsByIdSql, type FilterValueCounts, type PageIdsQuery } from './sqlite-queries.js';
+import { bucketRowsSql, cellCountsSql, countSql, facetSql, pageIdsQuery, rowsAtSecondsSql, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
 import type { TableLayout } from './filter-sql.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import type { RowColumnScan } from '../engine/row-column-scan.js';
@@ -26,7 +26,7 @@ import {
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { AggregateSummaries } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
-import { PAGE_LOOP_LIMITS, pageSecondsFromRowColumns, type PageLoopLimits } from '../engine/page-seconds.js';
+import { PAGE_LOOP_LIMITS, pageIdsAmong, pageSecondsFromRowColumns, type PageLoopLimits } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
 import { SqliteFileReplacement } from './sqlite-file-replacement.js';
 import { SqliteStatements } from './sqlite-statements.js';
@@ -34,6 +34,7 @@ import { registerFilterFunctions } from './sqlite-functions.js';
 import { periodPart, readinessSql, toComplaintTypeCountRecords, toDailyStatRecords, toDatasetRecord } from './snapshot-tables.js';
 
 const READINESS_SQL = readinessSql((table) => table);
+
 const TABLE = 'service_requests';
 
 /** A read-only connection to the snapshot file. */
@@ -145,24 +146,24 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
 
   /**
    * A page whose walk is bounded by its size runs here; one that checks the rows it walks (the map box,
-   * a second equality filter) may read millions of them before its page is full, so it runs in the
-   * row walk workers, unless the row columns found the seconds of its rows (page-seconds.ts) and a walk
-   * of them reads no more than `pageLoop.walkSteps`.
+   * a second equality filter) may read millions of them before its page is full: the row columns find
+   * the seconds of its rows first, and which of the rows at those seconds match (page-seconds.ts).
+   * Its ids are then read here from the (created_at, id) index alone, no row read, when those seconds
+   * hold at most `pageLoop.indexRows` rows; else the rows of those seconds are walked in the row walk
+   * workers.
    */
   async listIds(query: ListPageQuery): Promise<number[]> {
-    let page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
-    if (!page.checksRows) return this.pageIdsHere(page);
+    const page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database)));
+    if (!page.checksRows) return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
     const seconds = await pageSecondsFromRowColumns(this.rowWalks, () => this.read(() => this.loadedScanOf(query.filters)), query, this.pageLoop.scanRows);
     if (seconds === null) return (await this.rowWalks.answer('ids', page)).ids;
     if (seconds.texts.length === 0) return [];
-    page = await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database), seconds.texts));
-    // One seek per walk and second, then the rows at those seconds.
-    if (page.walks * seconds.texts.length + seconds.rows <= this.pageLoop.walkSteps) return this.pageIdsHere(page);
-    return (await this.rowWalks.answer('ids', page)).ids;
-  }
-
-  private pageIdsHere(page: PageIdsQuery): Promise<number[]> {
-    return this.read(() => this.statement(page.sql).pluck().all(...page.parameters) as number[]);
+    if (seconds.rowsAtSeconds <= this.pageLoop.indexRows) {
+      const at = rowsAtSecondsSql(seconds.texts, TABLE);
+      const ids = pageIdsAmong(seconds, await this.read(() => this.statement(at.sql).raw().all(...at.parameters) as [string, number][]), query);
+      if (ids !== null) return ids;
+    }
+    return (await this.rowWalks.answer('ids', await this.read((database) => pageIdsQuery(query, this.valueCounts, this.table(database), seconds.texts)))).ids;
   }
 
   /** The scan of the row columns for these filters when they are loaded, without waiting for them. */
