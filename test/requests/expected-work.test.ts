@@ -55,6 +55,14 @@ describe('what a planned scan is expected to read and match', () => {
     expect(expectedScanRows(columns, scanOf({ from: dayBound(500) }))).toMatchObject({ rangeRows: 0, matchedRows: 0 });
   });
 
+  it('a closed_at range with the late closings listed: the rows created from its start less their days to its end less the earliest close', () => {
+    const late = { ...columns, lateClosings: { days: 30, earliestClose: 0, seconds: new Uint32Array(0), rows: new Int32Array(0) } };
+    expect(expectedScanRows(late, scanOf({ closedFrom: dayBound(100), closedTo: dayBound(101) }))).toMatchObject({ rangeRows: 31 * PER_DAY, rangeDays: 31 });
+    expect(expectedScanRows(late, scanOf({ closedFrom: dayBound(100), from: dayBound(90) }))).toMatchObject({ rangeRows: 110 * PER_DAY });
+    expect(expectedScanRows(late, scanOf({ closedTo: dayBound(10) }))).toMatchObject({ rangeRows: 10 * PER_DAY });
+    expect(expectedScanRows(columns, scanOf({ closedFrom: dayBound(100), closedTo: dayBound(101) }))).toMatchObject({ rangeRows: ROWS });
+  });
+
   it('an equality filter keeps the share of the rows its codes hold, whatever the share of the codes', () => {
     expect(expectedScanRows(columns, scanOf({ filters: [{ column: COLUMN, accepted: [1] }] })).matchedRows).toBe(ROWS / 4);
     expect(expectedScanRows(columns, scanOf({ filters: [{ column: COLUMN, accepted: [2] }] })).matchedRows).toBe((ROWS * 3) / 4);

@@ -4,19 +4,21 @@
  * week of one borough is not answered after a grouping of every row by zip code and week that
  * arrived just before it. A guess only orders the queue: it never refuses, cuts or changes an answer.
  *
- * The rows a scan selects are the rows of its created_at range (exact, from the rows' day starts);
+ * The rows a scan selects are the rows of its created_at range (exact, from the rows' day starts),
+ * narrowed by a closed_at range as scannedIntervals narrows it (the listed late closings left out);
  * of those, the rows that match are guessed as if the filters were independent: each equality filter
  * keeps the share of the rows its codes hold (counted on a sample of the rows when they were
  * loaded, RowColumns.sampledCodeRows), `q` the share of its codes in any searched column, a map box or
  * circle its share of the city's box, and each time check a fixed share.
  */
 import { DAY_SECONDS, type CodedColumn } from '../../../snapshot/index.js';
-import { CREATED_DAYS, type CreatedColumn, type RowColumnScan, type ScanBox, type ScanExpectation } from './row-column-scan.js';
+import { CREATED_DAYS, type CreatedColumn, type LateClosings, type RowColumnScan, type ScanBox, type ScanExpectation } from './row-column-scan.js';
 
 /** What a guess reads of the row columns (RowColumns): the rows' day starts and the sampled rows per code. */
 interface SampledRowColumns {
   created: CreatedColumn;
   sampledCodeRows: Record<CodedColumn, Float64Array>;
+  lateClosings?: LateClosings | null;
 }
 
 /** The boroughs' box (docs/requests.md): the share of the rows a map box or circle is guessed to hold is its share of it. */
@@ -64,8 +66,12 @@ export function expectedScanRows(columns: SampledRowColumns, scan: RowColumnScan
   // The days of the rows: from the first row's day to the last row's.
   const firstDay = Math.max(0, firstDayPast(dayStarts, 0) - 1);
   const lastDay = rows === 0 ? firstDay : Math.max(firstDay, firstDayPast(dayStarts, rows - 1) - 1);
-  const fromDay = scan.from === null ? firstDay : Math.min(Math.max(Math.floor(scan.from / DAY_SECONDS), firstDay), lastDay + 1);
-  const toDay = scan.to === null ? lastDay + 1 : Math.min(Math.max(Math.ceil(scan.to / DAY_SECONDS), fromDay), lastDay + 1);
+  // The created_at bounds, and those a closed_at range sets when the late closings are listed (scannedIntervals; the listed rows left out).
+  const late = columns.lateClosings;
+  const from = Math.max(scan.from ?? Number.NEGATIVE_INFINITY, late == null || scan.closedFrom === undefined ? Number.NEGATIVE_INFINITY : scan.closedFrom - late.days * DAY_SECONDS);
+  const to = Math.min(scan.to ?? Number.POSITIVE_INFINITY, late == null || scan.closedTo === undefined ? Number.POSITIVE_INFINITY : scan.closedTo - late.earliestClose);
+  const fromDay = from === Number.NEGATIVE_INFINITY ? firstDay : Math.min(Math.max(Math.floor(from / DAY_SECONDS), firstDay), lastDay + 1);
+  const toDay = to === Number.POSITIVE_INFINITY ? lastDay + 1 : Math.min(Math.max(Math.ceil(to / DAY_SECONDS), fromDay), lastDay + 1);
   const rangeRows = Math.max(0, (dayStarts[toDay] as number) - (dayStarts[fromDay] as number));
   let share = 1;
   for (const filter of scan.filters) share *= codeShare(columns, filter.column, filter.accepted);

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../../snapshot/index.js';
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
+import { listLateClosings } from './late-closings.js';
 import { RowColumnsAssembly, isStoredColumn, type ChunkPlace, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**
@@ -46,11 +47,14 @@ export async function loadPostgresRowColumns(pool: pg.Pool, schema: string, stil
         }
       }
       copied = true;
-      if (reader.finished(expected) && stillServed()) finished = assembly.finish();
-      return finished;
+      if (!reader.finished(expected) || !stillServed()) return null;
     } finally {
       client.release(!copied);
     }
+    const columns = assembly.finish();
+    columns.lateClosings = await listLateClosings(columns, columns.rows);
+    if (stillServed()) finished = columns;
+    return finished;
   } finally {
     if (finished === null) assembly.abandon();
   }

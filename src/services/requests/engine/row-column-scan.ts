@@ -82,6 +82,25 @@ export interface SharedRowColumns {
   closed: StoredArray;
   latitude: StoredArray;
   longitude: StoredArray;
+  /** The rows closed long after they were created (late-closings.ts); absent or null: a closed_at range reads its whole created_at range. */
+  lateClosings?: LateClosings | null;
+}
+
+/**
+ * The rows closed at least `days` days (of wall time) after they were created, by closed_at day:
+ * every other row was closed sooner, so a closed_at range from `from` selects, besides the listed rows
+ * it holds, only rows created after `from` less `days` days; and, as no row was closed more than
+ * `earliestClose` seconds before it was created, none created at or after its end plus those seconds.
+ * The scans of a closed_at range read only those rows (scannedIntervals).
+ */
+export interface LateClosings {
+  days: number;
+  /** The smallest closed_at less created_at of any closed row, in seconds (0 or more but for a clock change). */
+  earliestClose: number;
+  /** The listed rows' closed_at wall seconds, by closed_at day, then by row. */
+  seconds: Uint32Array;
+  /** Their rows, in the same order. */
+  rows: Int32Array;
 }
 
 /** A box of the location, inclusive (the filters' `bbox`): a row without a location is outside. */
@@ -150,11 +169,11 @@ const PAGE_FIRST_BLOCK = 1_024;
  * kept for the next scan of the thread (a scan runs to its end before another starts).
  */
 const blockArrays: ArrayBuffer[] = [];
-const FACET_USE = 64;
+export const FACET_USE = 64;
 export const DAYS_TO_CLOSE_USE = 65;
 const LATITUDE_USE = 66;
 const LONGITUDE_USE = 67;
-const CLOSED_USE = 68;
+export const CLOSED_USE = 68;
 /** The columns of `q` (anyOf), from this use on. */
 const ANY_OF_USE = 69;
 /** The arrays of the columns a grouping reads (group-scan.ts), after those of `q`. */
@@ -265,6 +284,62 @@ export function rowRange(columns: SharedRowColumns, scan: RowColumnScan): [numbe
   const start = scan.from === null ? 0 : firstRowFrom(columns, scan.from);
   const end = scan.to === null ? (columns.created.dayStarts[CREATED_DAYS] as number) : firstRowFrom(columns, scan.to);
   return [start, Math.max(start, end)];
+}
+
+/**
+ * What a listed late closing read on its own is worth in rows: a short interval costs a read of each
+ * column the scan reads, about the time of checking this many rows of a block.
+ */
+export const ROWS_PER_INTERVAL = 1_024;
+
+/**
+ * The rows a scan reads, as intervals [from, to) in row order (a flat list of pairs): its created_at
+ * range, narrowed by a closed_at range when the row columns list their late closings. The range then
+ * ends before the rows created too late to be closed before closedTo, and starts at the rows created
+ * late enough to be closed from closedFrom without being listed; the listed rows before that start
+ * whose closed_at lies in the range are read on their own (those within ROWS_PER_INTERVAL rows of each
+ * other as one interval), unless they are so many that reading every row before the start costs less.
+ */
+export function scannedIntervals(columns: SharedRowColumns, scan: RowColumnScan): number[] {
+  const [start, end] = rowRange(columns, scan);
+  const late = columns.lateClosings;
+  const { closedFrom, closedTo } = scan;
+  if (late == null || start >= end || (closedFrom === undefined && closedTo === undefined)) return [start, end];
+  const to = closedTo === undefined ? end : Math.max(start, Math.min(end, firstRowFrom(columns, closedTo - late.earliestClose)));
+  if (closedFrom === undefined) return [start, to];
+  const from = Math.max(start, firstRowFrom(columns, closedFrom - late.days * DAY_SECONDS));
+  // The listed rows that may lie before `from`: those closed on the days of the closed_at range.
+  const lowEnd = Math.min(from, to);
+  const { seconds, rows } = late;
+  const first = firstListedOnDay(seconds, Math.floor(closedFrom / DAY_SECONDS));
+  const last = closedTo === undefined ? seconds.length : firstListedOnDay(seconds, Math.floor((Math.ceil(closedTo) - 1) / DAY_SECONDS) + 1);
+  if ((last - first) * ROWS_PER_INTERVAL >= lowEnd - start) return [start, to];
+  const listed: number[] = [];
+  for (let i = first; i < last; i++) {
+    const row = rows[i] as number;
+    const second = seconds[i] as number;
+    if (row >= start && row < lowEnd && second >= closedFrom && (closedTo === undefined || second < closedTo)) listed.push(row);
+  }
+  listed.sort((a, b) => a - b);
+  const intervals: number[] = [];
+  for (const row of listed) {
+    if (intervals.length > 0 && row - (intervals[intervals.length - 1] as number) < ROWS_PER_INTERVAL) intervals[intervals.length - 1] = row + 1;
+    else intervals.push(row, row + 1);
+  }
+  if (from < to) intervals.push(from, to);
+  return intervals;
+}
+
+/** The first listed late closing of day `day` (days since 1970-01-01) or later: the list is by closed_at day. */
+function firstListedOnDay(seconds: Uint32Array, day: number): number {
+  let low = 0;
+  let high = seconds.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (Math.floor((seconds[middle] as number) / DAY_SECONDS) < day) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -385,10 +460,11 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
  * The filter predicate of the row columns: calls `visit` with the rows of each block [blockStart,
  * blockEnd) that match every filter of the scan (the array is reused: read it before returning), in
  * order, until `visit` returns true. Every scan of the row columns selects its rows here.
- * `reach.rowsAtMost`: reads at most that many rows from the start of the range; `reach.firstBlock`:
- * the rows of the first block, each next block twice as many up to BLOCK (a scan that `visit` may stop
- * after a few rows selects no more rows than it needs). Returns whether the scan ended (`visit`
- * stopped it, or it read every row of its range); false when `rowsAtMost` cut it.
+ * The rows read are those of scannedIntervals. `reach.rowsAtMost`: reads at most that many rows of
+ * them; `reach.firstBlock`: the rows of the first block, each next block twice as many up to BLOCK
+ * once a whole one was read (a scan that `visit` may stop after a few rows selects no more rows than
+ * it needs). Returns whether the scan ended (`visit` stopped it, or it read every row of its
+ * intervals); false when `rowsAtMost` cut it.
  */
 export function forEachMatchingRow(
   columns: SharedRowColumns,
@@ -396,8 +472,8 @@ export function forEachMatchingRow(
   visit: (rows: Int32Array, count: number, blockStart: number, blockEnd: number) => unknown,
   reach: { rowsAtMost?: number; firstBlock?: number } = {},
 ): boolean {
-  const [start, rangeEnd] = rowRange(columns, scan);
-  const end = Math.min(rangeEnd, start + (reach.rowsAtMost ?? Number.POSITIVE_INFINITY));
+  const intervals = scannedIntervals(columns, scan);
+  let rowsLeft = reach.rowsAtMost ?? Number.POSITIVE_INFINITY;
   let block = Math.min(BLOCK, reach.firstBlock ?? BLOCK);
   const maskOf = (masks: Uint8Array[], f: number, accepted: readonly number[]): Uint8Array => {
     const mask = (masks[f] ??= new Uint8Array(65_536));
@@ -410,20 +486,28 @@ export function forEachMatchingRow(
   try {
     const filters = scan.filters.map(({ column }) => columns.codes[column]);
     const selected = scratch.selected;
-    for (let blockStart = start; blockStart < end; blockStart += block, block = Math.min(BLOCK, block * 2)) {
-      const blockEnd = Math.min(end, blockStart + block);
-      let count = 0;
-      if (masks.length === 0) {
-        for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
-      } else {
-        const codesOf = (f: number): CodeArray => readRows(columns.bytes, filters[f] as StoredArray, blockStart, blockEnd, f);
-        count = selectRows(codesOf(0), masks[0] as Uint8Array, blockStart, selected);
-        for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
+    for (let at = 0; at < intervals.length; at += 2) {
+      const intervalEnd = intervals[at + 1] as number;
+      for (let blockStart = intervals[at] as number; blockStart < intervalEnd; ) {
+        if (rowsLeft <= 0) return false;
+        const blockEnd = Math.min(intervalEnd, blockStart + block, blockStart + rowsLeft);
+        // The next block is twice as long once a whole one was read (not after a short interval).
+        if (blockEnd - blockStart === block) block = Math.min(BLOCK, block * 2);
+        rowsLeft -= blockEnd - blockStart;
+        let count = 0;
+        if (masks.length === 0) {
+          for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
+        } else {
+          const codesOf = (f: number): CodeArray => readRows(columns.bytes, filters[f] as StoredArray, blockStart, blockEnd, f);
+          count = selectRows(codesOf(0), masks[0] as Uint8Array, blockStart, selected);
+          for (let f = 1; f < masks.length && count > 0; f++) count = keepRows(codesOf(f), masks[f] as Uint8Array, blockStart, selected, count);
+        }
+        for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
+        if (count > 0 && visit(selected, count, blockStart, blockEnd) === true) return true;
+        blockStart = blockEnd;
       }
-      for (let c = 0; c < checks.length && count > 0; c++) count = (checks[c] as RowCheck)(selected, count, blockStart, blockEnd);
-      if (count > 0 && visit(selected, count, blockStart, blockEnd) === true) return true;
     }
-    return end === rangeEnd;
+    return true;
   } finally {
     scan.filters.forEach(({ accepted }, f) => {
       for (const code of accepted) (masks[f] as Uint8Array)[code] = 0;

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { setImmediate as turn } from 'node:timers/promises';
 import { ROW_COLUMN_VALUES_TABLE, ROW_COLUMNS_TABLE } from '../../../snapshot/index.js';
+import { listLateClosings } from './late-closings.js';
 import { COPY_SLICE_MS, RowColumnsAssembly, isStoredColumn, type RowColumns, type StoredChunk, type StoredValue } from './row-columns-memory.js';
 
 /**
@@ -44,7 +45,10 @@ export async function loadSqliteRowColumns(database: Database.Database, stillOpe
         sliceStarted = performance.now();
       }
     }
-    if (stillOpen()) finished = assembly.finish();
+    if (!stillOpen()) return null;
+    const columns = assembly.finish();
+    columns.lateClosings = await listLateClosings(columns, columns.rows);
+    if (stillOpen()) finished = columns;
     return finished;
   } finally {
     reader?.close();

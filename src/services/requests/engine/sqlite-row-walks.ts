@@ -172,8 +172,8 @@ export class RowWalkPool {
    * shared memory costs milliseconds of this thread. Returns the number the scans name them by.
    */
   shareRowColumns(columns: SharedRowColumns): number {
-    const { bytes, codes, created, daysToClose, closed, latitude, longitude } = columns;
-    this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { bytes, codes, created, daysToClose, closed, latitude, longitude } };
+    const { bytes, codes, created, daysToClose, closed, latitude, longitude, lateClosings } = columns;
+    this.rowColumns = { kind: 'columns', id: (this.rowColumns?.id ?? 0) + 1, columns: { bytes, codes, created, daysToClose, closed, latitude, longitude, lateClosings } };
     this.sharedBytes.set(this.rowColumns.id, bytes);
     for (const worker of this.workers) {
       worker.thread.postMessage(this.rowColumns);
