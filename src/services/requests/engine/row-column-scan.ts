@@ -461,7 +461,7 @@ function rowChecksOf(columns: SharedRowColumns, scan: RowColumnScan, anyOfMasks:
  * blockEnd) that match every filter of the scan (the array is reused: read it before returning), in
  * order, until `visit` returns true. Every scan of the row columns selects its rows here.
  * The rows read are those of scannedIntervals. `reach.rowsAtMost`: reads at most that many rows of
- * them; `reach.firstBlock`: the rows of the first block, each next block twice as many up to BLOCK
+ * them (a block shorter than ROWS_PER_INTERVAL counted as that many); `reach.firstBlock`: the rows of the first block, each next block twice as many up to BLOCK
  * once a whole one was read (a scan that `visit` may stop after a few rows selects no more rows than
  * it needs). Returns whether the scan ended (`visit` stopped it, or it read every row of its
  * intervals); false when `rowsAtMost` cut it.
@@ -493,7 +493,8 @@ export function forEachMatchingRow(
         const blockEnd = Math.min(intervalEnd, blockStart + block, blockStart + rowsLeft);
         // The next block is twice as long once a whole one was read (not after a short interval).
         if (blockEnd - blockStart === block) block = Math.min(BLOCK, block * 2);
-        rowsLeft -= blockEnd - blockStart;
+        // A short interval's reads cost as much as ROWS_PER_INTERVAL rows: the reach counts it so.
+        rowsLeft -= Math.max(blockEnd - blockStart, ROWS_PER_INTERVAL);
         let count = 0;
         if (masks.length === 0) {
           for (let row = blockStart; row < blockEnd; row++) selected[count++] = row;
