@@ -12,6 +12,11 @@
  *   The exact median is the mean of the two, rounded as medianOf rounds it (medianOfMiddles); a median
  *   does not add up over several values, so a list of values answers from the rows. A filter column's
  *   scope per bucket is also the group of its value in that period (`/v1/stats/groups` by that column).
+ * - summary_pairs: per month and year, per value of one filter column and value of another (each
+ *   ordered pair of filter columns), the same numbers as summary_buckets: the groups by one column per
+ *   month or year with one value of another column as the filter (a median does not add up over the
+ *   values of the filter, so a list of them answers from the rows). Per day or week they would hold
+ *   some seven (weeks: two) rows for every request, more than the rows themselves; per month, about one.
  * - summary_facets: for the whole snapshot (period ''), per scope and per facet column, each facet value
  *   with its number of requests; per month (period 'YYYY-MM'), the same for the scope of every row only
  *   (per month and value of another column, it would hold about three rows for every ten requests).
@@ -51,12 +56,16 @@ export const ALL_ROWS_SCOPE = '';
 /** period of the facets of the whole snapshot. */
 export const WHOLE_SNAPSHOT_PERIOD = '';
 
-export const SUMMARY_TABLES = ['summary_buckets', 'summary_facets'] as const;
+/** The units of summary_pairs. */
+export const SUMMARY_PAIR_UNITS = ['month', 'year'] as const satisfies readonly SummaryBucketUnit[];
+
+export const SUMMARY_TABLES = ['summary_buckets', 'summary_pairs', 'summary_facets'] as const;
 
 export const SUMMARY_BUCKET_COLUMNS = ['unit', 'bucket', 'filter_column', 'filter_value', 'opened', 'closed', 'closed_within_14_days', 'low_middle', 'high_middle', 'p90_days_to_close'] as const;
+export const SUMMARY_PAIR_COLUMNS = ['unit', 'bucket', 'filter_column', 'filter_value', 'group_column', 'group_value', 'opened', 'closed', 'closed_within_14_days', 'low_middle', 'high_middle', 'p90_days_to_close'] as const;
 export const SUMMARY_FACET_TABLE_COLUMNS = ['period', 'filter_column', 'filter_value', 'facet_column', 'facet_value', 'requests'] as const;
 
-/** One row of a summary table, its columns in the order of SUMMARY_BUCKET_COLUMNS or SUMMARY_FACET_TABLE_COLUMNS. */
+/** One row of a summary table, its columns in the order of SUMMARY_BUCKET_COLUMNS, SUMMARY_PAIR_COLUMNS or SUMMARY_FACET_TABLE_COLUMNS. */
 export type SummaryRow = (string | number | null)[];
 
 /**
@@ -98,6 +107,20 @@ export function createSummaryTablesSql(dialect: SqlDialect, schema?: string): st
   high_middle ${real},
   p90_days_to_close ${real}
 )`,
+    `CREATE TABLE ${table('summary_pairs')} (
+  unit ${text} NOT NULL,
+  bucket ${text} NOT NULL,
+  filter_column ${text} NOT NULL,
+  filter_value ${text},
+  group_column ${text} NOT NULL,
+  group_value ${text},
+  opened integer NOT NULL,
+  closed integer NOT NULL,
+  closed_within_14_days integer NOT NULL,
+  low_middle ${real},
+  high_middle ${real},
+  p90_days_to_close ${real}
+)`,
     `CREATE TABLE ${table('summary_facets')} (
   period ${text} NOT NULL,
   filter_column ${text} NOT NULL,
@@ -120,6 +143,7 @@ export function indexSummaryTablesSql(dialect: SqlDialect, schema?: string): str
   const covering = (key: string, values: string): string => (dialect === 'postgres' ? `(${key}) INCLUDE (${values})` : `(${key}, ${values})`);
   return [
     `CREATE INDEX summary_buckets_scope ON ${table('summary_buckets')} ${covering('unit, filter_column, filter_value, bucket', 'opened, closed, closed_within_14_days, low_middle, high_middle, p90_days_to_close')}`,
+    `CREATE INDEX summary_pairs_scope ON ${table('summary_pairs')} ${covering('unit, filter_column, filter_value, group_column, group_value, bucket', 'opened, closed, closed_within_14_days, low_middle, high_middle, p90_days_to_close')}`,
     `CREATE INDEX summary_facets_scope ON ${table('summary_facets')} ${covering('filter_column, facet_column, period, filter_value', 'facet_value, requests')}`,
   ];
 }
@@ -138,6 +162,13 @@ export function isoWeekOf(day: string): string {
 /** The scopes: every row (index 0), then each filter column (index 1 + its position). */
 const SCOPE_COUNT = 1 + SUMMARY_FILTER_COLUMNS.length;
 const FACET_COUNT = SUMMARY_FACET_COLUMNS.length;
+/**
+ * Each ordered pair of filter columns [filter, group] (summary_pairs), by position: the filter columns
+ * are the first facet columns, so a row's code of filter column f is its facet code f.
+ */
+const COLUMN_PAIRS: readonly (readonly [number, number])[] = SUMMARY_FILTER_COLUMNS.flatMap((_, f) =>
+  SUMMARY_FILTER_COLUMNS.flatMap((__, g) => (f === g ? [] : [[f, g] as const])),
+);
 
 /** Value codes of one column: code -> text (null for the rows without a value). */
 class ValueCodes {
@@ -197,6 +228,7 @@ export class AggregateSummaryBuilder {
   private readonly wholeFacets = new FacetCounts();
   private monthKey = '';
   private buckets: SummaryRow[] = [];
+  private pairs: SummaryRow[] = [];
   private facets: SummaryRow[] = [];
   private lastDay = '';
   private lastWeek = '';
@@ -238,6 +270,12 @@ export class AggregateSummaryBuilder {
     return rows;
   }
 
+  takePairs(): SummaryRow[] {
+    const rows = this.pairs;
+    this.pairs = [];
+    return rows;
+  }
+
   takeFacets(): SummaryRow[] {
     const rows = this.facets;
     this.facets = [];
@@ -265,7 +303,8 @@ export class AggregateSummaryBuilder {
         (cells[s] as ScopeCells).count(code, hasDays, within);
       }
     }
-    for (const i of rowsByDays(days, size, withDays)) {
+    const byDays = rowsByDays(days, size, withDays);
+    for (const i of byDays) {
       const d = days[i] as number;
       for (let s = 0; s < SCOPE_COUNT; s += 1) {
         const code = s === 0 ? 0 : (codes[i * FACET_COUNT + s - 1] as number);
@@ -273,6 +312,7 @@ export class AggregateSummaryBuilder {
       }
     }
     const unit = SUMMARY_BUCKET_UNITS[u] as SummaryBucketUnit;
+    if ((SUMMARY_PAIR_UNITS as readonly string[]).includes(unit)) this.closePairs(unit, open, byDays);
     cells.forEach((scope, s) => {
       const column = s === 0 ? ALL_ROWS_SCOPE : (SUMMARY_FILTER_COLUMNS[s - 1] as string);
       const values = s === 0 ? [null] : (this.columns[s - 1] as ValueCodes).values;
@@ -293,6 +333,51 @@ export class AggregateSummaryBuilder {
         ]);
       }
     });
+  }
+
+  /**
+   * The bucket's rows per ordered pair of filter columns and pair of values (summary_pairs), counted and
+   * met in the order of days as closeBucket does per scope: a pair's cell is its filter value's code
+   * times the group column's values plus the group value's code.
+   */
+  private closePairs(unit: SummaryBucketUnit, open: BucketRows, byDays: Float64Array): void {
+    const { size, codes, days } = open;
+    const widths = this.columns.map((column) => column.values.length);
+    const pairs = COLUMN_PAIRS.map(([f, g]) => ({ f, g, width: widths[g] as number, cells: new ScopeCells((widths[f] as number) * (widths[g] as number)) }));
+    for (let i = 0; i < size; i += 1) {
+      const d = days[i] as number;
+      const hasDays = d === d;
+      const within = hasDays && d <= CLOSED_WITHIN_DAYS;
+      const at = i * FACET_COUNT;
+      for (const { f, g, width, cells } of pairs) cells.count((codes[at + f] as number) * width + (codes[at + g] as number), hasDays, within);
+    }
+    for (const i of byDays) {
+      const d = days[i] as number;
+      const at = i * FACET_COUNT;
+      for (const { f, g, width, cells } of pairs) cells.meet((codes[at + f] as number) * width + (codes[at + g] as number), d);
+    }
+    for (const { f, g, width, cells } of pairs) {
+      const filterValues = (this.columns[f] as ValueCodes).values;
+      const groupValues = (this.columns[g] as ValueCodes).values;
+      for (let cell = 0; cell < cells.opened.length; cell += 1) {
+        if (cells.opened[cell] === 0) continue;
+        const hasDays = cells.withDays[cell] !== 0;
+        this.pairs.push([
+          unit,
+          open.key,
+          SUMMARY_FILTER_COLUMNS[f] as string,
+          filterValues[Math.floor(cell / width)] ?? null,
+          SUMMARY_FILTER_COLUMNS[g] as string,
+          groupValues[cell % width] ?? null,
+          cells.opened[cell] as number,
+          cells.withDays[cell] as number,
+          cells.closedWithin[cell] as number,
+          hasDays ? (cells.low[cell] as number) : null,
+          hasDays ? (cells.high[cell] as number) : null,
+          hasDays ? (cells.p90[cell] as number) : null,
+        ]);
+      }
+    }
   }
 
   /** Writes the facets of the month that ends (its rows are the month bucket's), and adds them to the whole snapshot's. */

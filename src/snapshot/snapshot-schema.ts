@@ -20,9 +20,11 @@ import { mapCellSql } from './map-cells.js';
  * combinations walk the rows. 6: summary_buckets hold each bucket's closed requests and 90th
  * percentile (the groups of one column per period answer from them); a file of 5 is rebuilt, served as
  * it is, its groups are scanned. 7: summary_buckets hold years too (a file of 6 is rebuilt; served as it
- * is, its groups per year are scanned).
+ * is, its groups per year are scanned). 8: summary_pairs, the numbers per month and year of each value of
+ * one filter column within each value of another (a file of 7 is rebuilt; served as it is, the groups
+ * by one column with a filter on another are scanned).
  */
-export const SNAPSHOT_SCHEMA_VERSION = 7;
+export const SNAPSHOT_SCHEMA_VERSION = 8;
 
 /** The first schema version whose service_requests has map_cell and its index (map-cells.ts). */
 export const MAP_CELLS_SCHEMA_VERSION = 3;

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import {
   AggregateSummaryBuilder,
   SUMMARY_BUCKET_COLUMNS,
+  SUMMARY_PAIR_COLUMNS,
   SUMMARY_FACET_TABLE_COLUMNS,
   SUMMARY_TABLES,
   createSummaryTablesSql,
@@ -64,6 +65,7 @@ export class PostgresSummaryWriter {
   async flush(): Promise<void> {
     const table = (name: string): string => tableName('postgres', name, this.schema);
     await insertRows(this.client, table('summary_buckets'), SUMMARY_BUCKET_COLUMNS, this.builder.takeBuckets());
+    await insertRows(this.client, table('summary_pairs'), SUMMARY_PAIR_COLUMNS, this.builder.takePairs());
     await insertRows(this.client, table('summary_facets'), SUMMARY_FACET_TABLE_COLUMNS, this.builder.takeFacets());
   }
 

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import {
   AggregateSummaryBuilder,
   SUMMARY_BUCKET_COLUMNS,
+  SUMMARY_PAIR_COLUMNS,
   SUMMARY_FACET_TABLE_COLUMNS,
   createSummaryTablesSql,
   indexSummaryTablesSql,
@@ -17,7 +18,7 @@ import {
 
 /** Rows read per batch. */
 const READ_BATCH = 20_000;
-/** Rows per INSERT statement (8 or 6 parameters each, well under SQLite's limit of 32,766). */
+/** Rows per INSERT statement (12 at most each, well under SQLite's limit of 32,766). */
 const INSERT_BATCH = 500;
 
 /** Inserts rows of the table in multi-row statements. */
@@ -40,11 +41,13 @@ function inserterOf(db: Database.Database, table: string, columns: readonly stri
 export class SqliteSummaryWriter {
   private readonly builder = new AggregateSummaryBuilder();
   private readonly insertBuckets: (rows: SummaryRow[]) => void;
+  private readonly insertPairs: (rows: SummaryRow[]) => void;
   private readonly insertFacets: (rows: SummaryRow[]) => void;
 
   constructor(private readonly db: Database.Database) {
     for (const sql of createSummaryTablesSql('sqlite')) db.exec(sql);
     this.insertBuckets = inserterOf(db, 'summary_buckets', SUMMARY_BUCKET_COLUMNS);
+    this.insertPairs = inserterOf(db, 'summary_pairs', SUMMARY_PAIR_COLUMNS);
     this.insertFacets = inserterOf(db, 'summary_facets', SUMMARY_FACET_TABLE_COLUMNS);
   }
 
@@ -54,6 +57,7 @@ export class SqliteSummaryWriter {
 
   flush(): void {
     this.insertBuckets(this.builder.takeBuckets());
+    this.insertPairs(this.builder.takePairs());
     this.insertFacets(this.builder.takeFacets());
   }
 

@@ -4,6 +4,8 @@ import {
   SUMMARY_BUCKET_COLUMNS,
   SUMMARY_FACET_COLUMNS,
   SUMMARY_FILTER_COLUMNS,
+  SUMMARY_PAIR_COLUMNS,
+  SUMMARY_PAIR_UNITS,
   isoWeekOf,
   type SummaryRow,
   type SummarySourceRow,
@@ -19,24 +21,20 @@ import { SeededRandom } from '../../../src/ingest/nyc311/seeded-random.js';
  */
 const BUCKET_UNITS = { day: (day: string) => day, week: isoWeekOf, month: (day: string) => day.slice(0, 7), year: (day: string) => day.slice(0, 4) } as const;
 
-function plainBuckets(rows: SummarySourceRow[]): SummaryRow[] {
+/** The cells of each key that `keysOf` gives a row, as a plain count and sort. */
+function plainCells(rows: SummarySourceRow[], keysOf: (row: SummarySourceRow, day: string) => SummaryRow[]): SummaryRow[] {
   const cells = new Map<string, { key: SummaryRow; days: number[]; opened: number; within: number }>();
   for (const row of rows) {
-    const day = row[0].slice(0, 10);
     const daysToClose = row[1];
-    for (const [unit, bucketOf] of Object.entries(BUCKET_UNITS)) {
-      const scopes: [string, string | null][] = [['', null], ...SUMMARY_FILTER_COLUMNS.map((column, i): [string, string | null] => [column, row[2 + i] as string | null])];
-      for (const [column, value] of scopes) {
-        const key: SummaryRow = [unit, bucketOf(day), column, value];
-        const id = JSON.stringify(key);
-        const cell = cells.get(id) ?? { key, days: [], opened: 0, within: 0 };
-        cell.opened += 1;
-        if (daysToClose !== null) {
-          cell.days.push(daysToClose);
-          if (daysToClose <= CLOSED_WITHIN_DAYS) cell.within += 1;
-        }
-        cells.set(id, cell);
+    for (const key of keysOf(row, row[0].slice(0, 10))) {
+      const id = JSON.stringify(key);
+      const cell = cells.get(id) ?? { key, days: [], opened: 0, within: 0 };
+      cell.opened += 1;
+      if (daysToClose !== null) {
+        cell.days.push(daysToClose);
+        if (daysToClose <= CLOSED_WITHIN_DAYS) cell.within += 1;
       }
+      cells.set(id, cell);
     }
   }
   return [...cells.values()].map(({ key, days, opened, within }) => {
@@ -47,18 +45,39 @@ function plainBuckets(rows: SummarySourceRow[]): SummaryRow[] {
   });
 }
 
-function builtBuckets(rows: SummarySourceRow[]): SummaryRow[] {
+/** summary_buckets' cells: per unit, bucket and scope (every row, or a value of a filter column). */
+const plainBuckets = (rows: SummarySourceRow[]): SummaryRow[] =>
+  plainCells(rows, (row, day) =>
+    Object.entries(BUCKET_UNITS).flatMap(([unit, bucketOf]) => [
+      [unit, bucketOf(day), '', null],
+      ...SUMMARY_FILTER_COLUMNS.map((column, i): SummaryRow => [unit, bucketOf(day), column, row[2 + i] as string | null]),
+    ]),
+  );
+
+/** summary_pairs' cells: per month and year, per value of a filter column and value of another. */
+const plainPairs = (rows: SummarySourceRow[]): SummaryRow[] =>
+  plainCells(rows, (row, day) =>
+    SUMMARY_PAIR_UNITS.flatMap((unit) =>
+      SUMMARY_FILTER_COLUMNS.flatMap((filter, f) =>
+        SUMMARY_FILTER_COLUMNS.flatMap((group, g): SummaryRow[] => (f === g ? [] : [[unit, BUCKET_UNITS[unit](day), filter, row[2 + f] as string | null, group, row[2 + g] as string | null]])),
+      ),
+    ),
+  );
+
+function built(rows: SummarySourceRow[], take: 'takeBuckets' | 'takePairs'): SummaryRow[] {
   const builder = new AggregateSummaryBuilder();
   const out: SummaryRow[] = [];
   rows.forEach((row, i) => {
     builder.add(row);
-    if (i % 97 === 0) out.push(...builder.takeBuckets());
+    if (i % 97 === 0) out.push(...builder[take]());
   });
   builder.finish();
-  return [...out, ...builder.takeBuckets()];
+  return [...out, ...builder[take]()];
 }
 
-const byKey = (rows: SummaryRow[]): SummaryRow[] => [...rows].sort((a, b) => (JSON.stringify(a.slice(0, 4)) < JSON.stringify(b.slice(0, 4)) ? -1 : 1));
+const builtBuckets = (rows: SummarySourceRow[]): SummaryRow[] => built(rows, 'takeBuckets');
+
+const byKey = (rows: SummaryRow[], keyLength = 4): SummaryRow[] => [...rows].sort((a, b) => (JSON.stringify(a.slice(0, keyLength)) < JSON.stringify(b.slice(0, keyLength)) ? -1 : 1));
 
 function history(daysToCloseOf: (random: () => number) => number | null): SummarySourceRow[] {
   const seeded = new SeededRandom(7);
@@ -78,6 +97,13 @@ describe('summary bucket cells', () => {
     const built = builtBuckets(rows);
     expect(built[0]).toHaveLength(SUMMARY_BUCKET_COLUMNS.length);
     expect(byKey(built)).toEqual(byKey(plainBuckets(rows)));
+  });
+
+  it('the pairs of filter columns per month and year: every cell as a plain count and sort gives', () => {
+    const rows = history((random) => (random() < 0.1 ? null : Math.round(random() * 3_000) / 100));
+    const pairs = built(rows, 'takePairs');
+    expect(pairs[0]).toHaveLength(SUMMARY_PAIR_COLUMNS.length);
+    expect(byKey(pairs, 6)).toEqual(byKey(plainPairs(rows), 6));
   });
 
   it('days_to_close with more decimals, and negative ones: the same', () => {

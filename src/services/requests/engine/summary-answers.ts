@@ -1,4 +1,4 @@
-import { ALL_ROWS_SCOPE, medianOfMiddles, shareClosedWithin, SUMMARY_FACET_COLUMNS, SUMMARY_BUCKET_UNITS, SUMMARY_FILTER_COLUMNS, type SummaryBucketUnit, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
+import { ALL_ROWS_SCOPE, medianOfMiddles, shareClosedWithin, SUMMARY_FACET_COLUMNS, SUMMARY_BUCKET_UNITS, SUMMARY_FILTER_COLUMNS, SUMMARY_PAIR_UNITS, type SummaryBucketUnit, type SummaryFacetColumn, type SummaryFilterColumn, type SummaryUnit, WHOLE_SNAPSHOT_PERIOD } from '../../../snapshot/index.js';
 import { compareFilterValues, EQUALITY_FILTERS, hasRowFilters, type FilterValue, type ListFilters } from '../list-filters.js';
 import { BUCKET_KEY_OF, bucketNumbers, isoWeekOf, statDays, type Period, type PeriodNumbers } from './period-stats.js';
 import type { BucketSummary, FacetColumn, GroupNumbers, GroupsRecord, ServiceRequestStore, ValueCount } from '../store/service-request-store.js';
@@ -18,7 +18,8 @@ import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
  * - statistics: one value only (a median does not add up over values);
  * - groups (`/v1/stats/groups`): one summarised column per day, ISO week, month or year, ordered by a count
  *   or the share closed within 14 days (numbers that add up over the range), every key kept (the
- *   median of the keys left out would need their rows): the scope's buckets are the groups;
+ *   median of the keys left out would need their rows): the scope's buckets are the groups; per month
+ *   or year, also with one value of another summarised column as the filter (summary_pairs);
  * - a snapshot without the summaries (built before them), or any failure reading them.
  * The numbers are exact: the summaries count every row, and keep the two middle days_to_close of each
  * bucket and value.
@@ -31,6 +32,15 @@ export type SummaryReader = (sql: string, parameters: readonly SqlParameter[]) =
 interface Scope {
   column: SummaryFilterColumn | null;
   values: readonly FilterValue[];
+}
+
+/**
+ * Where the buckets of a group column's values are read: its scope in summary_buckets, or its values
+ * within one value of another column (`within`) in summary_pairs.
+ */
+interface GroupSource {
+  column: SummaryFilterColumn;
+  within: { column: SummaryFilterColumn; value: FilterValue } | null;
 }
 
 /** A created_at range as `YYYY-MM-DD` days, from inclusive, to exclusive (null: unbounded). */
@@ -318,7 +328,8 @@ export class AggregateSummaries {
     if (buckets === null) return null;
     const rows = await this.bucketsOf<{ bucket: string } & BucketSummary>(
       'bucket, opened, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle"',
-      scope,
+      'summary_buckets',
+      (conditions) => this.scopeConditions(conditions, scope),
       unit,
       buckets,
       slice,
@@ -331,14 +342,21 @@ export class AggregateSummaries {
    * The groups of one summarised column per day, ISO week, month or year (the buckets of its scope, one
    * per value and period), when the summaries hold the answer: null otherwise (the rows answer).
    * Every key is kept, so no group is left out (`others` is empty): the values of the column (those
-   * the filter on it lists, or every value of the snapshot) are at most `limit`.
+   * the filter on it lists, or every value of the snapshot) are at most `limit`. Per month or year, a
+   * filter of one value on another column reads the column's groups within that value (summary_pairs).
    */
   async groups(filters: ListFilters, query: GroupQuery, slice = new TimeSlice()): Promise<GroupsRecord | null> {
     const [column, ...more] = query.by;
     const unit = SUMMARY_BUCKET_UNITS.find((name) => name === query.period);
     if (column === undefined || more.length > 0 || !isSummarised(column) || unit === undefined || !SUMMED_MEASURES.has(query.order)) return null;
     const scope = scopeOf(filters);
-    if (scope === null || (scope.column !== null && scope.column !== column)) return null;
+    if (scope === null) return null;
+    let within: GroupSource['within'] = null;
+    if (scope.column !== null && scope.column !== column) {
+      // A median does not add up over the filter's values: one value only.
+      if (scope.values.length !== 1 || !(SUMMARY_PAIR_UNITS as readonly string[]).includes(unit)) return null;
+      within = { column: scope.column, value: scope.values[0] as FilterValue };
+    }
     const days = dayRangeOf(filters);
     const range = days === null ? null : bucketRangeOf(days, unit);
     if (range === null) return null;
@@ -351,7 +369,7 @@ export class AggregateSummaries {
     const perRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, periods)));
     for (let at = 0; at < values.length; at += perRead) {
       const read = values.slice(at, at + perRead);
-      const found = await this.groupBucketsOf(column, read, unit, range, slice);
+      const found = await this.groupBucketsOf({ column, within }, read, unit, range, slice);
       if (found === null) return null;
       for (const value of read) {
         const buckets = found.get(value) ?? [];
@@ -377,25 +395,36 @@ export class AggregateSummaries {
   }
 
   /**
-   * The buckets of each of a few values of the column, in bucket order (null without summaries): one
-   * value's read in steps (years of days), several values' in one statement (a round trip per value
-   * costs more than its rows on PostgreSQL: 180 zip codes).
+   * The buckets of each of a few values of the source's column, in bucket order (null without
+   * summaries): one value's read in steps (years of days), several values' in one statement (a round
+   * trip per value costs more than its rows on PostgreSQL: 180 zip codes).
    */
-  private async groupBucketsOf(column: SummaryFilterColumn, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
+  private async groupBucketsOf(source: GroupSource, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
     const numbers = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
+    const { column, within } = source;
+    const table = within === null ? 'summary_buckets' : 'summary_pairs';
+    const valueColumn = within === null ? 'filter_value' : 'group_value';
+    // The source's rows of some values of its column.
+    const ofValues = (conditions: Conditions, some: readonly FilterValue[]): Conditions =>
+      within === null
+        ? this.scopeConditions(conditions, { column, values: some })
+        : conditions.add('filter_column = ?', within.column).oneOf('filter_value', [within.value]).add('group_column = ?', column).oneOf('group_value', some);
     const found = new Map<FilterValue, GroupBucket[]>();
     // One value (null among them: `IS NULL` beside a list would walk every value of the column), in steps.
     const alone = values.length === 1 ? values : values.filter((value) => value === null);
     for (const value of alone) {
-      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, { column, values: [value] }, unit, range, slice);
+      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, table, (conditions) => ofValues(conditions, [value]), unit, range, slice);
       if (buckets === null) return null;
       found.set(value, buckets);
     }
     const listed = values.length === 1 ? [] : values.filter((value) => value !== null);
     if (listed.length === 0) return found;
     // In the index's order (value, bucket): no sort.
-    const conditions = this.scopeConditions(new Conditions(this.dialect), { column, values: listed }).add('unit = ?', unit).within('bucket', range);
-    const rows = await this.rows<GroupBucket & { value: string | null }>(`SELECT filter_value AS value, bucket, ${numbers} FROM summary_buckets WHERE ${conditions.where} ORDER BY filter_value, bucket`, conditions.parameters);
+    const conditions = ofValues(new Conditions(this.dialect), listed).add('unit = ?', unit).within('bucket', range);
+    const rows = await this.rows<GroupBucket & { value: string | null }>(
+      `SELECT ${valueColumn} AS value, bucket, ${numbers} FROM ${table} WHERE ${conditions.where} ORDER BY ${valueColumn}, bucket`,
+      conditions.parameters,
+    );
     if (rows === null) return null;
     for (const { value, ...bucket } of rows) {
       const key = facetValueOf(column, value);
@@ -431,18 +460,25 @@ export class AggregateSummaries {
   }
 
   /**
-   * The `columns` of the scope's buckets of the unit within the range, in bucket order (null without
-   * summaries): read BUCKETS_PER_READ at a time, giving way between reads (years of days are
-   * thousands of buckets).
+   * The `columns` of the buckets of the unit within the range that `select` selects in `table`, in
+   * bucket order (null without summaries): read BUCKETS_PER_READ at a time, giving way between reads
+   * (years of days are thousands of buckets).
    */
-  private async bucketsOf<T extends { bucket: string }>(columns: string, scope: Scope, unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<T[] | null> {
+  private async bucketsOf<T extends { bucket: string }>(
+    columns: string,
+    table: 'summary_buckets' | 'summary_pairs',
+    select: (conditions: Conditions) => Conditions,
+    unit: SummaryBucketUnit,
+    range: DayRange,
+    slice: TimeSlice,
+  ): Promise<T[] | null> {
     const found: T[] = [];
     let after: string | null = null;
     for (;;) {
       if (after !== null) await slice.pause();
-      const conditions = this.scopeConditions(new Conditions(this.dialect), scope).add('unit = ?', unit).within('bucket', range);
+      const conditions = select(new Conditions(this.dialect)).add('unit = ?', unit).within('bucket', range);
       if (after !== null) conditions.add('bucket > ?', after);
-      const rows: T[] | null = await this.rows<T>(`SELECT ${columns} FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket LIMIT ${BUCKETS_PER_READ}`, conditions.parameters);
+      const rows: T[] | null = await this.rows<T>(`SELECT ${columns} FROM ${table} WHERE ${conditions.where} ORDER BY bucket LIMIT ${BUCKETS_PER_READ}`, conditions.parameters);
       if (rows === null) return null;
       found.push(...rows);
       if (rows.length < BUCKETS_PER_READ) return found;

@@ -92,7 +92,7 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
   private readonly summaries = new AggregateSummaries(
     (sql, parameters) =>
-      this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
+      this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_pairs|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
     'postgres',
   );
 
