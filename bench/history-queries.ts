@@ -266,12 +266,12 @@ export class QueryDraws {
    * of the filtered columns per day, ISO week, month or year, no filter or one on the same column (1 to 3
    * values), the whole history or a range of whole periods (a day's always, at most a year), ordered by
    * a count or the share closed within 14 days, every key kept (200 keys: more than any column holds).
-   * `filterOn: 'another column'`: the same shapes with always one value of another column instead, which
-   * the summaries do not hold (they would need a bucket per pair of values) and the scan answers.
+   * `filterOn: 'another column'`: the same shapes with always one value of another column instead, per
+   * `periods` (summary_pairs hold them per month and year; per day or week the scan answers).
    */
-  summaryGroup(filterOn: 'the same column' | 'another column' = 'the same column'): GroupQuery {
+  summaryGroup(filterOn: 'the same column' | 'another column' = 'the same column', periods: readonly (typeof SUMMARY_PERIODS)[number][] = SUMMARY_PERIODS): GroupQuery {
     const column = this.random.pick(FILTERED_COLUMNS);
-    const period = this.random.pick(SUMMARY_PERIODS);
+    const period = this.random.pick(periods);
     const filters: QueryFilters = { equal: [], not: [] };
     if (filterOn === 'another column') {
       const other = this.random.pick(FILTERED_COLUMNS.filter((c) => c !== column));
@@ -346,7 +346,7 @@ export function groupPath(query: GroupQuery, accepted: Accepted): string {
 }
 
 /** The route kinds of the bench, in the order they run. */
-export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/groups by period', 'stats/groups filtered by period', 'stats/cells'] as const;
+export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/groups by period', 'stats/groups filtered by month or year', 'stats/groups filtered by day or week', 'stats/cells'] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'];
@@ -376,8 +376,10 @@ export function routePath(kind: RouteKind, draws: QueryDraws, accepted: Accepted
       return groupPath(draws.group(accepted), accepted);
     case 'stats/groups by period':
       return groupPath(draws.summaryGroup(), accepted);
-    case 'stats/groups filtered by period':
-      return groupPath(draws.summaryGroup('another column'), accepted);
+    case 'stats/groups filtered by month or year':
+      return groupPath(draws.summaryGroup('another column', ['month', 'year']), accepted);
+    case 'stats/groups filtered by day or week':
+      return groupPath(draws.summaryGroup('another column', ['day', 'week']), accepted);
     case 'stats/cells':
       return `/v1/stats/cells${query(draws.filters(accepted), `bbox=${draws.cellsBox().join(',')}`, `cell=${cell}`)}`;
     default:

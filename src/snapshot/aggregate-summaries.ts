@@ -162,10 +162,9 @@ export function isoWeekOf(day: string): string {
 /** The scopes: every row (index 0), then each filter column (index 1 + its position). */
 const SCOPE_COUNT = 1 + SUMMARY_FILTER_COLUMNS.length;
 const FACET_COUNT = SUMMARY_FACET_COLUMNS.length;
-/**
- * Each ordered pair of filter columns [filter, group] (summary_pairs), by position: the filter columns
- * are the first facet columns, so a row's code of filter column f is its facet code f.
- */
+/** The filter columns are the first facet columns: a row's code of filter column f is its facet code f. */
+const FILTER_COUNT = SUMMARY_FILTER_COLUMNS.length;
+/** Each ordered pair of filter columns [filter, group] (summary_pairs), by position. */
 const COLUMN_PAIRS: readonly (readonly [number, number])[] = SUMMARY_FILTER_COLUMNS.flatMap((_, f) =>
   SUMMARY_FILTER_COLUMNS.flatMap((__, g) => (f === g ? [] : [[f, g] as const])),
 );
@@ -337,31 +336,70 @@ export class AggregateSummaryBuilder {
 
   /**
    * The bucket's rows per ordered pair of filter columns and pair of values (summary_pairs), counted and
-   * met in the order of days as closeBucket does per scope: a pair's cell is its filter value's code
-   * times the group column's values plus the group value's code.
+   * met in the order of days as closeBucket does per scope, one pair of columns at a time (its cells in
+   * typed arrays of their own, each row's cell computed in a loop with no call): a pair's cell is its
+   * filter value's code times the group column's values plus the group value's code. The rows' filter
+   * codes and days are first copied in the order of days, so that every pair's walk in that order
+   * reads them in sequence (read at each row's place, they cost a cache miss per row and pair).
    */
   private closePairs(unit: SummaryBucketUnit, open: BucketRows, byDays: Float64Array): void {
     const { size, codes, days } = open;
     const widths = this.columns.map((column) => column.values.length);
-    const pairs = COLUMN_PAIRS.map(([f, g]) => ({ f, g, width: widths[g] as number, cells: new ScopeCells((widths[f] as number) * (widths[g] as number)) }));
+    const withDays = byDays.length;
+    const sortedCodes = widths.every((width) => width <= 65_536) ? new Uint16Array(withDays * FILTER_COUNT) : new Int32Array(withDays * FILTER_COUNT);
+    const sortedDays = new Float64Array(withDays);
+    for (let k = 0; k < withDays; k += 1) {
+      const i = byDays[k] as number;
+      for (let f = 0; f < FILTER_COUNT; f += 1) sortedCodes[k * FILTER_COUNT + f] = codes[i * FACET_COUNT + f] as number;
+      sortedDays[k] = days[i] as number;
+    }
+    // Per row: 1 with a days_to_close, plus 2 when within 14 days (NaN compares false).
+    const flags = new Uint8Array(size);
     for (let i = 0; i < size; i += 1) {
       const d = days[i] as number;
-      const hasDays = d === d;
-      const within = hasDays && d <= CLOSED_WITHIN_DAYS;
-      const at = i * FACET_COUNT;
-      for (const { f, g, width, cells } of pairs) cells.count((codes[at + f] as number) * width + (codes[at + g] as number), hasDays, within);
+      flags[i] = (d === d ? 1 : 0) | (d <= CLOSED_WITHIN_DAYS ? 2 : 0);
     }
-    for (const i of byDays) {
-      const d = days[i] as number;
-      const at = i * FACET_COUNT;
-      for (const { f, g, width, cells } of pairs) cells.meet((codes[at + f] as number) * width + (codes[at + g] as number), d);
-    }
-    for (const { f, g, width, cells } of pairs) {
+    for (const [f, g] of COLUMN_PAIRS) {
+      const width = widths[g] as number;
+      const cells = (widths[f] as number) * width;
+      const opened = new Int32Array(cells);
+      const closed = new Int32Array(cells);
+      const within = new Int32Array(cells);
+      for (let i = 0; i < size; i += 1) {
+        const cell = (codes[i * FACET_COUNT + f] as number) * width + (codes[i * FACET_COUNT + g] as number);
+        const flag = flags[i] as number;
+        opened[cell] = (opened[cell] as number) + 1;
+        closed[cell] = (closed[cell] as number) + (flag & 1);
+        within[cell] = (within[cell] as number) + (flag >> 1);
+      }
+      // Each cell's ranks (0-based) of its two middles and its 90th percentile among its days.
+      const lowAt = new Int32Array(cells);
+      const highAt = new Int32Array(cells);
+      const p90At = new Int32Array(cells);
+      for (let cell = 0; cell < cells; cell += 1) {
+        const n = closed[cell] as number;
+        lowAt[cell] = (n - 1) >> 1;
+        highAt[cell] = n >> 1;
+        p90At[cell] = n === 0 ? -1 : p90Rank(n) - 1;
+      }
+      const met = new Int32Array(cells);
+      const low = new Float64Array(cells);
+      const high = new Float64Array(cells);
+      const p90 = new Float64Array(cells);
+      for (let k = 0; k < withDays; k += 1) {
+        const cell = (sortedCodes[k * FILTER_COUNT + f] as number) * width + (sortedCodes[k * FILTER_COUNT + g] as number);
+        const rank = met[cell] as number;
+        met[cell] = rank + 1;
+        const d = sortedDays[k] as number;
+        if (rank === lowAt[cell]) low[cell] = d;
+        if (rank === highAt[cell]) high[cell] = d;
+        if (rank === p90At[cell]) p90[cell] = d;
+      }
       const filterValues = (this.columns[f] as ValueCodes).values;
       const groupValues = (this.columns[g] as ValueCodes).values;
-      for (let cell = 0; cell < cells.opened.length; cell += 1) {
-        if (cells.opened[cell] === 0) continue;
-        const hasDays = cells.withDays[cell] !== 0;
+      for (let cell = 0; cell < cells; cell += 1) {
+        if (opened[cell] === 0) continue;
+        const hasDays = closed[cell] !== 0;
         this.pairs.push([
           unit,
           open.key,
@@ -369,12 +407,12 @@ export class AggregateSummaryBuilder {
           filterValues[Math.floor(cell / width)] ?? null,
           SUMMARY_FILTER_COLUMNS[g] as string,
           groupValues[cell % width] ?? null,
-          cells.opened[cell] as number,
-          cells.withDays[cell] as number,
-          cells.closedWithin[cell] as number,
-          hasDays ? (cells.low[cell] as number) : null,
-          hasDays ? (cells.high[cell] as number) : null,
-          hasDays ? (cells.p90[cell] as number) : null,
+          opened[cell] as number,
+          closed[cell] as number,
+          within[cell] as number,
+          hasDays ? (low[cell] as number) : null,
+          hasDays ? (high[cell] as number) : null,
+          hasDays ? (p90[cell] as number) : null,
         ]);
       }
     }

@@ -18,18 +18,15 @@ import {
 
 /** Rows read per batch. */
 const READ_BATCH = 20_000;
-/** Rows per INSERT statement (12 at most each, well under SQLite's limit of 32,766). */
-const INSERT_BATCH = 500;
-
-/** Inserts rows of the table in multi-row statements. */
+/**
+ * Inserts rows of the table, one statement run per row: better-sqlite3 binds one row's parameters faster
+ * than a multi-row statement's sliced and flattened ones (half the time; bench/README.md, "Groups within
+ * a value of another column").
+ */
 function inserterOf(db: Database.Database, table: string, columns: readonly string[]): (rows: SummaryRow[]) => void {
-  const statementOf = (count: number): Database.Statement =>
-    db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: count }, () => `(${columns.map(() => '?').join(', ')})`).join(', ')}`);
-  const full = statementOf(INSERT_BATCH);
+  const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
   return (rows) => {
-    let start = 0;
-    for (; start + INSERT_BATCH <= rows.length; start += INSERT_BATCH) full.run(rows.slice(start, start + INSERT_BATCH).flat());
-    if (start < rows.length) statementOf(rows.length - start).run(rows.slice(start).flat());
+    for (const row of rows) insert.run(row);
   };
 }
 
