@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SeededRandom } from '../../src/ingest/nyc311/seeded-random.js';
 import { PACKED_FIELDS, scanGroups } from '../../src/services/requests/engine/group-scan.js';
 import { valueCountedCells } from '../../src/services/requests/engine/group-value-counts.js';
@@ -19,6 +19,7 @@ import type { GroupQuery } from '../../src/services/requests/engine/group-query.
 import { NO_FILTERS, type ListFilters } from '../../src/services/requests/list-filters.js';
 import type { DatasetRecord } from '../../src/services/requests/store/service-request-store.js';
 import { SqliteServiceRequestStore } from '../../src/services/requests/store/sqlite-store.js';
+import { RowWalkPool } from '../../src/services/requests/engine/sqlite-row-walks.js';
 
 describeGroupStats('sqlite');
 
@@ -122,8 +123,11 @@ describe('the rows an answer of groups may hold', () => {
 });
 
 describe('the groups of one column per period, from the summaries or the rows', () => {
-  /** The groups of a copy of the small history whose summaries `alter` changes, against the history's own. */
-  async function expectAlteredAnswersAlike(alter: string, queries: readonly GroupQuery[]): Promise<void> {
+  /**
+   * The groups of a copy of the small history whose summaries `alter` changes (so that it scans them),
+   * against the history's own (read from its summaries: no walk runs).
+   */
+  async function expectAlteredAnswersAlike(alter: string, queries: readonly GroupQuery[], filters: ListFilters = NO_FILTERS): Promise<void> {
     const folder = mkdtempSync(join(tmpdir(), 'groups-older-summaries-'));
     const older = join(folder, 'snapshot.sqlite');
     copyFileSync(await sharedSmallSyntheticSnapshot(), older);
@@ -132,13 +136,18 @@ describe('the groups of one column per period, from the summaries or the rows', 
     db.close();
     const current = new SqliteServiceRequestStore(await sharedSmallSyntheticSnapshot());
     const scanned = new SqliteServiceRequestStore(older);
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
     try {
       for (const query of queries) {
-        const answer = await current.groups(NO_FILTERS, query);
+        run.mockClear();
+        const answer = await current.groups(filters, query);
         expect(answer.items.length).toBeGreaterThan(0);
-        expect(await scanned.groups(NO_FILTERS, query), JSON.stringify(query)).toEqual(answer);
+        expect(run, JSON.stringify(query)).not.toHaveBeenCalled();
+        expect(await scanned.groups(filters, query), JSON.stringify(query)).toEqual(answer);
+        expect(run, JSON.stringify(query)).toHaveBeenCalled();
       }
     } finally {
+      run.mockRestore();
       await current.close();
       await scanned.close();
       rmSync(folder, { recursive: true, force: true });
@@ -155,5 +164,19 @@ describe('the groups of one column per period, from the summaries or the rows', 
 
   it('a snapshot whose summaries hold no years (schema 6) has its groups per year scanned, the same answers', async () => {
     await expectAlteredAnswersAlike("DELETE FROM summary_buckets WHERE unit = 'year'", [{ by: ['status'], period: 'year', order: 'closed', descending: false, limit: 20 }]);
+  });
+
+  it('a snapshot without summary_pairs (schema 7) has its groups per month or year within one value of another column scanned, the same answers', async () => {
+    const db = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
+    const borough = db.prepare('SELECT borough FROM service_requests WHERE borough IS NOT NULL LIMIT 1').pluck().get() as string;
+    db.close();
+    await expectAlteredAnswersAlike(
+      'DROP TABLE summary_pairs',
+      [
+        { by: ['complaint_type'], period: 'month', order: 'opened', descending: true, limit: 100 },
+        { by: ['status'], period: 'year', order: 'share_closed_within_14_days', descending: false, limit: 20 },
+      ],
+      { ...NO_FILTERS, borough: [borough] },
+    );
   });
 });

@@ -13,6 +13,8 @@ import { RowColumnsAssembly, rowColumnsMemoryBytes, type RowColumns, type Stored
 import { createPostgresFixture, refreshFixture, TEST_POSTGRES_URL, type FixtureDatabase } from './support/fixture-database.js';
 import { answersOfRows, expectPagesOfTheRows, randomAggregateQuery, randomRows } from './support/random-rows.js';
 import { expectRequestsWaitForRowColumns } from './support/row-columns-loading.js';
+import { recount } from './support/group-stats-suite.js';
+import type { GroupQuery } from '../../src/services/requests/engine/group-query.js';
 
 /**
  * The PostgreSQL store loads the row columns that the snapshot command stored in the snapshot schema
@@ -116,6 +118,29 @@ describe('row column scans of the PostgreSQL store', () => {
     } finally {
       run.mockRestore();
       await inWorkers.close();
+    }
+  });
+
+  it('the groups of one column per month or year within one value of another column are read from summary_pairs, no rows scanned: those of the matching rows; two values are scanned', async () => {
+    const run = vi.spyOn(RowWalkPool.prototype, 'run');
+    try {
+      const cases = [
+        [{ ...NO_FILTERS, borough: ['bronx'] }, 'status', 'month', (row: ServiceRequestRecord) => row.borough === 'bronx'],
+        [{ ...NO_FILTERS, status: ['closed'] }, 'borough', 'year', (row: ServiceRequestRecord) => row.status === 'closed'],
+      ] as const;
+      for (const [filters, by, period, matches] of cases) {
+        const query: GroupQuery = { by: [by], period, order: 'opened', descending: true, limit: 1000 };
+        run.mockClear();
+        expect(await store.groups(filters, query), JSON.stringify(filters)).toEqual(recount(rows.filter(matches), [by], period, '-opened', 1000));
+        expect(run).not.toHaveBeenCalled();
+      }
+      const twoValues: ListFilters = { ...NO_FILTERS, borough: ['bronx', 'queens'] };
+      const query: GroupQuery = { by: ['status'], period: 'month', order: 'opened', descending: true, limit: 1000 };
+      run.mockClear();
+      expect(await store.groups(twoValues, query)).toEqual(recount(rows.filter((row) => row.borough === 'bronx' || row.borough === 'queens'), ['status'], 'month', '-opened', 1000));
+      expect(run).toHaveBeenCalled();
+    } finally {
+      run.mockRestore();
     }
   });
 
