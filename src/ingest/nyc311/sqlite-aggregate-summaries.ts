@@ -20,8 +20,8 @@ import {
 const READ_BATCH = 20_000;
 /**
  * Inserts rows of the table, one statement run per row: better-sqlite3 binds one row's parameters faster
- * than a multi-row statement's sliced and flattened ones (half the time; bench/README.md, "Groups within
- * a value of another column").
+ * than a multi-row statement's sliced and flattened ones (bench/README.md, "Figures behind source
+ * comments").
  */
 function inserterOf(db: Database.Database, table: string, columns: readonly string[]): (rows: SummaryRow[]) => void {
   const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
