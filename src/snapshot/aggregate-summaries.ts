@@ -93,6 +93,13 @@ export function createSummaryTablesSql(dialect: SqlDialect, schema?: string): st
   const table = (name: string): string => tableName(dialect, name, schema);
   const text = dialect === 'postgres' ? 'text COLLATE "C"' : 'TEXT';
   const real = dialect === 'postgres' ? 'double precision' : 'REAL';
+  // The numbers of a bucket, in summary_buckets and summary_pairs alike.
+  const bucketNumbers = `opened integer NOT NULL,
+  closed integer NOT NULL,
+  closed_within_14_days integer NOT NULL,
+  low_middle ${real},
+  high_middle ${real},
+  p90_days_to_close ${real}`;
   return [
     ...SUMMARY_TABLES.map((name) => `DROP TABLE IF EXISTS ${table(name)}`),
     `CREATE TABLE ${table('summary_buckets')} (
@@ -100,12 +107,7 @@ export function createSummaryTablesSql(dialect: SqlDialect, schema?: string): st
   bucket ${text} NOT NULL,
   filter_column ${text} NOT NULL,
   filter_value ${text},
-  opened integer NOT NULL,
-  closed integer NOT NULL,
-  closed_within_14_days integer NOT NULL,
-  low_middle ${real},
-  high_middle ${real},
-  p90_days_to_close ${real}
+  ${bucketNumbers}
 )`,
     `CREATE TABLE ${table('summary_pairs')} (
   unit ${text} NOT NULL,
@@ -114,12 +116,7 @@ export function createSummaryTablesSql(dialect: SqlDialect, schema?: string): st
   filter_value ${text},
   group_column ${text} NOT NULL,
   group_value ${text},
-  opened integer NOT NULL,
-  closed integer NOT NULL,
-  closed_within_14_days integer NOT NULL,
-  low_middle ${real},
-  high_middle ${real},
-  p90_days_to_close ${real}
+  ${bucketNumbers}
 )`,
     `CREATE TABLE ${table('summary_facets')} (
   period ${text} NOT NULL,
