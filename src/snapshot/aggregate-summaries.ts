@@ -224,7 +224,7 @@ export class AggregateSummaryBuilder {
   private readonly wholeFacets = new FacetCounts();
   private monthKey = '';
   private buckets: SummaryRow[] = [];
-  private pairs: SummaryRow[] = [];
+  private readonly pairs = new PairRows();
   private facets: SummaryRow[] = [];
   private lastDay = '';
   private lastWeek = '';
@@ -266,10 +266,9 @@ export class AggregateSummaryBuilder {
     return rows;
   }
 
-  takePairs(): SummaryRow[] {
-    const rows = this.pairs;
-    this.pairs = [];
-    return rows;
+  /** The pair rows of the buckets closed so far, made one at a time as they are iterated (and then dropped). */
+  *takePairs(): Generator<SummaryRow> {
+    yield* this.pairs.take(this.columns);
   }
 
   takeFacets(): SummaryRow[] {
@@ -392,25 +391,11 @@ export class AggregateSummaryBuilder {
         if (rank === highAt[cell]) high[cell] = d;
         if (rank === p90At[cell]) p90[cell] = d;
       }
-      const filterValues = (this.columns[f] as ValueCodes).values;
-      const groupValues = (this.columns[g] as ValueCodes).values;
+      this.pairs.startRun(unit, open.key);
       for (let cell = 0; cell < cells; cell += 1) {
         if (opened[cell] === 0) continue;
-        const hasDays = closed[cell] !== 0;
-        this.pairs.push([
-          unit,
-          open.key,
-          SUMMARY_FILTER_COLUMNS[f] as string,
-          filterValues[Math.floor(cell / width)] ?? null,
-          SUMMARY_FILTER_COLUMNS[g] as string,
-          groupValues[cell % width] ?? null,
-          opened[cell] as number,
-          closed[cell] as number,
-          within[cell] as number,
-          hasDays ? (low[cell] as number) : null,
-          hasDays ? (high[cell] as number) : null,
-          hasDays ? (p90[cell] as number) : null,
-        ]);
+        const none = closed[cell] === 0;
+        this.pairs.push(f, Math.floor(cell / width), g, cell % width, opened[cell] as number, closed[cell] as number, within[cell] as number, none ? Number.NaN : (low[cell] as number), none ? Number.NaN : (high[cell] as number), none ? Number.NaN : (p90[cell] as number));
       }
     }
   }
@@ -447,6 +432,80 @@ export class AggregateSummaryBuilder {
             if (requests > 0) this.facets.push([period, column, value, SUMMARY_FACET_COLUMNS[f] as string, facetValues[facetCode] ?? null, requests]);
           }
         }
+      }
+    }
+  }
+}
+
+/** Numbers per pair row of PairRows: filter column, its value's code, group column, its value's code, then the six numbers. */
+const PAIR_FIELDS = 10;
+
+/**
+ * The pair rows of the closed buckets until they are taken, as numbers (PAIR_FIELDS each; NaN for a
+ * middle or p90 of none) in a typed array outside the JavaScript heap, their unit and bucket per run
+ * of rows: a year's pairs are hundreds of thousands of rows, which as arrays of values would hold
+ * the heap's tens of megabytes until the writer's next flush.
+ */
+class PairRows {
+  private numbers = new Float64Array(4096 * PAIR_FIELDS);
+  private length = 0;
+  /** Each run of rows of one bucket: its first row, unit and bucket key. */
+  private runs: { from: number; unit: SummaryBucketUnit; key: string }[] = [];
+
+  startRun(unit: SummaryBucketUnit, key: string): void {
+    this.runs.push({ from: this.length, unit, key });
+  }
+
+  /** A row of the current run: the filter column and value code, the group column and value code, the numbers. */
+  push(f: number, fCode: number, g: number, gCode: number, opened: number, closed: number, within: number, low: number, high: number, p90: number): void {
+    if ((this.length + 1) * PAIR_FIELDS > this.numbers.length) {
+      const larger = new Float64Array(this.numbers.length * 2);
+      larger.set(this.numbers);
+      this.numbers = larger;
+    }
+    const at = this.length * PAIR_FIELDS;
+    const numbers = this.numbers;
+    numbers[at] = f;
+    numbers[at + 1] = fCode;
+    numbers[at + 2] = g;
+    numbers[at + 3] = gCode;
+    numbers[at + 4] = opened;
+    numbers[at + 5] = closed;
+    numbers[at + 6] = within;
+    numbers[at + 7] = low;
+    numbers[at + 8] = high;
+    numbers[at + 9] = p90;
+    this.length += 1;
+  }
+
+  /** The rows as summary_pairs holds them (SUMMARY_PAIR_COLUMNS), made as they are iterated; then none are left. */
+  *take(columns: readonly ValueCodes[]): Generator<SummaryRow> {
+    const { numbers, length, runs } = this;
+    this.length = 0;
+    this.runs = [];
+    if (this.numbers.length > 4096 * PAIR_FIELDS) this.numbers = new Float64Array(4096 * PAIR_FIELDS);
+    const orNull = (value: number): number | null => (Number.isNaN(value) ? null : value);
+    for (let r = 0; r < runs.length; r += 1) {
+      const { from, unit, key } = runs[r] as (typeof runs)[number];
+      const to = r + 1 < runs.length ? (runs[r + 1] as (typeof runs)[number]).from : length;
+      for (let row = from; row < to; row += 1) {
+        const at = row * PAIR_FIELDS;
+        const f = numbers[at] as number;
+        const g = numbers[at + 2] as number;
+        yield [
+          unit,
+          key,
+          SUMMARY_FILTER_COLUMNS[f] as string,
+          (columns[f] as ValueCodes).values[numbers[at + 1] as number] ?? null,
+          SUMMARY_FILTER_COLUMNS[g] as string,
+          (columns[g] as ValueCodes).values[numbers[at + 3] as number] ?? null,
+          numbers[at + 4] as number,
+          numbers[at + 5] as number,
+          numbers[at + 6] as number,
+          orNull(numbers[at + 7] as number),
+          orNull(numbers[at + 8] as number),
+          orNull(numbers[at + 9] as number),
+        ];
       }
     }
   }

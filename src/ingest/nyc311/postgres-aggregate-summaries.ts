@@ -31,13 +31,19 @@ function arrayTypeOf(column: string): string {
   return 'text[]';
 }
 
-async function insertRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: SummaryRow[]): Promise<void> {
+async function insertRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: Iterable<SummaryRow>): Promise<void> {
   const arrays = columns.map((column, i) => `$${i + 1}::${arrayTypeOf(column)}`).join(', ');
   const sql = `INSERT INTO ${table} (${columns.join(', ')}) SELECT * FROM unnest(${arrays})`;
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const batch = rows.slice(start, start + INSERT_BATCH);
-    await client.query(sql, columns.map((_, i) => batch.map((row) => row[i] ?? null)));
+  const insert = (batch: SummaryRow[]) => client.query(sql, columns.map((_, i) => batch.map((row) => row[i] ?? null)));
+  let batch: SummaryRow[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === INSERT_BATCH) {
+      await insert(batch);
+      batch = [];
+    }
   }
+  if (batch.length > 0) await insert(batch);
 }
 
 /**

@@ -23,7 +23,7 @@ const READ_BATCH = 20_000;
  * than a multi-row statement's sliced and flattened ones (bench/README.md, "Figures behind source
  * comments").
  */
-function inserterOf(db: Database.Database, table: string, columns: readonly string[]): (rows: SummaryRow[]) => void {
+function inserterOf(db: Database.Database, table: string, columns: readonly string[]): (rows: Iterable<SummaryRow>) => void {
   const insert = db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
   return (rows) => {
     for (const row of rows) insert.run(row);
@@ -37,9 +37,9 @@ function inserterOf(db: Database.Database, table: string, columns: readonly stri
  */
 export class SqliteSummaryWriter {
   private readonly builder = new AggregateSummaryBuilder();
-  private readonly insertBuckets: (rows: SummaryRow[]) => void;
-  private readonly insertPairs: (rows: SummaryRow[]) => void;
-  private readonly insertFacets: (rows: SummaryRow[]) => void;
+  private readonly insertBuckets: (rows: Iterable<SummaryRow>) => void;
+  private readonly insertPairs: (rows: Iterable<SummaryRow>) => void;
+  private readonly insertFacets: (rows: Iterable<SummaryRow>) => void;
 
   constructor(private readonly db: Database.Database) {
     for (const sql of createSummaryTablesSql('sqlite')) db.exec(sql);
