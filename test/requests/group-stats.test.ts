@@ -166,7 +166,7 @@ describe('the groups of one column per period, from the summaries or the rows', 
     await expectAlteredAnswersAlike("DELETE FROM summary_buckets WHERE unit = 'year'", [{ by: ['status'], period: 'year', order: 'closed', descending: false, limit: 20 }]);
   });
 
-  it('a snapshot without summary_pairs (schema 7) has its groups per month or year within one value of another column scanned, the same answers', async () => {
+  it('a snapshot without summary_pairs (schema 7) has its groups per month or year within one value of another column, or of two columns, scanned, the same answers', async () => {
     const db = new Database(await sharedSmallSyntheticSnapshot(), { readonly: true });
     const borough = db.prepare('SELECT borough FROM service_requests WHERE borough IS NOT NULL LIMIT 1').pluck().get() as string;
     db.close();
@@ -175,6 +175,8 @@ describe('the groups of one column per period, from the summaries or the rows', 
       [
         { by: ['complaint_type'], period: 'month', order: 'opened', descending: true, limit: 100 },
         { by: ['status'], period: 'year', order: 'share_closed_within_14_days', descending: false, limit: 20 },
+        { by: ['complaint_type', 'borough'], period: 'month', order: 'closed', descending: true, limit: 1000 },
+        { by: ['borough', 'channel'], period: 'year', order: 'opened', descending: false, limit: 1000 },
       ],
       { ...NO_FILTERS, borough: [borough] },
     );

@@ -19,7 +19,8 @@ import { FILTER_VALUES_MAXIMUM } from '../schemas.js';
  * - groups (`/v1/stats/groups`): one summarised column per day, ISO week, month or year, ordered by a count
  *   or the share closed within 14 days (numbers that add up over the range), every key kept (the
  *   median of the keys left out would need their rows): the scope's buckets are the groups; per month
- *   or year, also with one value of another summarised column as the filter (summary_pairs);
+ *   or year, also with one value of another summarised column as the filter, and two summarised columns
+ *   with no filter or one on either of them (summary_pairs);
  * - a snapshot without the summaries (built before them), or any failure reading them.
  * The numbers are exact: the summaries count every row, and keep the two middle days_to_close of each
  * bucket and value.
@@ -35,12 +36,15 @@ interface Scope {
 }
 
 /**
- * Where the buckets of a group column's values are read: its scope in summary_buckets, or its values
- * within one value of another column (`within`) in summary_pairs.
+ * Where summary_pairs hold the keys of a grouping: the values of `groupColumn` within each of
+ * `filterValues` of `filterColumn` (of which the whole snapshot holds `groupValues`), keyed by `by`.
  */
-interface GroupSource {
-  column: SummaryFilterColumn;
-  within: { column: SummaryFilterColumn; value: FilterValue } | null;
+interface PairSource {
+  filterColumn: SummaryFilterColumn;
+  filterValues: readonly FilterValue[];
+  groupColumn: SummaryFilterColumn;
+  groupValues: number;
+  by: readonly SummaryFilterColumn[];
 }
 
 /** A created_at range as `YYYY-MM-DD` days, from inclusive, to exclusive (null: unbounded). */
@@ -221,6 +225,16 @@ interface GroupBucket {
   p90: number | null;
 }
 
+/** The numbers of a bucket as summary_buckets and summary_pairs hold them, named as GroupBucket names them. */
+const BUCKET_NUMBERS = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
+
+/** A key of a grouping with its buckets in time order, and its number of the order's measure over them. */
+interface GroupKey {
+  key: Record<string, FilterValue>;
+  buckets: GroupBucket[];
+  measure: number | null;
+}
+
 function groupNumbersOf(bucket: GroupBucket): GroupNumbers {
   return {
     opened: bucket.opened,
@@ -339,90 +353,164 @@ export class AggregateSummaries {
   }
 
   /**
-   * The groups of one summarised column per day, ISO week, month or year (the buckets of its scope, one
-   * per value and period), when the summaries hold the answer: null otherwise (the rows answer).
-   * Every key is kept, so no group is left out (`others` is empty): the values of the column (those
-   * the filter on it lists, or every value of the snapshot) are at most `limit`. Per month or year, a
-   * filter of one value on another column reads the column's groups within that value (summary_pairs).
+   * The groups of one or two summarised columns per day, ISO week, month or year, when the summaries
+   * hold the answer: null otherwise (the rows answer). Every key is kept, so no group is left out
+   * (`others` is empty): the keys are at most `limit`.
+   * - One column: its buckets in summary_buckets (no filter, or a filter on the column itself); per
+   *   month or year, also within one value of another column (summary_pairs).
+   * - Two columns, per month or year: the pairs of their values in summary_pairs (no filter, or a filter
+   *   of any values on either of them).
    */
   async groups(filters: ListFilters, query: GroupQuery, slice = new TimeSlice()): Promise<GroupsRecord | null> {
-    const [column, ...more] = query.by;
     const unit = SUMMARY_BUCKET_UNITS.find((name) => name === query.period);
-    if (column === undefined || more.length > 0 || !isSummarised(column) || unit === undefined || !SUMMED_MEASURES.has(query.order)) return null;
+    if (unit === undefined || !SUMMED_MEASURES.has(query.order) || !query.by.every(isSummarised)) return null;
+    const by = query.by;
     const scope = scopeOf(filters);
-    if (scope === null) return null;
-    let within: GroupSource['within'] = null;
-    if (scope.column !== null && scope.column !== column) {
-      // A median does not add up over the filter's values: one value only.
-      if (scope.values.length !== 1 || !(SUMMARY_PAIR_UNITS as readonly string[]).includes(unit)) return null;
-      within = { column: scope.column, value: scope.values[0] as FilterValue };
-    }
     const days = dayRangeOf(filters);
     const range = days === null ? null : bucketRangeOf(days, unit);
-    if (range === null) return null;
-    const values = scope.column === column ? scope.values : await this.valuesOf(column);
-    if (values === null || values.length > query.limit || !(await this.holdsUnit(unit))) return null;
-    const periods = await this.periodsWithin(unit, range);
-    if (periods === null) return null;
-    const keys: { value: FilterValue; buckets: GroupBucket[]; measure: number | null }[] = [];
-    // A value has at most one bucket per period: a read of several values holds at most BUCKETS_PER_READ rows.
-    const perRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, periods)));
-    for (let at = 0; at < values.length; at += perRead) {
-      const read = values.slice(at, at + perRead);
-      const found = await this.groupBucketsOf({ column, within }, read, unit, range, slice);
-      if (found === null) return null;
-      for (const value of read) {
-        const buckets = found.get(value) ?? [];
-        if (buckets.length > 0) keys.push({ value, buckets, measure: summedMeasure(query.order, buckets) });
-      }
-      await slice.pause();
+    if (scope === null || range === null) return null;
+    const [column, second] = by;
+    if (column === undefined) return null;
+    const inPairs = (SUMMARY_PAIR_UNITS as readonly string[]).includes(unit);
+    let keys: GroupKey[] | null;
+    if (second !== undefined) {
+      if (!inPairs || (scope.column !== null && !by.includes(scope.column))) return null;
+      const firstValues = await this.valuesOf(column);
+      const secondValues = await this.valuesOf(second);
+      if (firstValues === null || secondValues === null || firstValues.length > query.limit || secondValues.length > query.limit) return null;
+      // Read from the filtered column's side (its values come first in the index), else from the side of
+      // fewer values: fewer statements, each of more rows.
+      const filterColumn = scope.column ?? (firstValues.length <= secondValues.length ? column : second);
+      const [filterValues, groupValues] = filterColumn === column ? [firstValues, secondValues] : [secondValues, firstValues];
+      const groupColumn = filterColumn === column ? second : column;
+      keys = await this.pairKeys({ filterColumn, filterValues: scope.column === null ? filterValues : scope.values, groupColumn, groupValues: groupValues.length, by }, unit, range, query, slice);
+    } else if (scope.column !== null && scope.column !== column) {
+      // A median does not add up over the filter's values: one value only.
+      if (scope.values.length !== 1 || !inPairs) return null;
+      const groupValues = await this.valuesOf(column);
+      if (groupValues === null || groupValues.length > query.limit) return null;
+      keys = await this.pairKeys({ filterColumn: scope.column, filterValues: scope.values, groupColumn: column, groupValues: groupValues.length, by }, unit, range, query, slice);
+    } else {
+      keys = await this.columnKeys(column, scope, unit, range, query, slice);
     }
+    if (keys === null) return null;
     keys.sort((a, b) => {
       if (a.measure !== b.measure) {
         if (a.measure === null) return 1;
         if (b.measure === null) return -1;
         return query.descending ? b.measure - a.measure : a.measure - b.measure;
       }
-      return compareFilterValues(a.value, b.value);
+      return by.reduce((order, name) => order || compareFilterValues(a.key[name] ?? null, b.key[name] ?? null), 0);
     });
     const items: GroupsRecord['items'] = [];
-    for (const { value, buckets } of keys) {
-      const key = { [column]: value };
+    for (const { key, buckets } of keys) {
       for (const bucket of buckets) items.push({ key, period: bucket.bucket, ...groupNumbersOf(bucket) });
       await slice.pause();
     }
     return { items, others: [] };
   }
 
+  /** The keys of one column from its scope's buckets in summary_buckets (null: not held, or more values than `limit`). */
+  private async columnKeys(column: SummaryFilterColumn, scope: Scope, unit: SummaryBucketUnit, range: DayRange, query: GroupQuery, slice: TimeSlice): Promise<GroupKey[] | null> {
+    const values = scope.column === column ? scope.values : await this.valuesOf(column);
+    if (values === null || values.length > query.limit || !(await this.holdsUnit(unit))) return null;
+    const periods = await this.periodsWithin(unit, range);
+    if (periods === null) return null;
+    const keys: GroupKey[] = [];
+    // A value has at most one bucket per period: a read of several values holds at most BUCKETS_PER_READ rows.
+    const perRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, periods.length)));
+    for (let at = 0; at < values.length; at += perRead) {
+      const read = values.slice(at, at + perRead);
+      const found = await this.columnBucketsOf(column, read, unit, range, slice);
+      if (found === null) return null;
+      for (const value of read) {
+        const buckets = found.get(value) ?? [];
+        if (buckets.length > 0) keys.push({ key: { [column]: value }, buckets, measure: summedMeasure(query.order, buckets) });
+      }
+      await slice.pause();
+    }
+    return keys;
+  }
+
   /**
-   * The buckets of each of a few values of the source's column, in bucket order (null without
+   * The keys of the pairs of values in summary_pairs: each value of the group column within each of
+   * the filter values, keyed by the columns of `by` (the filter column is one of them, or the one value
+   * of a filter on another column). Null when the snapshot has no summary_pairs, or when the pairs found
+   * pass `limit` (the keys left out would need their rows).
+   *
+   * Read in steps of at most about BUCKETS_PER_READ rows: a value of the filter column holds at most a
+   * row per value of the group column and period, so a step reads several filter values over every
+   * period, or one over as many periods as fit (a null filter value alone: `IS NULL` beside a list would
+   * walk every value of the column).
+   */
+  private async pairKeys(source: PairSource, unit: SummaryBucketUnit, range: DayRange, query: GroupQuery, slice: TimeSlice): Promise<GroupKey[] | null> {
+    const { filterColumn, filterValues, groupColumn, groupValues, by } = source;
+    const periods = await this.periodsWithin(unit, range);
+    if (periods === null) return null;
+    const rowsPerValue = Math.max(1, groupValues) * Math.max(1, periods.length);
+    const valuesPerRead = Math.max(1, Math.floor(BUCKETS_PER_READ / rowsPerValue));
+    const periodsPerRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, groupValues)));
+    const steps: { values: FilterValue[]; range: DayRange }[] = [];
+    const listed = filterValues.filter((value) => value !== null);
+    const reads = [...(listed.length < filterValues.length ? [[null]] : []), ...Array.from({ length: Math.ceil(listed.length / valuesPerRead) }, (_, at) => listed.slice(at * valuesPerRead, (at + 1) * valuesPerRead))];
+    for (const values of reads) {
+      if (values.length > 1 || rowsPerValue <= BUCKETS_PER_READ) steps.push({ values, range });
+      else for (let at = 0; at < periods.length; at += periodsPerRead) steps.push({ values, range: { from: periods[at] ?? null, to: periods[at + periodsPerRead] ?? range.to } });
+    }
+    const keyed = new Map<FilterValue, Map<FilterValue, GroupBucket[]>>();
+    let keyCount = 0;
+    for (const step of steps) {
+      const conditions = new Conditions(this.dialect).add('filter_column = ?', filterColumn).oneOf('filter_value', step.values).add('group_column = ?', groupColumn).add('unit = ?', unit).within('bucket', step.range);
+      // In the index's order (filter value, group value, bucket): no sort.
+      const rows = await this.rows<GroupBucket & { filterValue: string | null; groupValue: string | null }>(
+        `SELECT filter_value AS "filterValue", group_value AS "groupValue", bucket, ${BUCKET_NUMBERS} FROM summary_pairs WHERE ${conditions.where} ORDER BY filter_value, group_value, bucket`,
+        conditions.parameters,
+      );
+      if (rows === null) return null;
+      for (const { filterValue, groupValue, ...bucket } of rows) {
+        const within = facetValueOf(filterColumn, filterValue);
+        let ofFilter = keyed.get(within);
+        if (ofFilter === undefined) keyed.set(within, (ofFilter = new Map<FilterValue, GroupBucket[]>()));
+        const value = facetValueOf(groupColumn, groupValue);
+        const buckets = ofFilter.get(value);
+        if (buckets !== undefined) buckets.push(bucket);
+        else if (++keyCount > query.limit) return null;
+        else ofFilter.set(value, [bucket]);
+      }
+      await slice.pause();
+    }
+    const keys: GroupKey[] = [];
+    for (const [within, ofFilter] of keyed) {
+      for (const [value, buckets] of ofFilter) {
+        const key: Record<string, FilterValue> = {};
+        for (const name of by) key[name] = name === groupColumn ? value : within;
+        // Steps over periods may meet a pair again: its buckets follow in time order.
+        keys.push({ key, buckets, measure: summedMeasure(query.order, buckets) });
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * The buckets of each of a few values of the column in summary_buckets, in bucket order (null without
    * summaries): one value's read in steps (years of days), several values' in one statement (a round
    * trip per value costs more than its rows on PostgreSQL: 180 zip codes).
    */
-  private async groupBucketsOf(source: GroupSource, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
-    const numbers = 'opened, closed, closed_within_14_days AS "closedWithin", low_middle AS "lowMiddle", high_middle AS "highMiddle", p90_days_to_close AS p90';
-    const { column, within } = source;
-    const table = within === null ? 'summary_buckets' : 'summary_pairs';
-    const valueColumn = within === null ? 'filter_value' : 'group_value';
-    // The source's rows of some values of its column.
-    const ofValues = (conditions: Conditions, some: readonly FilterValue[]): Conditions =>
-      within === null
-        ? this.scopeConditions(conditions, { column, values: some })
-        : conditions.add('filter_column = ?', within.column).oneOf('filter_value', [within.value]).add('group_column = ?', column).oneOf('group_value', some);
+  private async columnBucketsOf(column: SummaryFilterColumn, values: readonly FilterValue[], unit: SummaryBucketUnit, range: DayRange, slice: TimeSlice): Promise<Map<FilterValue, GroupBucket[]> | null> {
     const found = new Map<FilterValue, GroupBucket[]>();
     // One value (null among them: `IS NULL` beside a list would walk every value of the column), in steps.
     const alone = values.length === 1 ? values : values.filter((value) => value === null);
     for (const value of alone) {
-      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${numbers}`, table, (conditions) => ofValues(conditions, [value]), unit, range, slice);
+      const buckets = await this.bucketsOf<GroupBucket>(`bucket, ${BUCKET_NUMBERS}`, 'summary_buckets', (conditions) => this.scopeConditions(conditions, { column, values: [value] }), unit, range, slice);
       if (buckets === null) return null;
       found.set(value, buckets);
     }
     const listed = values.length === 1 ? [] : values.filter((value) => value !== null);
     if (listed.length === 0) return found;
     // In the index's order (value, bucket): no sort.
-    const conditions = ofValues(new Conditions(this.dialect), listed).add('unit = ?', unit).within('bucket', range);
+    const conditions = this.scopeConditions(new Conditions(this.dialect), { column, values: listed }).add('unit = ?', unit).within('bucket', range);
     const rows = await this.rows<GroupBucket & { value: string | null }>(
-      `SELECT ${valueColumn} AS value, bucket, ${numbers} FROM ${table} WHERE ${conditions.where} ORDER BY ${valueColumn}, bucket`,
+      `SELECT filter_value AS value, bucket, ${BUCKET_NUMBERS} FROM summary_buckets WHERE ${conditions.where} ORDER BY filter_value, bucket`,
       conditions.parameters,
     );
     if (rows === null) return null;
@@ -435,11 +523,11 @@ export class AggregateSummaries {
     return found;
   }
 
-  /** The periods of the unit within the range that hold requests (those of every row's scope); null without summaries. */
-  private async periodsWithin(unit: SummaryBucketUnit, range: DayRange): Promise<number | null> {
+  /** The periods of the unit within the range that hold requests (those of every row's scope), in order; null without summaries. */
+  private async periodsWithin(unit: SummaryBucketUnit, range: DayRange): Promise<string[] | null> {
     const conditions = new Conditions(this.dialect).add('unit = ?', unit).add('filter_column = ?', ALL_ROWS_SCOPE).within('bucket', range);
-    const rows = await this.rows<{ periods: number }>(`SELECT CAST(count(*) AS INTEGER) AS periods FROM summary_buckets WHERE ${conditions.where}`, conditions.parameters);
-    return rows === null ? null : (rows[0]?.periods ?? 0);
+    const rows = await this.rows<{ bucket: string }>(`SELECT bucket FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
+    return rows === null ? null : rows.map((row) => row.bucket);
   }
 
   /**
