@@ -274,7 +274,7 @@ async function probe(base: string): Promise<{ accepted: Accepted; missing: Map<R
   }
   const missing = new Map<RouteKind, string>();
   const groups = await status(base, '/v1/stats/groups?by=borough');
-  if (groups !== 200) for (const kind of ['stats/groups', 'stats/groups by period', 'stats/groups filtered by month or year', 'stats/groups filtered by day or week'] as const) missing.set(kind, `GET /v1/stats/groups?by=borough answers ${groups}`);
+  if (groups !== 200) for (const kind of ['stats/groups', 'stats/groups by period', 'stats/groups filtered by month or year', 'stats/groups filtered by day or week', 'stats/groups of two columns by month or year'] as const) missing.set(kind, `GET /v1/stats/groups?by=borough answers ${groups}`);
   let cell = '';
   const box = 'bbox=-74.05,40.6,-73.8,40.85';
   for (const candidate of ['500', '0.01', '1000', '12']) {

@@ -262,29 +262,34 @@ export class QueryDraws {
   }
 
   /**
-   * A `stats/groups` query of the shapes the summaries hold (src/snapshot/aggregate-summaries.ts): one
-   * of the filtered columns per day, ISO week, month or year, no filter or one on the same column (1 to 3
-   * values), the whole history or a range of whole periods (a day's always, at most a year), ordered by
-   * a count or the share closed within 14 days, every key kept (200 keys: more than any column holds).
-   * `filterOn: 'another column'`: the same shapes with always one value of another column instead, per
-   * `periods` (summary_pairs hold them per month and year; per day or week the scan answers).
+   * A `stats/groups` query of the shapes the summaries hold (src/snapshot/aggregate-summaries.ts), a
+   * count or the share closed within 14 days in order, the whole history or a range of whole periods (a
+   * day's always, at most a year), per one of `periods`:
+   * - `one column`: one of the filtered columns, no filter or one on the same column (1 to 3 values),
+   *   every key kept (200 keys: more than any column holds);
+   * - `within another column`: the same with always one value of another column instead (summary_pairs
+   *   hold them per month and year; per day or week the scan answers);
+   * - `two columns`: two of the filtered columns, no filter or one on either of them (summary_pairs per
+   *   month and year), limit 1,000: pairs of columns with more pairs of values than that are scanned.
    */
-  summaryGroup(filterOn: 'the same column' | 'another column' = 'the same column', periods: readonly (typeof SUMMARY_PERIODS)[number][] = SUMMARY_PERIODS): GroupQuery {
+  summaryGroup(shape: 'one column' | 'within another column' | 'two columns' = 'one column', periods: readonly (typeof SUMMARY_PERIODS)[number][] = SUMMARY_PERIODS): GroupQuery {
     const column = this.random.pick(FILTERED_COLUMNS);
+    const by = shape === 'two columns' ? [column, this.random.pick(FILTERED_COLUMNS.filter((c) => c !== column))] : [column];
     const period = this.random.pick(periods);
     const filters: QueryFilters = { equal: [], not: [] };
-    if (filterOn === 'another column') {
+    if (shape === 'within another column') {
       const other = this.random.pick(FILTERED_COLUMNS.filter((c) => c !== column));
       const value = this.value(other);
       if (value !== undefined) filters.equal.push([other, [value]]);
     } else if (this.random.chance(0.4)) {
+      const filtered = this.random.pick(by);
       const values = new Set<string | number | null>();
       const wanted = this.random.int(1, 3);
       for (let tries = 0; values.size < wanted && tries < 10; tries++) {
-        const value = this.value(column);
+        const value = this.value(filtered);
         if (value !== undefined) values.add(value);
       }
-      if (values.size > 0) filters.equal.push([column, [...values]]);
+      if (values.size > 0) filters.equal.push([filtered, [...values]]);
     }
     if (period === 'day' || this.random.chance(0.5)) {
       const start = new Date(`${this.instant().slice(0, 10)}T00:00:00Z`);
@@ -299,7 +304,7 @@ export class QueryDraws {
       [filters.createdFrom, filters.createdTo] = [start, end].map((date) => `${date.toISOString().slice(0, 10)}T00:00:00`) as [string, string];
     }
     const order = `${this.random.chance(0.7) ? '-' : ''}${this.random.pick(SUMMED_MEASURES)}`;
-    return { by: [column], period, filters, order, limit: 200 };
+    return { by, period, filters, order, limit: shape === 'two columns' ? 1000 : 200 };
   }
 
   /** A `stats/cells` box: the whole city to a neighbourhood, around a sampled location. */
@@ -346,7 +351,7 @@ export function groupPath(query: GroupQuery, accepted: Accepted): string {
 }
 
 /** The route kinds of the bench, in the order they run. */
-export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/groups by period', 'stats/groups filtered by month or year', 'stats/groups filtered by day or week', 'stats/cells'] as const;
+export const ROUTE_KINDS = ['pages', 'one request', 'count', 'facets', 'stats daily', 'stats weekly', 'stats monthly', 'export start', 'stats/groups', 'stats/groups by period', 'stats/groups filtered by month or year', 'stats/groups filtered by day or week', 'stats/groups of two columns by month or year', 'stats/cells'] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
 
 const FACET_FIELDS = ['borough', 'complaint_type', 'status', 'channel', 'descriptor', 'council_district', 'location_type'];
@@ -377,9 +382,11 @@ export function routePath(kind: RouteKind, draws: QueryDraws, accepted: Accepted
     case 'stats/groups by period':
       return groupPath(draws.summaryGroup(), accepted);
     case 'stats/groups filtered by month or year':
-      return groupPath(draws.summaryGroup('another column', ['month', 'year']), accepted);
+      return groupPath(draws.summaryGroup('within another column', ['month', 'year']), accepted);
     case 'stats/groups filtered by day or week':
-      return groupPath(draws.summaryGroup('another column', ['day', 'week']), accepted);
+      return groupPath(draws.summaryGroup('within another column', ['day', 'week']), accepted);
+    case 'stats/groups of two columns by month or year':
+      return groupPath(draws.summaryGroup('two columns', ['month', 'year']), accepted);
     case 'stats/cells':
       return `/v1/stats/cells${query(draws.filters(accepted), `bbox=${draws.cellsBox().join(',')}`, `cell=${cell}`)}`;
     default:
