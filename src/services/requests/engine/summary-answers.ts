@@ -36,15 +36,26 @@ interface Scope {
 }
 
 /**
- * Where summary_pairs hold the keys of a grouping: the values of `groupColumn` within each of
- * `filterValues` of `filterColumn` (of which the whole snapshot holds `groupValues`), keyed by `by`.
+ * Where summary_pairs hold the keys of a grouping: the values of `groupColumn` (those of the whole
+ * snapshot: `groupValues`) within each of `filterValues` of `filterColumn`, keyed by `by`.
  */
 interface PairSource {
   filterColumn: SummaryFilterColumn;
   filterValues: readonly FilterValue[];
   groupColumn: SummaryFilterColumn;
-  groupValues: number;
+  groupValues: readonly FilterValue[];
   by: readonly SummaryFilterColumn[];
+  /** The most pairs of values it holds in any range (those of the whole snapshot, or a bound of them). */
+  pairs: number;
+}
+
+/** Values in reads of at most `size` (at least one), null alone first (`IS NULL` beside a list would walk every value of the column). */
+function readsOf(values: readonly FilterValue[], size: number): FilterValue[][] {
+  const listed = values.filter((value) => value !== null);
+  const per = Math.max(1, size);
+  const reads: FilterValue[][] = listed.length < values.length ? [[null]] : [];
+  for (let at = 0; at < listed.length; at += per) reads.push(listed.slice(at, at + per));
+  return reads;
 }
 
 /** A created_at range as `YYYY-MM-DD` days, from inclusive, to exclusive (null: unbounded). */
@@ -156,6 +167,20 @@ function bucketRangeOf(range: DayRange, unit: SummaryBucketUnit): DayRange | nul
 /** Buckets per read of periodBuckets (a thousand rows read in about a millisecond). */
 const BUCKETS_PER_READ = 1024;
 
+/**
+ * When the groups read summary_pairs rather than scan: when the rows they would read are at most
+ * `readAnyway` (an answer of that many rows costs about as much to send), or when, times
+ * `scannedRowsPerRow`, they are fewer than the requests of the range; else the scan answers, off the
+ * event loop. A row of summary_pairs made into an object on the event loop costs a few microseconds,
+ * the time a walk thread scans about a hundred rows (bench/README.md, "Figures behind source comments").
+ */
+export interface PairReadCosts {
+  readAnyway: number;
+  scannedRowsPerRow: number;
+}
+
+const PAIR_READ_COSTS: PairReadCosts = { readAnyway: 20_000, scannedRowsPerRow: 100 };
+
 /** SQL conditions with their parameters, ANDed. */
 class Conditions {
   readonly sql: string[] = [];
@@ -266,6 +291,7 @@ export class AggregateSummaries {
   constructor(
     private readonly read: SummaryReader,
     private readonly dialect: QueryDialect,
+    private readonly pairReads = PAIR_READ_COSTS,
   ) {}
 
   /**
@@ -377,19 +403,23 @@ export class AggregateSummaries {
       if (!inPairs || (scope.column !== null && !by.includes(scope.column))) return null;
       const firstValues = await this.valuesOf(column);
       const secondValues = await this.valuesOf(second);
-      if (firstValues === null || secondValues === null || firstValues.length > query.limit || secondValues.length > query.limit) return null;
+      if (firstValues === null || secondValues === null) return null;
       // Read from the filtered column's side (its values come first in the index), else from the side of
       // fewer values: fewer statements, each of more rows.
       const filterColumn = scope.column ?? (firstValues.length <= secondValues.length ? column : second);
       const [filterValues, groupValues] = filterColumn === column ? [firstValues, secondValues] : [secondValues, firstValues];
       const groupColumn = filterColumn === column ? second : column;
-      keys = await this.pairKeys({ filterColumn, filterValues: scope.column === null ? filterValues : scope.values, groupColumn, groupValues: groupValues.length, by }, unit, range, query, slice);
+      const within = scope.column === null ? filterValues : scope.values;
+      // The pairs of the whole snapshot are at least those of any range: past the limit, the scan answers without a read here.
+      const pairs = await this.pairsInSnapshot(filterColumn, within, groupColumn);
+      if (pairs === null || pairs > query.limit) return null;
+      keys = await this.pairKeys({ filterColumn, filterValues: within, groupColumn, groupValues, by, pairs }, unit, range, query, slice);
     } else if (scope.column !== null && scope.column !== column) {
       // A median does not add up over the filter's values: one value only.
       if (scope.values.length !== 1 || !inPairs) return null;
       const groupValues = await this.valuesOf(column);
       if (groupValues === null || groupValues.length > query.limit) return null;
-      keys = await this.pairKeys({ filterColumn: scope.column, filterValues: scope.values, groupColumn: column, groupValues: groupValues.length, by }, unit, range, query, slice);
+      keys = await this.pairKeys({ filterColumn: scope.column, filterValues: scope.values, groupColumn: column, groupValues, by, pairs: groupValues.length }, unit, range, query, slice);
     } else {
       keys = await this.columnKeys(column, scope, unit, range, query, slice);
     }
@@ -438,29 +468,33 @@ export class AggregateSummaries {
    * of a filter on another column). Null when the snapshot has no summary_pairs, or when the pairs found
    * pass `limit` (the keys left out would need their rows).
    *
-   * Read in steps of at most about BUCKETS_PER_READ rows: a value of the filter column holds at most a
-   * row per value of the group column and period, so a step reads several filter values over every
-   * period, or one over as many periods as fit (a null filter value alone: `IS NULL` beside a list would
-   * walk every value of the column).
+   * Read in steps of at most about BUCKETS_PER_READ rows along the index (filter value, group value,
+   * bucket): a filter value holds at most a row per value of the group column and period, so a step
+   * reads several filter values with every group value, or one filter value with as many group values
+   * as fit (a null value alone: `IS NULL` beside a list would walk every value of the column).
    */
   private async pairKeys(source: PairSource, unit: SummaryBucketUnit, range: DayRange, query: GroupQuery, slice: TimeSlice): Promise<GroupKey[] | null> {
     const { filterColumn, filterValues, groupColumn, groupValues, by } = source;
     const periods = await this.periodsWithin(unit, range);
     if (periods === null) return null;
-    const rowsPerValue = Math.max(1, groupValues) * Math.max(1, periods.length);
-    const valuesPerRead = Math.max(1, Math.floor(BUCKETS_PER_READ / rowsPerValue));
-    const periodsPerRead = Math.max(1, Math.floor(BUCKETS_PER_READ / Math.max(1, groupValues)));
-    const steps: { values: FilterValue[]; range: DayRange }[] = [];
-    const listed = filterValues.filter((value) => value !== null);
-    const reads = [...(listed.length < filterValues.length ? [[null]] : []), ...Array.from({ length: Math.ceil(listed.length / valuesPerRead) }, (_, at) => listed.slice(at * valuesPerRead, (at + 1) * valuesPerRead))];
-    for (const values of reads) {
-      if (values.length > 1 || rowsPerValue <= BUCKETS_PER_READ) steps.push({ values, range });
-      else for (let at = 0; at < periods.length; at += periodsPerRead) steps.push({ values, range: { from: periods[at] ?? null, to: periods[at + periodsPerRead] ?? range.to } });
+    const periodCount = Math.max(1, periods.length);
+    const rowsPerValue = Math.max(1, groupValues.length) * periodCount;
+    const requests = periods.reduce((sum, period) => sum + period.opened, 0);
+    const pairRows = source.pairs * periodCount;
+    if (pairRows > this.pairReads.readAnyway && pairRows * this.pairReads.scannedRowsPerRow > requests) return null;
+    const steps: { filterValues: readonly FilterValue[]; groupValues: readonly FilterValue[] | null }[] = [];
+    if (rowsPerValue <= BUCKETS_PER_READ) {
+      for (const some of readsOf(filterValues, Math.floor(BUCKETS_PER_READ / rowsPerValue))) steps.push({ filterValues: some, groupValues: null });
+    } else {
+      const groupReads = readsOf(groupValues, Math.max(1, Math.floor(BUCKETS_PER_READ / periodCount)));
+      for (const value of filterValues) for (const some of groupReads) steps.push({ filterValues: [value], groupValues: some });
     }
     const keyed = new Map<FilterValue, Map<FilterValue, GroupBucket[]>>();
     let keyCount = 0;
     for (const step of steps) {
-      const conditions = new Conditions(this.dialect).add('filter_column = ?', filterColumn).oneOf('filter_value', step.values).add('group_column = ?', groupColumn).add('unit = ?', unit).within('bucket', step.range);
+      const conditions = new Conditions(this.dialect).add('filter_column = ?', filterColumn).oneOf('filter_value', step.filterValues).add('group_column = ?', groupColumn);
+      if (step.groupValues !== null) conditions.oneOf('group_value', step.groupValues);
+      conditions.add('unit = ?', unit).within('bucket', range);
       // In the index's order (filter value, group value, bucket): no sort.
       const rows = await this.rows<GroupBucket & { filterValue: string | null; groupValue: string | null }>(
         `SELECT filter_value AS "filterValue", group_value AS "groupValue", bucket, ${BUCKET_NUMBERS} FROM summary_pairs WHERE ${conditions.where} ORDER BY filter_value, group_value, bucket`,
@@ -484,7 +518,6 @@ export class AggregateSummaries {
       for (const [value, buckets] of ofFilter) {
         const key: Record<string, FilterValue> = {};
         for (const name of by) key[name] = name === groupColumn ? value : within;
-        // Steps over periods may meet a pair again: its buckets follow in time order.
         keys.push({ key, buckets, measure: summedMeasure(query.order, buckets) });
       }
     }
@@ -523,11 +556,20 @@ export class AggregateSummaries {
     return found;
   }
 
-  /** The periods of the unit within the range that hold requests (those of every row's scope), in order; null without summaries. */
-  private async periodsWithin(unit: SummaryBucketUnit, range: DayRange): Promise<string[] | null> {
+  /**
+   * The pairs of values of two columns, among some values of the first, in the whole snapshot (the
+   * values of the second in the whole-snapshot facets of each value's scope); null without summaries.
+   */
+  private async pairsInSnapshot(filterColumn: SummaryFilterColumn, filterValues: readonly FilterValue[], groupColumn: SummaryFilterColumn): Promise<number | null> {
+    const conditions = new Conditions(this.dialect).add('filter_column = ?', filterColumn).add('facet_column = ?', groupColumn).add('period = ?', WHOLE_SNAPSHOT_PERIOD).oneOf('filter_value', filterValues).add('requests > 0');
+    const rows = await this.rows<{ pairs: number }>(`SELECT CAST(count(*) AS INTEGER) AS pairs FROM summary_facets WHERE ${conditions.where}`, conditions.parameters);
+    return rows === null ? null : (rows[0]?.pairs ?? 0);
+  }
+
+  /** The periods of the unit within the range that hold requests (those of every row's scope), in order, with their requests; null without summaries. */
+  private async periodsWithin(unit: SummaryBucketUnit, range: DayRange): Promise<{ bucket: string; opened: number }[] | null> {
     const conditions = new Conditions(this.dialect).add('unit = ?', unit).add('filter_column = ?', ALL_ROWS_SCOPE).within('bucket', range);
-    const rows = await this.rows<{ bucket: string }>(`SELECT bucket FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
-    return rows === null ? null : rows.map((row) => row.bucket);
+    return this.rows<{ bucket: string; opened: number }>(`SELECT bucket, opened FROM summary_buckets WHERE ${conditions.where} ORDER BY bucket`, conditions.parameters);
   }
 
   /**
