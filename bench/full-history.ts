@@ -4,7 +4,7 @@
  * queries of every route kind, and DuckDB beside it on the same group-by queries:
  *
  *   npx tsx bench/full-history.ts [--sizes 1x,50x,40m] [--postgres-sizes 1x,50x,20m] [--dir /work/bigdata]
- *                                 [--requests 1000] [--seconds 15] [--connections 1,10] [--kinds pages,count,...]
+ *                                 [--requests 1000] [--seconds 15] [--connections 1,10] [--rates 5] [--kinds pages,count,...]
  *                                 [--no-duckdb] [--drop-postgres]
  *
  * A size is `1x` (the synthetic export, 109,915 requests, filters on), `Kx` (a history of K x 109,915
@@ -21,7 +21,10 @@
  * `npm start` runs it (spawn to the first data answer and to /ready; RSS at ready and after all the
  * traffic), then for each route kind and each number of connections, up to --requests different URLs
  * (bench/history-queries.ts) for at most --seconds: p50/p99/max, the answers other than 200 (a budget's
- * 503 `overloaded` counted apart), /health's longest answer meanwhile (one client polling every
+ * 503 `overloaded` counted apart), then at each of --rates (requests per second, none by default) sent on
+ * time whatever the answers (an open loop: a closed loop of N connections sends less when the
+ * service is slower, so a faster mix brings more of its slowest queries into the same queue),
+ * /health's longest answer meanwhile (one client polling every
  * 20 ms) and the service's longest event-loop block (bench/event-loop-probe.mjs). The new filter
  * operators are drawn only where the service accepts them (probed on /count); a route kind that
  * answers 404 is skipped and said so. DuckDB (bench/duckdb-groups.ts, a process of its own): the
@@ -62,6 +65,7 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '15' },
     connections: { type: 'string', default: '1,10' },
+    rates: { type: 'string', default: '' },
     kinds: { type: 'string', default: ROUTE_KINDS.join(',') },
     'no-duckdb': { type: 'boolean', default: false },
     'drop-postgres': { type: 'boolean', default: false },
@@ -73,6 +77,8 @@ const databaseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.
 const requestsPerCase = Number(values.requests);
 const seconds = Number(values.seconds);
 const connectionLevels = values.connections.split(',').map(Number);
+const rates = values.rates.split(',').filter(Boolean).map(Number);
+if (rates.some((rate) => !(rate > 0))) throw new Error(`--rates are requests per second above 0: ${values.rates}`);
 const kinds = values.kinds.split(',') as RouteKind[];
 const unknownKinds = kinds.filter((kind) => !(ROUTE_KINDS as readonly string[]).includes(kind));
 if (unknownKinds.length > 0) throw new Error(`unknown --kinds ${unknownKinds.join(', ')}: the kinds are ${ROUTE_KINDS.join(', ')}`);
@@ -143,6 +149,8 @@ async function rowColumnBytes(snapshot: string): Promise<number> {
 interface CaseResult {
   kind: RouteKind;
   connections: number;
+  /** Requests per second sent on time (an open loop; `connections` is then 0). */
+  rate?: number;
   answered: number;
   p50Ms: number;
   p99Ms: number;
@@ -159,11 +167,12 @@ interface CaseResult {
 
 /**
  * The paths in turn on `connections` keep-alive connections until all are answered or `seconds`
- * have passed: the latency to the end of each answer (to its first bytes for an export, whose
- * stream is then dropped), with /health polled meanwhile on a connection of its own.
+ * have passed, or, with a `rate`, one every 1/rate s whatever the answers (on as many connections as
+ * the answers still awaited need): the latency to the end of each answer (to its first bytes for an
+ * export, whose stream is then dropped), with /health polled meanwhile on a connection of its own.
  */
-async function run(base: string, paths: string[], connections: number, firstBytesOnly: boolean): Promise<Omit<CaseResult, 'kind' | 'connections' | 'blockMs'>> {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+async function run(base: string, paths: string[], connections: number, firstBytesOnly: boolean, rate: number | null = null): Promise<Omit<CaseResult, 'kind' | 'connections' | 'blockMs'>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: rate === null ? connections : Number.POSITIVE_INFINITY });
   const latencies: number[] = [];
   const slowest: [number, string][] = [];
   const other: Record<string, number> = {};
@@ -237,11 +246,22 @@ async function run(base: string, paths: string[], connections: number, firstByte
       });
       req.end();
     });
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      for (let i = next++; i < paths.length && performance.now() < deadline; i = next++) await one(paths[i]!);
-    }),
-  );
+  if (rate === null) {
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        for (let i = next++; i < paths.length && performance.now() < deadline; i = next++) await one(paths[i]!);
+      }),
+    );
+  } else {
+    const sent: Promise<void>[] = [];
+    const start = performance.now();
+    for (let i = 0; i < paths.length && performance.now() < deadline; i++) {
+      const due = start + (i * 1000) / rate;
+      if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+      sent.push(one(paths[i]!));
+    }
+    await Promise.all(sent);
+  }
   state.done = true;
   await health;
   agent.destroy();
@@ -356,6 +376,13 @@ async function serve(size: string, snapshot: string, sampleFrom: string): Promis
         cases.push({ kind, connections, ...result, blockMs: await service.longestBlock() });
         process.stderr.write(`${size} ${snapshot.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} ${kind} x${connections}: ${result.answered} answers, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms\n`);
       }
+      if (missing.has(kind)) continue;
+      for (const rate of rates) {
+        const paths = uniquePaths(requestsPerCase, used, () => (kind === 'stats/groups' ? groupPath(draws.group(accepted), accepted) : routePath(kind, draws, accepted, ids, cell)));
+        const result = await run(service.base, paths, 0, kind === 'export start', rate);
+        cases.push({ kind, connections: 0, rate, ...result, blockMs: await service.longestBlock() });
+        process.stderr.write(`${size} ${snapshot.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} ${kind} at ${rate}/s: ${result.answered} answers, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms\n`);
+      }
     }
     return { rowColumnBytes: await rowColumnBytes(snapshot), firstAnswerSeconds, readySeconds, rssAtReadyMb, rssAfterTrafficMb: service.rssMb(), accepted: [...accepted.operators], cases };
   } finally {
@@ -415,7 +442,7 @@ function report(size: string, backend: string, ingested: Ingest & { reused: bool
     ...served.cases.map((c) =>
       c.skipped !== undefined
         ? `| ${c.kind} | ${c.connections} | skipped: ${c.skipped} | | | | | | |`
-        : `| ${c.kind} | ${c.connections} | ${c.answered} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | ${ms(c.maxMs)} | ${otherCell(c.other)} | ${ms(c.healthMaxMs)} | ${ms(c.blockMs)} |`,
+        : `| ${c.kind} | ${c.rate === undefined ? c.connections : `${c.rate}/s sent on time`} | ${c.answered} | ${ms(c.p50Ms)} | ${ms(c.p99Ms)} | ${ms(c.maxMs)} | ${otherCell(c.other)} | ${ms(c.healthMaxMs)} | ${ms(c.blockMs)} |`,
     ),
     '',
   );
