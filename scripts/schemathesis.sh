@@ -55,6 +55,34 @@ write_process_report() { # service failed(0|1) message
 
 random_text() { node -e "process.stdout.write(require('node:crypto').randomBytes(12).toString('hex'))"; }
 
+# Without a valid key most operations answer 401 whatever the data: fewer examples suffice.
+examples_of() { # mode
+  if [ "$1" = valid-key ]; then echo "$max_examples"; else echo $(( (max_examples + 2) / 3 )); fi
+}
+
+# One Schemathesis run of a service in one authentication mode: its output in $work/SERVICE-MODE.out,
+# its exit status in $work/SERVICE-MODE.status, its JUnit report in the report directory.
+run_mode() { # service base_url mode
+  local service="$1" base_url="$2" mode="$3" auth=() report_path status
+  case "$mode" in
+    valid-key) auth=(-H "X-API-Key: $new_key") ;;
+    wrong-key) auth=(-H "X-API-Key: wrong-$(random_text)") ;;
+    no-key) ;;
+  esac
+  report_path="$(cd "$report_dir" && pwd)/schemathesis-$service-$mode.xml"
+  set +e
+  # Run from tools/schemathesis so that Schemathesis's own cache (.schemathesis/) stays there.
+  # Its report goes to a file and is printed only when the run fails: its closing line looks like
+  # pytest's ("=== 1 warning in 2.08s ===") and, printed after the real runners, would read as a
+  # run of no test to whoever reads the closing lines of the CI log.
+  (cd tools/schemathesis && .venv/bin/schemathesis --config-file "$service.toml" run "$base_url/openapi.json" \
+    "${auth[@]}" --mode all --max-examples "$(examples_of "$mode")" --seed "$seed" --no-color \
+    --report junit --report-junit-path "$report_path") >"$work/$service-$mode.out" 2>&1
+  status=$?
+  set -e
+  echo "$status" >"$work/$service-$mode.status"
+}
+
 failures=0
 summary=()
 
@@ -89,39 +117,28 @@ for service in "${services[@]}"; do
   fi
   echo "   $service listens at $base_url"
 
+  # The three modes run at once, each a Schemathesis process of its own (its generation is
+  # Python-bound: one process uses about one core, and its --workers threads do not add to that).
+  mode_pids=()
+  for mode in valid-key no-key wrong-key; do
+    echo "== schemathesis: $service, $mode (max $(examples_of "$mode") examples per operation, seed $seed)"
+    run_mode "$service" "$base_url" "$mode" &
+    mode_pids+=("$!")
+  done
+  wait "${mode_pids[@]}"
   service_failed=0
   for mode in valid-key no-key wrong-key; do
-    auth=()
-    # Without a valid key most operations answer 401 whatever the data: fewer examples suffice.
-    examples="$max_examples"
-    if [ "$mode" != valid-key ]; then examples=$(( (max_examples + 2) / 3 )); fi
-    case "$mode" in
-      valid-key) auth=(-H "X-API-Key: $new_key") ;;
-      wrong-key) auth=(-H "X-API-Key: wrong-$(random_text)") ;;
-      no-key) ;;
-    esac
-    echo "== schemathesis: $service, $mode (max $examples examples per operation, seed $seed)"
-    report_path="$(cd "$report_dir" && pwd)/schemathesis-$service-$mode.xml"
     run_output="$work/$service-$mode.out"
-    set +e
-    # Run from tools/schemathesis so that Schemathesis's own cache (.schemathesis/) stays there.
-    # Its report goes to a file and is printed only when the run fails: its closing line looks like
-    # pytest's ("=== 1 warning in 2.08s ===") and, printed after the real runners, would read as a
-    # run of no test to whoever reads the closing lines of the CI log.
-    (cd tools/schemathesis && .venv/bin/schemathesis --config-file "$service.toml" run "$base_url/openapi.json" \
-      "${auth[@]}" --mode all --max-examples "$examples" --seed "$seed" --no-color \
-      --report junit --report-junit-path "$report_path") >"$run_output" 2>&1
-    status=$?
-    set -e
+    status="$(cat "$work/$service-$mode.status")"
     cases_line="$(grep -A1 '^Test cases:' "$run_output" | tail -1 | sed 's/^ *//' || true)"
     if [ "$status" -ne 0 ]; then
       service_failed=1
       summary+=("$service $mode: FAILED (exit $status)")
-      echo "   FAILED (exit $status); Schemathesis's report:" >&2
+      echo "   $mode FAILED (exit $status); Schemathesis's report:" >&2
       cat "$run_output" >&2
     else
       summary+=("$service $mode: passed (${cases_line:-no count})")
-      echo "   ok: ${cases_line:-no count}"
+      echo "   $mode ok: ${cases_line:-no count}"
     fi
   done
 

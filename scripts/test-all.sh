@@ -16,36 +16,38 @@ if [ -z "${TEST_SERVERS_CHOSEN:-}" ]; then
   TEST_SERVERS_CHOSEN=1 exec bash scripts/with-test-servers.sh bash scripts/test-all.sh "$@"
 fi
 mkdir -p .test-results
+# Each stage's heading says when it started, in seconds from the start of the run.
+stage() { echo "== $1 (at ${SECONDS} s)"; }
 
-echo "== Python environment for training/ (pinned requirements)"
+stage "Python environment for training/ (pinned requirements)"
 bash training/setup.sh
 
-echo "== pytest: training pipeline"
+stage "pytest: training pipeline"
 set +e
 training/.venv/bin/python -m pytest training/tests -q -p no:cacheprovider --junitxml=.test-results/pytest.xml
 pytest_status=$?
 set -e
 # pytest exits 5 when it collects no test: that is a failure here too.
 
-echo "== TypeScript type check"
+stage "TypeScript type check"
 npx tsc --noEmit
 
-echo "== Lint: ESLint (typescript-eslint strict, type-aware) and knip (unused files, exports, dependencies)"
+stage "Lint: ESLint (typescript-eslint strict, type-aware) and knip (unused files, exports, dependencies)"
 set +e
 npm run lint
 lint_status=$?
 set -e
 
-echo "== Chromium for the browser test of the dashboard page (installed only when missing)"
+stage "Chromium for the browser test of the dashboard page (installed only when missing)"
 bash scripts/install-chromium.sh
 
-echo "== Vitest: services, platform, model parity, snapshot, the dashboard page in Chromium"
+stage "Vitest: services, platform, model parity, snapshot, the dashboard page in Chromium"
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json
 vitest_status=$?
 set -e
 
-echo "== Schemathesis: property-based API tests of each service from its OpenAPI description"
+stage "Schemathesis: property-based API tests of each service from its OpenAPI description"
 set +e
 bash scripts/schemathesis.sh
 schemathesis_status=$?
@@ -53,6 +55,7 @@ set -e
 
 # One closing line for every runner: "N passed, N failed, N skipped" (Schemathesis: one JUnit XML
 # per service and key mode, one test per API operation).
+stage "every stage done"
 node scripts/summarize-tests.mjs .test-results/pytest.xml .test-results/vitest.json .test-results/schemathesis-*.xml
 if [ "$pytest_status" -ne 0 ] || [ "$lint_status" -ne 0 ] || [ "$vitest_status" -ne 0 ] || [ "$schemathesis_status" -ne 0 ]; then
   echo "pytest exit $pytest_status, lint exit $lint_status, vitest exit $vitest_status, schemathesis exit $schemathesis_status" >&2

@@ -23,6 +23,11 @@ export type Tier = keyof typeof TIER_SUFFIXES;
 /** The files of every tier but the fast one, as a glob from the repository's root. */
 export const OUTSIDE_THE_FAST_TIER = `test/**/*.{${Object.keys(TIER_SUFFIXES).join(',')}}.test.ts`;
 
+/** The files of every tier that needs more than its own process but not the machine to itself. */
+export const TIERS_BESIDE_THE_MACHINE = `test/**/*.{${Object.keys(TIER_SUFFIXES)
+  .filter((tier) => tier !== 'machine')
+  .join(',')}}.test.ts`;
+
 /** What a test of the fast tier that reaches `tier` is told. */
 export function belongsElsewhere(tier: Tier): string {
   return `this test ${TIER_SUFFIXES[tier]}: name its file *.${tier}.test.ts`;

@@ -10,12 +10,11 @@ def sha(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_training_twice_gives_the_same_file(real_csv, tmp_path):
-    a, b = tmp_path / "a.json", tmp_path / "b.json"
+def test_a_training_gives_the_committed_file_byte_for_byte(real_csv, tmp_path):
+    # One training, compared with the file that another run (another day, another machine)
+    # committed: determinism across runs, which a second training in this process would only repeat.
+    a = tmp_path / "a.json"
     assert train.main(["--csv", str(real_csv), "--out", str(a), "--quiet"]) == 0
-    assert train.main(["--csv", str(real_csv), "--out", str(b), "--quiet"]) == 0
-    assert sha(a) == sha(b)
-    # and it is the committed, reviewed file
     reviewed = (REPO_ROOT / "src/services/houses/model/reviewed-model.ts").read_text()
     assert sha(a) == re.search(r"sha256: '([0-9a-f]{64})'", reviewed).group(1)
     assert a.read_bytes() == (REPO_ROOT / "models/kc-hgb-drift-2015-02.json").read_bytes()
