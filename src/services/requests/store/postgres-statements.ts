@@ -37,16 +37,21 @@ export class PostgresStatements {
     private readonly maxChars = POSTGRES_STATEMENT_CHARS,
   ) {}
 
-  /** Runs `text` (with `$n` placeholders) on a connection of the pool, prepared there once while it is used. */
-  async query<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<T>> {
+  /**
+   * Runs `text` (with `$n` placeholders) on a connection of the pool, prepared there once while it is
+   * used; its rows as objects, or as arrays with `rowMode` 'array'.
+   */
+  async query<T extends pg.QueryResultRow>(text: string, values: unknown[], rowMode?: 'array'): Promise<pg.QueryResult<T>> {
     const client = await this.pool.connect();
     let failure: Error | undefined;
     try {
       const parsed = parsedStatementsOf(client);
-      if (parsed === undefined || text.length > this.maxChars / 4) return await client.query<T>({ text, values });
+      // pg types a query of arrays apart (QueryArrayConfig); its rows are the caller's T all the same.
+      const shaped = (config: pg.QueryConfig): pg.QueryConfig => (rowMode === undefined ? config : ({ ...config, rowMode } as pg.QueryConfig));
+      if (parsed === undefined || text.length > this.maxChars / 4) return await client.query<T>(shaped({ text, values }));
       const name = statementName(text);
       await this.makeRoom(client, parsed, name, text);
-      return await client.query<T>({ name, text, values });
+      return await client.query<T>(shaped({ name, text, values }));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;

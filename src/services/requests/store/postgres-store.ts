@@ -20,7 +20,7 @@ import {
 } from './service-request-store.js';
 import { readComplaintTypeCountsFromPostgres, readDailyStatsFromPostgres, readServedSnapshot, readSnapshotMetaFromPostgres, MAP_CELLS_SCHEMA_VERSION, type ServedSnapshot, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
 import { quoteIdentifier } from '../../../shared/postgres-schema.js';
-import { AggregateSummaries } from '../engine/summary-answers.js';
+import { AggregateSummaries, type SummaryRowShape } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
 import { PAGE_LOOP_LIMITS, pageSecondsFromRowColumns } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
@@ -91,8 +91,8 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   private warm = false;
   /** Count, facets and statistics from the summary tables of the snapshot in use, where they hold the answer. */
   private readonly summaries = new AggregateSummaries(
-    (sql, parameters) =>
-      this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_pairs|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters })),
+    (sql, parameters, shape) =>
+      this.rows((snapshot) => ({ sql: sql.replace(/\b(summary_buckets|summary_pairs|summary_facets)\b/g, (name) => PostgresServiceRequestStore.table(snapshot, name)), parameters }), shape),
     'postgres',
   );
 
@@ -195,11 +195,11 @@ export class PostgresServiceRequestStore implements ServiceRequestStore {
   }
 
   /** Runs the statement that `sqlOf` makes for the snapshot in use. */
-  private async rows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly SqlParameter[] }): Promise<T[]> {
+  private async rows<T>(sqlOf: (snapshot: ServingSnapshot) => { sql: string; parameters: readonly SqlParameter[] }, shape: SummaryRowShape = 'objects'): Promise<T[]> {
     return this.onServedSnapshot(async (snapshot) => {
       const { sql, parameters } = sqlOf(snapshot);
       const text = sql.includes('?') ? numberPlaceholders(sql) : sql;
-      const result = await this.statements.query(text, [...parameters]);
+      const result = await this.statements.query(text, [...parameters], shape === 'arrays' ? 'array' : undefined);
       return result.rows as T[];
     });
   }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { EQUALITY_FILTERS, type EqualityFilter, type FilterValue, type ListFilters } from '../list-filters.js';
 import { bucketRowsSql, cellCountsSql, countSql, facetSql, pageIdsQuery, rowsAtSecondsSql, sqliteRowsByIdSql, type FilterValueCounts } from './sqlite-queries.js';
-import type { TableLayout } from './filter-sql.js';
+import type { SqlParameter, TableLayout } from './filter-sql.js';
 import { RowWalkPool } from '../engine/sqlite-row-walks.js';
 import type { RowColumnScan } from '../engine/row-column-scan.js';
 import { loadSqliteRowColumns } from '../engine/sqlite-row-columns.js';
@@ -24,7 +24,7 @@ import {
   type ValueCount,
 } from './service-request-store.js';
 import { FILTER_VALUE_COUNTS_TABLE, MAP_CELLS_SCHEMA_VERSION, readComplaintTypeCounts, readDailyStats, readSnapshotMeta, type SnapshotMeta, type SummaryUnit } from '../../../snapshot/index.js';
-import { AggregateSummaries } from '../engine/summary-answers.js';
+import { AggregateSummaries, type SummaryRowShape } from '../engine/summary-answers.js';
 import { groupsFromRowColumns } from '../engine/group-answers.js';
 import { PAGE_LOOP_LIMITS, pageIdsAmong, pageSecondsFromRowColumns, type PageLoopLimits } from '../engine/page-seconds.js';
 import type { GroupQuery } from '../engine/group-query.js';
@@ -43,6 +43,17 @@ function openReadOnly(path: string): Database.Database {
   database.pragma('query_only = ON');
   registerFilterFunctions(database);
   return database;
+}
+
+/** Every row of a kept statement, as objects or as arrays (raw for this run only: the statement is shared). */
+function rowsOf(statement: Database.Statement, parameters: readonly SqlParameter[], shape: SummaryRowShape): unknown[] {
+  if (shape === 'objects') return statement.all(...parameters);
+  statement.raw(true);
+  try {
+    return statement.all(...parameters);
+  } finally {
+    statement.raw(false);
+  }
 }
 
 /**
@@ -80,7 +91,7 @@ export class SqliteServiceRequestStore implements ServiceRequestStore {
    */
   private warm = false;
   /** Count, facets and statistics from the summary tables, where they hold the answer. */
-  private readonly summaries = new AggregateSummaries((sql, parameters) => this.read(() => this.statement(sql).all(...parameters)), 'sqlite');
+  private readonly summaries = new AggregateSummaries((sql, parameters, shape) => this.read(() => rowsOf(this.statement(sql), parameters, shape)), 'sqlite');
 
   constructor(
     readonly path: string,
