@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { turnOffRollbackJournal } from './rollback-journal.js';
 import type { RepeatCandidate } from './cleaning-rules.js';
 import { formatWallTime } from '../../snapshot/new-york-time.js';
 import type { ServiceRequest } from '../../snapshot/service-request.js';
@@ -67,7 +68,7 @@ export class CandidateStage {
   ) {
     this.db = new Database(join(this.directory, 'stage.sqlite'));
     if (state === 'finished') return;
-    this.db.pragma('journal_mode = OFF');
+    turnOffRollbackJournal(this.db);
     this.db.pragma('synchronous = OFF');
     this.db.pragma('page_size = 16384');
     this.db.pragma(`cache_size = -${Math.max(1024, Math.floor(cacheKib))}`);

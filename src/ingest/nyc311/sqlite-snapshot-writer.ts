@@ -15,6 +15,7 @@ import { SERVICE_REQUEST_FIELDS } from '../../snapshot/service-request.js';
 import { SqliteSummaryWriter } from './sqlite-aggregate-summaries.js';
 import { summarySourceOf } from '../../snapshot/aggregate-summaries.js';
 import { SqliteRowColumnsWriter } from './sqlite-row-columns.js';
+import { turnOffRollbackJournal } from './rollback-journal.js';
 
 const PROGRESS_EVERY = 10_000;
 /** Rows per INSERT statement (15 parameters each, well under SQLite's limit of 32,766). */
@@ -34,7 +35,7 @@ export function writeSqliteSnapshot(path: string, content: SnapshotContent | Sna
   try {
     const db = new Database(temporary);
     try {
-      db.pragma('journal_mode = OFF');
+      turnOffRollbackJournal(db);
       db.pragma('synchronous = OFF');
       // The sorts of the index builds spill to temporary files past the page cache's size: in memory
       // they would hold every row's index entry, so the command's memory would grow with the rows.
