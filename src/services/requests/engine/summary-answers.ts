@@ -177,10 +177,11 @@ const BUCKETS_PER_READ = 1024;
  * When the groups read summary_pairs rather than scan: when the rows they would read are at most
  * `readAnyway` (an answer of that many rows costs about as much to send), or when, times
  * `scannedRowsPerRow`, they are fewer than the requests of the range; else the scan answers, off the
- * event loop. A row of summary_pairs made into an object on the event loop cost a few microseconds,
- * the time a walk thread scans about a hundred rows, when the rule was set; read as an array it costs
- * about half that, and the rule was not measured again (bench/README.md, "Figures behind source
- * comments").
+ * event loop. A row of summary_pairs read as an array costs the event loop a few microseconds more
+ * than the scan's answer of the same groups (whose items the loop makes too), the time a walk thread
+ * scans about 40 rows: the pairs are read only when they cost the loop at most about a third of the
+ * scan's CPU, as the loop serves every request and its work outranks the walk threads' (bench/README.md,
+ * "Figures behind source comments").
  */
 export interface PairReadCosts {
   readAnyway: number;
